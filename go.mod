@@ -1,0 +1,3 @@
+module github.com/evsync/evsync
+
+go 1.26

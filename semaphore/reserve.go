@@ -1,0 +1,90 @@
+package semaphore
+
+import "github.com/evsync/evsync/internal/spin"
+
+// A Reservation is a select-able, FIFO-fair acquire: a place in the
+// semaphore's queue of acquirers whose Done channel is closed once the
+// units are handed over (or the semaphore is closed first). Unlike Ready,
+// it keeps its place in line and cannot lose a wakeup to another caller.
+//
+// A Reservation that is no longer wanted must be cancelled with Cancel,
+// which also gives back units handed over in the meantime; one that is
+// granted is released like any other acquire, with Release.
+type Reservation struct {
+	s         *Semaphore
+	w         *spin.Waiter
+	cancelled bool // Cancel has run; only with s.mu held
+	kept      bool // Cancel could not give the units back; only with s.mu held
+}
+
+// Reserve joins the queue of acquirers for n units and returns at once. It
+// returns ErrInvalid if n is above the limit and ErrClosed if the
+// semaphore is closed and fewer than n units are left; otherwise a
+// Reservation, which may already be granted. Reserve allocates one
+// Reservation (the blocking Acquire does not allocate).
+func (s *Semaphore) Reserve(n uint64) (*Reservation, error) {
+	if n > s.limit() {
+		return nil, ErrInvalid
+	}
+	r := &Reservation{s: s, w: spin.NewSelectable(n)}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.acq.Push(r.w)
+	if n == 0 {
+		s.acq.Grant(r.w, 0) // like Acquire(ctx, 0): never waits
+	}
+	s.settle() // grants at once if n fits and nobody is ahead
+	if settled, ok := r.w.Settled(); settled && !ok {
+		return nil, ErrClosed
+	}
+	return r, nil
+}
+
+// Done returns a channel that is closed once the reservation is settled:
+// the units are held (Err returns nil) or the semaphore was closed first
+// (Err returns ErrClosed). It is not closed by Cancel.
+func (r *Reservation) Done() <-chan struct{} { return r.w.Done() }
+
+// Err reports the reservation's state: nil once the units are held,
+// ErrClosed if the semaphore was closed before they could be, and
+// ErrWouldBlock while it is still waiting or once it has been cancelled.
+func (r *Reservation) Err() error {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	settled, ok := r.w.Settled()
+	switch {
+	case r.cancelled && !r.kept, !settled:
+		return ErrWouldBlock
+	case ok:
+		return nil
+	}
+	return ErrClosed
+}
+
+// Cancel gives up the reservation. If it is still queued it leaves the
+// queue (those behind it move up); if its units were already handed over
+// they are given back, so the caller holds nothing. Cancel reports false
+// only when the units were handed over and the count could not take them
+// back without passing the limit: the caller then holds them and must
+// Release them as usual. Later calls return the same answer and change
+// nothing.
+func (r *Reservation) Cancel() bool {
+	s := r.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.cancelled {
+		return !r.kept
+	}
+	r.cancelled = true
+	switch settled, ok := r.w.Settled(); {
+	case !settled:
+		s.acq.Remove(r.w)
+	case ok:
+		if !s.count.HandBack(r.w.Need, s.limit()) {
+			r.kept = true
+			return false
+		}
+	}
+	s.settle()
+	return true
+}
