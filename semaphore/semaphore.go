@@ -119,12 +119,12 @@ func (s *Semaphore) acquireSlow(ctx context.Context, n uint64) error {
 		s.mu.Unlock()
 		return err
 	}
-	w := spin.Get(ctx, n)
+	w := s.acq.Get(ctx, n)
 	s.acq.Push(w)
 	s.settle() // a Release may have missed our Push: re-check under the lock
 	s.mu.Unlock()
 	out := s.acq.Park(ctx, &s.mu, w)
-	spin.Put(w)
+	s.acq.Put(w)
 	switch out {
 	case spin.Granted:
 		return nil
@@ -229,12 +229,12 @@ func (s *Semaphore) releaseSlow(ctx context.Context, n uint64) error {
 		s.mu.Unlock()
 		return err
 	}
-	w := spin.Get(ctx, n)
+	w := s.rel.Get(ctx, n)
 	s.rel.Push(w)
 	s.settle()
 	s.mu.Unlock()
 	out := s.rel.Park(ctx, &s.mu, w)
-	spin.Put(w)
+	s.rel.Put(w)
 	switch out {
 	case spin.Granted:
 		return nil

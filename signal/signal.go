@@ -137,12 +137,12 @@ func (s *Signal) addSlow(ctx context.Context, n uint64) error {
 		s.mu.Unlock()
 		return err
 	}
-	w := spin.Get(ctx, n)
+	w := s.writers.Get(ctx, n)
 	s.writers.Push(w)
 	s.settle()
 	s.mu.Unlock()
 	out := s.writers.Park(ctx, &s.mu, w)
-	spin.Put(w)
+	s.writers.Put(w)
 	switch out {
 	case spin.Granted:
 		return nil
@@ -209,13 +209,13 @@ func (s *Signal) waitSlow(ctx context.Context) (uint64, error) {
 		s.mu.Unlock()
 		return 0, err
 	}
-	w := spin.Get(ctx, 0)
+	w := s.readers.Get(ctx, 0)
 	s.readers.Push(w)
 	s.settle()
 	s.mu.Unlock()
 	out := s.readers.Park(ctx, &s.mu, w)
 	got := w.Got
-	spin.Put(w)
+	s.readers.Put(w)
 	switch out {
 	case spin.Granted:
 		return got, nil

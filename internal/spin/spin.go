@@ -48,7 +48,8 @@
 //
 // The wait on the wake channel is a plain channel receive; no goroutine is
 // started per wait or per instance, and Waiters used by blocking calls are
-// recycled through a sync.Pool so steady-state waiting does not allocate.
+// recycled through a per-queue sync.Pool so steady-state waiting does not
+// allocate.
 package spin
 
 import (
@@ -108,21 +109,27 @@ type Waiter struct {
 	cancel     <-chan struct{} // the caller's ctx.Done(); nil if none
 }
 
-var pool = sync.Pool{New: func() any { return &Waiter{wake: make(chan struct{}, 1)} }}
-
 // Get returns a recycled waiter for a blocking call whose context is ctx.
 // Return it with Put once Park has returned.
-func Get(ctx context.Context, need uint64) *Waiter {
-	w := pool.Get().(*Waiter)
+//
+// Each Queue recycles its own waiters rather than sharing one global pool:
+// a waiter's channel then belongs to whoever uses that primitive, so an
+// instance made inside a testing/synctest bubble never hands a channel
+// created in one bubble to a goroutine in another (which would panic).
+func (q *Queue) Get(ctx context.Context, need uint64) *Waiter {
+	w, _ := q.pool.Get().(*Waiter)
+	if w == nil {
+		w = &Waiter{wake: make(chan struct{}, 1)}
+	}
 	w.Need, w.Got, w.state, w.cancel = need, 0, pending, ctx.Done()
 	return w
 }
 
 // Put recycles a waiter obtained from Get. Park leaves the wake channel
 // empty, so the next user starts clean.
-func Put(w *Waiter) {
+func (q *Queue) Put(w *Waiter) {
 	w.cancel = nil
-	pool.Put(w)
+	q.pool.Put(w)
 }
 
 // NewSelectable returns a waiter that is woken by closing its channel, for
@@ -149,6 +156,7 @@ func (w *Waiter) Queued() bool { return w.queued }
 type Queue struct {
 	head, tail *Waiter
 	n          atomic.Int32 // waiters queued; read without the lock by fast paths
+	pool       sync.Pool    // recycled *Waiter for blocking calls
 }
 
 // Len is the number of queued waiters. It may be read without the lock;

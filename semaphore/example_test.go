@@ -1,0 +1,78 @@
+package semaphore_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/evsync/evsync/semaphore"
+)
+
+// A semaphore bounds how many workers run at once.
+func Example() {
+	sem := semaphore.New(2) // two workers at a time
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for range 5 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := sem.Acquire(context.Background(), 1); err != nil {
+				return
+			}
+			defer sem.Release(1)
+			mu.Lock()
+			done++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	fmt.Println("jobs done:", done, "units back:", sem.Count())
+	// Output: jobs done: 5 units back: 2
+}
+
+// Reserve is the select-able acquire: it keeps its place in line, and
+// Cancel gives back units that arrived just as the caller gave up.
+func ExampleSemaphore_Reserve() {
+	sem := semaphore.New(0)
+	r, _ := sem.Reserve(1)
+	select {
+	case <-r.Done():
+		fmt.Println("got the unit")
+		sem.Release(1)
+	case <-time.After(10 * time.Millisecond):
+		r.Cancel()
+		fmt.Println("gave up; count is still", sem.Count())
+	}
+	// Output: gave up; count is still 0
+}
+
+// TryAcquire never waits, and never takes units someone queued for first.
+func ExampleSemaphore_TryAcquire() {
+	sem := semaphore.New(1)
+	fmt.Println(sem.TryAcquire(1), sem.TryAcquire(1))
+	// Output: true false
+}
+
+// ReleaseWait applies back-pressure at the limit, like a blocking eventfd
+// write; Release refuses instead.
+func ExampleSemaphore_ReleaseWait() {
+	sem := semaphore.New(2, semaphore.WithLimit(2))
+	fmt.Println(sem.Release(1))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	fmt.Println(sem.ReleaseWait(ctx, 1))
+	// Output:
+	// evsync: operation would block
+	// context deadline exceeded
+}
+
+// Close keeps what was released readable, then refuses.
+func ExampleSemaphore_Close() {
+	sem := semaphore.New(1)
+	sem.Close()
+	fmt.Println(sem.Acquire(context.Background(), 1), sem.Acquire(context.Background(), 1), sem.Release(1))
+	// Output: <nil> evsync: closed evsync: closed
+}
