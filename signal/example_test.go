@@ -1,0 +1,57 @@
+package signal_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/evsync/evsync/signal"
+)
+
+// Many writers add; one reader takes the whole sum at each wakeup.
+func Example() {
+	sig := signal.New(0)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 25 {
+				sig.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	sig.Close() // what was added stays readable
+	total := uint64(0)
+	for {
+		n, err := sig.Wait(context.Background())
+		if err != nil {
+			break
+		}
+		total += n
+	}
+	fmt.Println("events:", total)
+	// Output: events: 100
+}
+
+// Ready makes the signal usable in a select next to other channels.
+func ExampleSignal_Ready() {
+	sig := signal.New(0)
+	quit := make(chan struct{})
+	sig.Add(3)
+	select {
+	case <-sig.Ready():
+		fmt.Println("took", sig.Take())
+	case <-quit:
+	}
+	// Output: took 3
+}
+
+// Add refuses a write that would pass Max, like a non-blocking eventfd
+// write returning EAGAIN.
+func ExampleSignal_Add() {
+	sig := signal.New(signal.Max)
+	fmt.Println(sig.Add(1), sig.Add(1<<64-1))
+	// Output: evsync: operation would block evsync: invalid argument
+}
