@@ -14,10 +14,10 @@ const limit = 1<<64 - 2
 
 func TestCountAddBounds(t *testing.T) {
 	var c spin.Count
-	if err := c.Add(max, limit); err != nil {
+	if err := c.Add(limit, limit); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Add(1, limit); !errors.Is(err, spin.ErrWouldBlock) || c.Load() != max {
+	if err := c.Add(1, limit); !errors.Is(err, spin.ErrWouldBlock) || c.Load() != limit {
 		t.Fatalf("Add past lim: %v, count %d", err, c.Load())
 	}
 	if err := c.Add(0, limit); err != nil {
