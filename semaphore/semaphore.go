@@ -316,12 +316,13 @@ type Stats struct {
 // lock, so observers never slow writers. The fields are read one by one and
 // may be mutually inconsistent under concurrent use.
 func (s *Semaphore) Stats() Stats {
+	count, closed := s.count.Snapshot()
 	return Stats{
-		Count:          s.count.Load(),
+		Count:          count,
 		Limit:          s.limit(),
 		Waiting:        s.acq.Len(),
 		WritersWaiting: s.rel.Len(),
-		Closed:         s.count.Closed(),
+		Closed:         closed,
 	}
 }
 

@@ -287,11 +287,12 @@ type Stats struct {
 // lock, so observers never slow writers. The fields are read one by one and
 // may be mutually inconsistent under concurrent use.
 func (s *Signal) Stats() Stats {
+	count, closed := s.count.Snapshot()
 	return Stats{
-		Count:          s.count.Load(),
+		Count:          count,
 		Waiting:        s.readers.Len(),
 		WritersWaiting: s.writers.Len(),
-		Closed:         s.count.Closed(),
+		Closed:         closed,
 	}
 }
 

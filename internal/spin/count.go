@@ -31,6 +31,16 @@ func (c *Count) Load() uint64 {
 	return c.rest.Load()
 }
 
+// Snapshot returns the value and whether the count is closed, reading the
+// shared word once (observers touch the writers' cache line as little as
+// possible).
+func (c *Count) Snapshot() (v uint64, closed bool) {
+	if v = c.v.Load(); v != closedMark {
+		return v, false
+	}
+	return c.rest.Load(), true
+}
+
 // Closed reports whether Close has run.
 func (c *Count) Closed() bool { return c.v.Load() == closedMark }
 
