@@ -195,6 +195,13 @@ func (s *Semaphore) addedUnits(n uint64) {
 // units are added; ErrInvalid at once for a nil ctx or n above the limit;
 // ctx.Err() if ctx ends first (nothing added); ErrClosed after Close.
 // Waiting callers are served in FIFO order.
+//
+// As with eventfd, the count never passes the limit, not even for an
+// instant, so units are not passed straight through to a waiting acquirer:
+// with count c, a head acquirer waiting for a > c units and a head writer
+// waiting to add w > limit-c units wait for each other until some other
+// call moves the count. A limit of at least the largest acquire plus the
+// largest ReleaseWait rules this out.
 func (s *Semaphore) ReleaseWait(ctx context.Context, n uint64) error {
 	if ctx == nil || n > s.limit() {
 		return ErrInvalid

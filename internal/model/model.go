@@ -1,0 +1,311 @@
+// Package model holds pure sequential reference models of the evsync
+// counters: an eventfd counter in semaphore mode (package semaphore) and in
+// plain, sum-and-reset mode (package signal). Each method returns exactly
+// what the real call must return when calls are made one at a time, so a
+// property test can step a model next to the real object and compare every
+// result. Models use no goroutines, no clock and no locks.
+//
+// A blocking call is modelled as if it were made with a context that is
+// already cancelled: the model returns the call's immediate result when it
+// can complete without waiting, and ErrWouldBlock when it would have to
+// wait. With a cancelled context the real call then returns ctx.Err(); with
+// a live one it would park. A nil context makes every real blocking call
+// return ErrInvalid and change nothing; the models do not take contexts.
+//
+// The calls map onto the models as follows:
+//
+//	semaphore             signal             Counter
+//	Release(n)            Add(n)             Write(n)
+//	ReleaseWait(ctx, n)   AddWait(ctx, n)    WriteWait(n)
+//	Acquire(ctx, n)                          Acquire(n)
+//	TryAcquire(n)                            TryAcquire(n)
+//	Reserve(n)                               Reserve(n), Reservation
+//	                      Take()             Take()
+//	                      Wait(ctx)          Wait()
+//	Ready()               Ready()            Ready(), Fired(ticket)
+//	Count()               Count()            Count()
+//	Stats()               Stats()            Count(), Limit(), Waiting(), Closed()
+//	Close()               Close()            Close()
+//
+// Sequential callers never leave a blocking call parked, so Stats'
+// WritersWaiting is always 0 and Waiting counts pending reservations only.
+// Errors are the shared evsync values from internal/spin, which every
+// package re-exports.
+//
+// Read and Poll model the kernel's non-blocking read(2) and poll(2) on an
+// eventfd, for differential tests against the real thing.
+package model
+
+import "github.com/evsync/evsync/internal/spin"
+
+// Max is the eventfd counter's maximum, 1<<64-2, and the default limit.
+const Max uint64 = 1<<64 - 2
+
+// Mode selects how a Counter is read.
+type Mode uint8
+
+const (
+	// Semaphore is an eventfd opened with EFD_SEMAPHORE, with weighted
+	// acquires, an optional lower limit and a FIFO queue of reservations,
+	// like package semaphore.
+	Semaphore Mode = iota + 1
+	// Plain is an eventfd without EFD_SEMAPHORE: a read takes the whole
+	// count and resets it to zero, like package signal.
+	Plain
+)
+
+// A Counter models one eventfd counter: a count 0 ≤ count ≤ limit, a closed
+// state and, in Semaphore mode, the FIFO queue of pending reservations.
+// Construct it with NewSemaphore or NewSignal.
+type Counter struct {
+	mode   Mode
+	count  uint64 // available units; after Close, what is left to read
+	limit  uint64
+	closed bool
+	queue  []*Reservation // pending reservations, oldest first
+
+	armed bool   // a Ready channel is out and has not fired yet
+	fires uint64 // how many times an armed Ready channel has fired
+}
+
+// NewSemaphore returns a Semaphore-mode model holding initial units with
+// the given limit (semaphore.Max for the default). Like semaphore.New and
+// semaphore.WithLimit it panics unless 1 ≤ limit ≤ Max and initial ≤ limit.
+func NewSemaphore(initial, limit uint64) *Counter {
+	if limit == 0 || limit > Max {
+		panic("model: limit must be between 1 and Max")
+	}
+	if initial > limit {
+		panic("model: initial count above the limit")
+	}
+	return &Counter{mode: Semaphore, count: initial, limit: limit}
+}
+
+// NewSignal returns a Plain-mode model whose count starts at initial. Like
+// signal.New it panics if initial is above Max.
+func NewSignal(initial uint64) *Counter {
+	if initial > Max {
+		panic("model: initial count above Max")
+	}
+	return &Counter{mode: Plain, count: initial, limit: Max}
+}
+
+// Mode reports how the counter is read.
+func (c *Counter) Mode() Mode { return c.mode }
+
+// Count is what the real Count returns: the available units (after Close,
+// what is left).
+func (c *Counter) Count() uint64 { return c.count }
+
+// Limit is the largest count.
+func (c *Counter) Limit() uint64 { return c.limit }
+
+// Closed reports whether Close has been called.
+func (c *Counter) Closed() bool { return c.closed }
+
+// Waiting is the number of queued acquirers (pending reservations), as
+// reported by Stats.
+func (c *Counter) Waiting() int { return len(c.queue) }
+
+// Queue returns what each pending reservation asks for, oldest first.
+func (c *Counter) Queue() []uint64 {
+	needs := make([]uint64, len(c.queue))
+	for i, r := range c.queue {
+		needs[i] = r.need
+	}
+	return needs
+}
+
+// Write models Release(n) and Add(n): it adds n and serves the queue. It
+// returns ErrInvalid if n is above the limit, ErrClosed after Close and
+// ErrWouldBlock if count+n would pass the limit (then nothing changes).
+// Write(0) succeeds and changes nothing on an open counter.
+func (c *Counter) Write(n uint64) error {
+	switch {
+	case n > c.limit:
+		return spin.ErrInvalid
+	case c.closed:
+		return spin.ErrClosed
+	case n > c.limit-c.count:
+		return spin.ErrWouldBlock
+	}
+	c.count += n
+	c.settle()
+	return nil
+}
+
+// WriteWait models ReleaseWait and AddWait. Sequential callers never leave
+// a writer parked, so it is Write, with ErrWouldBlock meaning "would wait".
+func (c *Counter) WriteWait(n uint64) error { return c.Write(n) }
+
+// Acquire models semaphore Acquire: ErrInvalid if n is above the limit;
+// nil, taking n units, if n is 0 or nobody is queued and n units are there;
+// otherwise ErrClosed after Close, else ErrWouldBlock.
+func (c *Counter) Acquire(n uint64) error {
+	c.must(Semaphore)
+	switch {
+	case n > c.limit:
+		return spin.ErrInvalid
+	case n == 0:
+		return nil
+	case len(c.queue) == 0 && n <= c.count:
+		c.count -= n
+		c.settle()
+		return nil
+	case c.closed:
+		return spin.ErrClosed
+	}
+	return spin.ErrWouldBlock
+}
+
+// TryAcquire models semaphore TryAcquire: it takes n units if nobody is
+// queued and they are there. TryAcquire(0) is true, n above the limit false.
+func (c *Counter) TryAcquire(n uint64) bool {
+	c.must(Semaphore)
+	switch {
+	case n > c.limit:
+		return false
+	case n == 0:
+		return true
+	case len(c.queue) != 0 || n > c.count:
+		return false
+	}
+	c.count -= n
+	c.settle()
+	return true
+}
+
+// Take models signal Take: it returns the whole count and resets it to 0.
+func (c *Counter) Take() uint64 {
+	c.must(Plain)
+	v := c.count
+	c.count = 0
+	c.settle()
+	return v
+}
+
+// Wait models signal Wait: the whole count if it is non-zero, else
+// ErrClosed after Close, else ErrWouldBlock.
+func (c *Counter) Wait() (uint64, error) {
+	c.must(Plain)
+	switch {
+	case c.count != 0:
+		return c.Take(), nil
+	case c.closed:
+		return 0, spin.ErrClosed
+	}
+	return 0, spin.ErrWouldBlock
+}
+
+// Read models a non-blocking read(2) of an eventfd: in Semaphore mode it
+// is TryAcquire(1) and returns 1, in Plain mode it is Take and returns the
+// whole count. It returns ErrWouldBlock (EAGAIN) when nothing can be read.
+func (c *Counter) Read() (uint64, error) {
+	if c.mode == Semaphore {
+		if c.TryAcquire(1) {
+			return 1, nil
+		}
+		return 0, spin.ErrWouldBlock
+	}
+	if v := c.Take(); v != 0 {
+		return v, nil
+	}
+	return 0, spin.ErrWouldBlock
+}
+
+// Poll models poll(2) on an eventfd: in (POLLIN) iff the count is non-zero
+// or the counter is closed, out (POLLOUT) iff it is open and below the
+// limit. On an open counter with the default limit this is the kernel's
+// rule.
+func (c *Counter) Poll() (in, out bool) {
+	return c.count != 0 || c.closed, !c.closed && c.count < c.limit
+}
+
+// Close models Close: the counter refuses writes from now on, the count
+// stays readable, and queued reservations are served in FIFO order where
+// what is left covers them and refused with ErrClosed where it does not.
+// A second Close changes nothing.
+func (c *Counter) Close() {
+	if c.closed {
+		return
+	}
+	c.closed = true
+	c.settle()
+}
+
+// A Ticket names the channel a Ready call returned; Fired tells whether
+// that channel is closed by now.
+type Ticket uint64
+
+// Ready models a call to Ready. The channel it returns is closed at once if
+// the count is non-zero or the counter is closed; otherwise it is closed by
+// the first later call that leaves the count non-zero (a Write whose units
+// all go to queued reservations does not), or by Close.
+func (c *Counter) Ready() Ticket {
+	if c.count != 0 || c.closed {
+		return Ticket(c.fires)
+	}
+	c.armed = true
+	return Ticket(c.fires + 1)
+}
+
+// Fired reports whether the channel named by t is closed.
+func (c *Counter) Fired(t Ticket) bool { return uint64(t) <= c.fires }
+
+// settle does what the real settle does after every change: grants queued
+// reservations oldest first while the head fits; after Close, tries each of
+// the rest in turn and refuses those that do not fit (nothing will be added
+// any more, so a smaller one behind a refused one may still be served);
+// then fires an armed Ready channel if the count is non-zero or closed.
+func (c *Counter) settle() {
+	for len(c.queue) != 0 && c.queue[0].need <= c.count {
+		c.grantHead()
+	}
+	for c.closed && len(c.queue) != 0 {
+		if c.queue[0].need <= c.count {
+			c.grantHead()
+			continue
+		}
+		c.queue[0].state = rejected
+		c.queue = c.queue[1:]
+	}
+	if c.armed && (c.count != 0 || c.closed) {
+		c.armed = false
+		c.fires++
+	}
+}
+
+func (c *Counter) grantHead() {
+	r := c.queue[0]
+	c.queue = c.queue[1:]
+	c.count -= r.need
+	r.state = granted
+}
+
+func (c *Counter) must(m Mode) {
+	if c.mode != m {
+		panic("model: call not available in this mode")
+	}
+}
+
+// Validate checks the model's own invariants: the count is within the
+// limit, the queue is empty once closed, the head of the queue does not
+// fit (else it would have been served), and an armed Ready channel implies
+// an open counter at 0. It returns a description of the first one broken.
+func (c *Counter) Validate() error {
+	switch {
+	case c.count > c.limit:
+		return invariantError("count above the limit")
+	case c.closed && len(c.queue) != 0:
+		return invariantError("reservations queued after Close")
+	case len(c.queue) != 0 && c.queue[0].need <= c.count:
+		return invariantError("head of the queue fits but was not served")
+	case c.armed && (c.count != 0 || c.closed):
+		return invariantError("armed Ready channel not fired")
+	}
+	return nil
+}
+
+type invariantError string
+
+func (e invariantError) Error() string { return "model: " + string(e) }
