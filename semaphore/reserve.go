@@ -31,7 +31,7 @@ func (s *Semaphore) Reserve(n uint64) (*Reservation, error) {
 	defer s.mu.Unlock()
 	s.acq.Push(r.w)
 	if n == 0 {
-		s.acq.Grant(r.w, 0) // like Acquire(ctx, 0): never waits
+		s.acq.Grant(&s.mu, r.w, 0) // like Acquire(ctx, 0): never waits
 	}
 	s.settle() // grants at once if n fits and nobody is ahead
 	if settled, ok := r.w.Settled(); settled && !ok {

@@ -6,7 +6,6 @@ package semaphore
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/evsync/evsync/internal/spin"
 )
@@ -57,7 +56,7 @@ type Semaphore struct {
 	count spin.Count
 	lim   uint64 // 0 means Max, so that the zero value works
 
-	mu    sync.Mutex
+	mu    spin.Lock
 	acq   spin.Queue // Acquire and Reserve callers; only with mu held
 	rel   spin.Queue // ReleaseWait callers; only with mu held
 	ready spin.Notifier
@@ -174,11 +173,30 @@ func (s *Semaphore) Release(n uint64) error {
 	if n > s.limit() {
 		return ErrInvalid
 	}
+	if n != 0 && s.acq.Len() != 0 && s.handOff(n) {
+		return nil
+	}
 	if err := s.count.Add(n, s.limit()); err != nil {
 		return err
 	}
 	s.addedUnits(n)
 	return nil
+}
+
+// handOff gives n units straight to the head acquirer when it waits for
+// exactly n and the count is empty: the same outcome as adding n and
+// letting settle take them again (count 0 + n never passes the limit), but
+// without the round trip through the shared count. It reports false,
+// changing nothing, in every other case.
+func (s *Semaphore) handOff(n uint64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.acq.Front()
+	if w == nil || w.Need != n || s.count.Load() != 0 || s.count.Closed() {
+		return false
+	}
+	s.acq.Grant(&s.mu, w, n)
+	return true
 }
 
 // addedUnits serves waiters after units were added on the fast path.
@@ -263,11 +281,11 @@ func (s *Semaphore) settle() {
 	for moved := true; moved; {
 		moved = false
 		for w := s.acq.Front(); w != nil && s.count.Sub(w.Need); w = s.acq.Front() {
-			s.acq.Grant(w, w.Need)
+			s.acq.Grant(&s.mu, w, w.Need)
 			moved = true
 		}
 		for w := s.rel.Front(); w != nil && s.count.Add(w.Need, s.limit()) == nil; w = s.rel.Front() {
-			s.rel.Grant(w, w.Need)
+			s.rel.Grant(&s.mu, w, w.Need)
 			moved = true
 		}
 	}
@@ -276,12 +294,12 @@ func (s *Semaphore) settle() {
 		// cannot serve it, and see whether the next one fits.
 		for w := s.acq.Front(); w != nil; w = s.acq.Front() {
 			if s.count.Sub(w.Need) {
-				s.acq.Grant(w, w.Need)
+				s.acq.Grant(&s.mu, w, w.Need)
 			} else {
-				s.acq.Reject(w)
+				s.acq.Reject(&s.mu, w)
 			}
 		}
-		s.rel.RejectAll()
+		s.rel.RejectAll(&s.mu)
 	}
 	s.ready.FireIf(&s.count)
 }

@@ -6,7 +6,6 @@ package signal
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/evsync/evsync/internal/spin"
 )
@@ -54,7 +53,7 @@ type Signal struct {
 	_     noCopy
 	count spin.Count
 
-	mu      sync.Mutex
+	mu      spin.Lock
 	readers spin.Queue // Wait callers; only with mu held
 	writers spin.Queue // AddWait callers; only with mu held
 	ready   spin.Notifier
@@ -237,18 +236,18 @@ func (s *Signal) settle() {
 		moved = false
 		if w := s.readers.Front(); w != nil {
 			if v := s.count.TakeAll(); v != 0 {
-				s.readers.Grant(w, v)
+				s.readers.Grant(&s.mu, w, v)
 				moved = true
 			}
 		}
 		for w := s.writers.Front(); w != nil && s.count.Add(w.Need, Max) == nil; w = s.writers.Front() {
-			s.writers.Grant(w, w.Need)
+			s.writers.Grant(&s.mu, w, w.Need)
 			moved = true
 		}
 	}
 	if s.count.Closed() {
-		s.readers.RejectAll() // the loop above left nothing for them
-		s.writers.RejectAll()
+		s.readers.RejectAll(&s.mu) // the loop above left nothing for them
+		s.writers.RejectAll(&s.mu)
 	}
 	s.ready.FireIf(&s.count)
 }

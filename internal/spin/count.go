@@ -1,9 +1,6 @@
 package spin
 
-import (
-	"sync"
-	"sync/atomic"
-)
+import "sync/atomic"
 
 // closedMark marks a closed Count. It is 1<<64-1, the one value an eventfd
 // counter can never hold (the maximum is 1<<64-2), so a single atomic word
@@ -133,7 +130,7 @@ func (c *Count) Close() bool {
 // Ready returns the channel behind a primitive's Ready(): already closed if
 // the count is non-zero or closed, else the notifier's channel, which the
 // owner fires (under mu) when the count next becomes non-zero or is closed.
-func (n *Notifier) Ready(mu *sync.Mutex, c *Count) <-chan struct{} {
+func (n *Notifier) Ready(mu *Lock, c *Count) <-chan struct{} {
 	if c.v.Load() != 0 { // closedMark is non-zero too
 		return closedCh
 	}

@@ -18,9 +18,14 @@
 // wake channel or, after cancellation, by taking the lock and finding the
 // waiter off the queue.
 //
-// Lock ordering: the owner's mutex is the only lock. Nothing in this
-// package blocks while holding it: a wake is a send on a channel with a
-// free buffer slot (or a close), which never blocks.
+// Lock ordering: the owner's Lock is the only lock, and nothing blocks
+// while holding it. Waking a parked goroutine (a channel send that readies
+// it, often with a system call to start an idle processor for it) is the
+// dearest step of a hand-off, so it happens after the lock is released,
+// as the kernel's wake_q does: Grant and Reject record the verdict and put
+// the waiter on the Lock's wake list, and Lock.Unlock sends the wake-ups
+// once the lock is free. Under a standing queue this keeps the critical
+// section short enough that releasers do not convoy on the lock.
 //
 // Hand-off, not broadcast: the goroutine that changes the count decides,
 // under the lock, which waiters it satisfies and gives each its share
@@ -102,10 +107,11 @@ type Waiter struct {
 	Got  uint64 // what the granter handed over
 
 	next, prev *Waiter
+	woken      *Waiter         // next on the Lock's wake list; only with the lock held
 	queued     bool            // on a Queue; only with the owner's lock held
 	state      uint8           // pending, granted, ...; only with the lock held
 	sel        bool            // wake by closing (select-able waiters, never pooled)
-	wake       chan struct{}   // settlement: one token, or closed if sel
+	wake       wakeCh          // settlement: one token, or closed if sel
 	cancel     <-chan struct{} // the caller's ctx.Done(); nil if none
 }
 
@@ -119,7 +125,7 @@ type Waiter struct {
 func (q *Queue) Get(ctx context.Context, need uint64) *Waiter {
 	w, _ := q.pool.Get().(*Waiter)
 	if w == nil {
-		w = &Waiter{wake: make(chan struct{}, 1)}
+		w = &Waiter{wake: make(wakeCh, 1)}
 	}
 	w.Need, w.Got, w.state, w.cancel = need, 0, pending, ctx.Done()
 	return w
@@ -135,7 +141,7 @@ func (q *Queue) Put(w *Waiter) {
 // NewSelectable returns a waiter that is woken by closing its channel, for
 // select-able reservations that callers hold on to. It is never pooled.
 func NewSelectable(need uint64) *Waiter {
-	return &Waiter{Need: need, sel: true, wake: make(chan struct{})}
+	return &Waiter{Need: need, sel: true, wake: make(wakeCh)}
 }
 
 // Done returns the channel that is ready once the waiter is settled. For
@@ -150,6 +156,29 @@ func (w *Waiter) Settled() (settled, wasGranted bool) {
 
 // Queued reports whether w is still on a queue. Only with the lock held.
 func (w *Waiter) Queued() bool { return w.queued }
+
+// A Lock is the owner's mutex. Unlock also wakes the waiters settled
+// while it was held, after releasing it (see the package doc). The zero
+// value is an unlocked Lock.
+type Lock struct {
+	mu    sync.Mutex
+	woken *Waiter // settled waiters to wake at Unlock; only with mu held
+}
+
+// Lock locks l.
+func (l *Lock) Lock() { l.mu.Lock() }
+
+// Unlock unlocks l, then wakes the waiters settled while it was held.
+func (l *Lock) Unlock() {
+	w := l.woken
+	l.woken = nil
+	l.mu.Unlock()
+	for w != nil {
+		next := w.woken // read before the wake: after it, w belongs to its goroutine
+		w.wake.signal(w.sel)
+		w = next
+	}
+}
 
 // A Queue is a FIFO list of waiters. The zero value is empty and ready.
 // All methods except Len need the owner's lock.
@@ -209,35 +238,38 @@ func (q *Queue) Remove(w *Waiter) {
 	q.n.Add(-1)
 }
 
-// Grant removes w, records got as its share and wakes it.
-func (q *Queue) Grant(w *Waiter, got uint64) {
+// Grant removes w, records got as its share, and has l wake it at Unlock.
+func (q *Queue) Grant(l *Lock, w *Waiter, got uint64) {
 	q.Remove(w)
 	w.Got, w.state = got, granted
-	w.signal()
+	w.woken, l.woken = l.woken, w
 }
 
-// Reject removes w and wakes it with Rejected (the owner was closed).
-func (q *Queue) Reject(w *Waiter) {
+// Reject removes w and has l wake it at Unlock with Rejected (the owner
+// was closed).
+func (q *Queue) Reject(l *Lock, w *Waiter) {
 	q.Remove(w)
 	w.state = rejected
-	w.signal()
+	w.woken, l.woken = l.woken, w
 }
 
 // RejectAll rejects every queued waiter, oldest first.
-func (q *Queue) RejectAll() {
+func (q *Queue) RejectAll(l *Lock) {
 	for q.head != nil {
-		q.Reject(q.head)
+		q.Reject(l, q.head)
 	}
 }
 
+type wakeCh chan struct{}
+
 // signal never blocks: a pooled waiter's channel has one free slot (each
 // wait is settled at most once), and a selectable one is closed.
-func (w *Waiter) signal() {
-	if w.sel {
-		close(w.wake)
+func (c wakeCh) signal(sel bool) {
+	if sel {
+		close(c)
 		return
 	}
-	w.wake <- struct{}{}
+	c <- struct{}{}
 }
 
 // Park blocks until w (already pushed on q by the caller, who has then
@@ -250,7 +282,7 @@ func (w *Waiter) signal() {
 // owner can serve the waiters that were behind w before it unlocks (a
 // cancelled head must not strand them). GrantedLate is a success (see the
 // package doc). After Park returns, w's channel is empty and w may be Put.
-func (q *Queue) Park(ctx context.Context, mu *sync.Mutex, w *Waiter) Outcome {
+func (q *Queue) Park(ctx context.Context, mu *Lock, w *Waiter) Outcome {
 	if w.cancel == nil { // a context that never ends: a plain receive is cheaper than select
 		<-w.wake
 		return w.outcome()
@@ -269,7 +301,7 @@ func (q *Queue) Park(ctx context.Context, mu *sync.Mutex, w *Waiter) Outcome {
 		return Cancelled // a granter took it off the queue; no token was sent
 	}
 	mu.Unlock()
-	<-w.wake // settled under the lock we just held: the token is there
+	<-w.wake // settled under the lock we just held: the token is there or on its way
 	if w.state == granted {
 		return GrantedLate
 	}

@@ -87,6 +87,7 @@ func TestCountCloseRacesWriters(t *testing.T) {
 
 func TestQueueFIFOAndRemove(t *testing.T) {
 	var q spin.Queue
+	var l spin.Lock
 	ctx := context.Background()
 	a, b, c := q.Get(ctx, 1), q.Get(ctx, 2), q.Get(ctx, 3)
 	q.Push(a)
@@ -96,11 +97,13 @@ func TestQueueFIFOAndRemove(t *testing.T) {
 	if q.Len() != 2 || q.Front() != a {
 		t.Fatalf("len %d", q.Len())
 	}
-	q.Grant(a, 1)
+	l.Lock()
+	q.Grant(&l, a, 1)
 	if q.Front() != c {
 		t.Fatal("order after Grant")
 	}
-	q.RejectAll()
+	q.RejectAll(&l)
+	l.Unlock()
 	if q.Len() != 0 || q.Front() != nil {
 		t.Fatal("RejectAll left waiters")
 	}
@@ -126,7 +129,7 @@ func TestFrontDropsCancelledWaiters(t *testing.T) {
 
 func TestParkOutcomes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var mu sync.Mutex
+		var mu spin.Lock
 		var q spin.Queue
 		park := func(ctx context.Context) (*spin.Waiter, <-chan spin.Outcome) {
 			w := q.Get(ctx, 1)
@@ -146,7 +149,7 @@ func TestParkOutcomes(t *testing.T) {
 		}
 		w, out := park(context.Background())
 		mu.Lock()
-		q.Grant(w, 1)
+		q.Grant(&mu, w, 1)
 		mu.Unlock()
 		if o := <-out; o != spin.Granted {
 			t.Fatalf("granted: %v", o)
@@ -159,7 +162,7 @@ func TestParkOutcomes(t *testing.T) {
 		}
 		_, out = park(context.Background())
 		mu.Lock()
-		q.RejectAll()
+		q.RejectAll(&mu)
 		mu.Unlock()
 		if o := <-out; o != spin.Rejected {
 			t.Fatalf("rejected: %v", o)
@@ -167,7 +170,7 @@ func TestParkOutcomes(t *testing.T) {
 		ctx, cancel = context.WithCancel(context.Background())
 		w, out = park(ctx)
 		mu.Lock()
-		q.Grant(w, 1)
+		q.Grant(&mu, w, 1)
 		cancel() // both ready when Park runs: either way it is a success
 		mu.Unlock()
 		if o := <-out; o != spin.Granted && o != spin.GrantedLate {
@@ -177,7 +180,7 @@ func TestParkOutcomes(t *testing.T) {
 }
 
 func TestNotifier(t *testing.T) {
-	var mu sync.Mutex
+	var mu spin.Lock
 	var n spin.Notifier
 	var c spin.Count
 	ch := n.Ready(&mu, &c)
