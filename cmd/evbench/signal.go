@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/evsync/evsync/internal/anchor"
+	"github.com/evsync/evsync/signal"
+)
+
+// errLostUnits reports an Add+Take pair that did not return its unit.
+var errLostUnits = errors.New("a take did not return the unit just added")
+
+// A sigDriver runs a signal workload on one or two signals (b is for the
+// drivers that need a second) until stop is set.
+type sigDriver func(a, b anchor.Signal, stop *atomic.Bool) (tally, error)
+
+// sigWorkload runs drive on two fresh signals of every implementation.
+func sigWorkload(name string, wakeups bool, drive sigDriver) workload {
+	w := workload{name: name, wakeups: wakeups}
+	for _, impl := range anchor.Signals() {
+		w.cases = append(w.cases, bench{impl.Name, func(stop *atomic.Bool) (tally, error) {
+			return withSignals(impl, func(a, b anchor.Signal) (tally, error) {
+				return drive(a, b, stop)
+			})
+		}})
+	}
+	return w
+}
+
+// withSignals calls f with two new signals of impl and closes them after.
+func withSignals(impl anchor.SignalImpl, f func(a, b anchor.Signal) (tally, error)) (tally, error) {
+	a, err := impl.New()
+	if err != nil {
+		return tally{}, err
+	}
+	defer a.Close()
+	b, err := impl.New()
+	if err != nil {
+		return tally{}, err
+	}
+	defer b.Close()
+	return f(a, b)
+}
+
+// addTake is one goroutine adding one unit and taking it back.
+func addTake(s, _ anchor.Signal, stop *atomic.Bool) (tally, error) {
+	var n tally
+	for !stop.Load() {
+		for range batch {
+			s.Add(1)
+			if s.Take() != 1 {
+				return n, errLostUnits
+			}
+		}
+		n.ops += batch
+	}
+	return n, nil
+}
+
+// pingPong sends 1 on ping and waits for the echo on pong, round after
+// round; a 2 on ping tells the echo goroutine to quit.
+func pingPong(ping, pong anchor.Signal, stop *atomic.Bool) (tally, error) {
+	errc := make(chan error, 1)
+	go func() { errc <- echo(ping, pong) }()
+	ctx := context.Background()
+	var n tally
+	var err error
+	for err == nil && !stop.Load() {
+		ping.Add(1)
+		_, err = pong.Wait(ctx)
+		n.ops++
+	}
+	ping.Add(2)
+	return n, errors.Join(err, <-errc)
+}
+
+// echo answers each 1 on ping with a 1 on pong until it reads more.
+func echo(ping, pong anchor.Signal) error {
+	ctx := context.Background()
+	for {
+		v, err := ping.Wait(ctx)
+		if err != nil || v != 1 {
+			return err
+		}
+		pong.Add(1)
+	}
+}
+
+// chanPingPong is pingPong over two unbuffered channels, for reference.
+func chanPingPong(stop *atomic.Bool) (tally, error) {
+	ping, pong := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(pong)
+		for range ping {
+			pong <- struct{}{}
+		}
+	}()
+	var n tally
+	for !stop.Load() {
+		ping <- struct{}{}
+		<-pong
+		n.ops++
+	}
+	close(ping)
+	<-pong // closed once the echo goroutine is done
+	return n, nil
+}
+
+// writers has w goroutines Add(1) in a loop while one reader Waits.
+func writers(w int) sigDriver {
+	return func(s, _ anchor.Signal, stop *atomic.Bool) (tally, error) {
+		return writeAndRead(s, w, stop)
+	}
+}
+
+// writeAndRead runs w adding goroutines until stop and reads on the
+// calling goroutine, counting its Waits as wakeups. Once the writers are
+// done it raises finished, then adds one more unit so that a reader
+// blocked in Wait wakes up and sees it.
+func writeAndRead(s anchor.Signal, w int, stop *atomic.Bool) (tally, error) {
+	var finished atomic.Bool
+	added := make(chan tally, 1)
+	go func() {
+		n, _ := fanOut(w, func() (tally, error) { return addLoop(s, stop), nil })
+		finished.Store(true)
+		s.Add(1)
+		added <- n
+	}()
+	waits, err := readLoop(s, &finished)
+	n := <-added
+	n.wakeups = waits
+	return n, err
+}
+
+func addLoop(s anchor.Signal, stop *atomic.Bool) tally {
+	var n tally
+	for !stop.Load() {
+		s.Add(1)
+		n.ops++
+	}
+	return n
+}
+
+// readLoop Waits until finished is raised, then takes what is left.
+func readLoop(s anchor.Signal, finished *atomic.Bool) (uint64, error) {
+	ctx := context.Background()
+	var waits uint64
+	for !finished.Load() {
+		if _, err := s.Wait(ctx); err != nil {
+			return waits, err
+		}
+		waits++
+	}
+	s.Take()
+	return waits, nil
+}
+
+// observedWorkload is the writers workload on evsync with a goroutine
+// calling String in a loop (observer=on), none (off), or one formatting a
+// constant Stats instead (control: the same CPU use, without touching the
+// signal). It compares with observer=off.
+func observedWorkload(w int) workload {
+	wl := workload{name: fmt.Sprintf("signal writers w=%d observed", w),
+		ref: "evsync/observer=off", wakeups: true}
+	for _, mode := range []string{"off", "on", "control"} {
+		wl.cases = append(wl.cases, bench{"evsync/observer=" + mode, func(stop *atomic.Bool) (tally, error) {
+			s := signal.New(0)
+			defer s.Close()
+			quit, done := make(chan struct{}), make(chan int)
+			go observe(s, mode, quit, done)
+			defer func() { close(quit); <-done }()
+			return writeAndRead(anchor.AdaptSignal(s), w, stop)
+		}})
+	}
+	return wl
+}
+
+// observe formats s's stats (mode "on") or a constant Stats (mode
+// "control") until quit is closed; mode "off" does nothing. It sends the
+// length of all it formatted on done, so that the work is not optimised
+// away.
+func observe(s *signal.Signal, mode string, quit <-chan struct{}, done chan<- int) {
+	var st signal.Stats
+	n := 0
+	for mode != "off" {
+		select {
+		case <-quit:
+			done <- n
+			return
+		default:
+		}
+		if mode == "on" {
+			n += len(s.String())
+		} else {
+			n += len(st.String())
+		}
+	}
+	<-quit
+	done <- n
+}

@@ -1,0 +1,205 @@
+package signal_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/evsync/evsync/internal/anchor"
+	"github.com/evsync/evsync/signal"
+)
+
+// Benchmarks against the anchors (internal/anchor); compare with
+//
+//	go test -run='^$' -bench=. -benchmem -count=6 ./signal > bench.txt
+//	benchstat -col /impl bench.txt
+
+// newSignal builds a signal of impl, skipping b where impl is unsupported.
+func newSignal(b *testing.B, impl anchor.SignalImpl) anchor.Signal {
+	s, err := impl.New()
+	if errors.Is(err, errors.ErrUnsupported) {
+		b.Skip(err)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// eachImpl runs f as a sub-benchmark impl=<name> for every signal
+// implementation.
+func eachImpl(b *testing.B, f func(b *testing.B, impl anchor.SignalImpl)) {
+	for _, impl := range anchor.Signals() {
+		b.Run("impl="+impl.Name, func(b *testing.B) {
+			b.ReportAllocs()
+			f(b, impl)
+		})
+	}
+}
+
+// BenchmarkAddTake is one goroutine adding and taking back: the fast path.
+func BenchmarkAddTake(b *testing.B) {
+	eachImpl(b, func(b *testing.B, impl anchor.SignalImpl) {
+		s := newSignal(b, impl)
+		for b.Loop() {
+			s.Add(1)
+			if v := s.Take(); v != 1 {
+				b.Fatalf("Take = %d, want 1", v)
+			}
+		}
+	})
+}
+
+// BenchmarkPingPong passes one unit back and forth between two goroutines
+// through two signals, each side blocking in Wait for the other. impl=chan
+// is the same exchange over two unbuffered channels, for reference.
+func BenchmarkPingPong(b *testing.B) {
+	eachImpl(b, func(b *testing.B, impl anchor.SignalImpl) {
+		pingPong(b, newSignal(b, impl), newSignal(b, impl))
+	})
+	b.Run("impl=chan", func(b *testing.B) {
+		b.ReportAllocs()
+		chanPingPong(b)
+	})
+}
+
+func pingPong(b *testing.B, ping, pong anchor.Signal) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		echo(b, ping, pong)
+	}()
+	b.ResetTimer()
+	ctx := context.Background()
+	for range b.N {
+		ping.Add(1)
+		if _, err := pong.Wait(ctx); err != nil {
+			b.Error(err)
+			break
+		}
+	}
+	<-done
+}
+
+// echo answers b.N pings with a pong each.
+func echo(b *testing.B, ping, pong anchor.Signal) {
+	ctx := context.Background()
+	for range b.N {
+		if _, err := ping.Wait(ctx); err != nil {
+			b.Error(err)
+			return
+		}
+		pong.Add(1)
+	}
+}
+
+func chanPingPong(b *testing.B) {
+	ping, pong := make(chan struct{}), make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range b.N {
+			<-ping
+			pong <- struct{}{}
+		}
+	}()
+	b.ResetTimer()
+	for range b.N {
+		ping <- struct{}{}
+		<-pong
+	}
+	<-done
+}
+
+// writers is how many goroutines add in the throughput benchmarks.
+const writers = 4
+
+// BenchmarkWriters has writers goroutines share b.N Add(1) calls while one
+// reader Waits for the sums until it has read all b.N units.
+func BenchmarkWriters(b *testing.B) {
+	b.Run(fmt.Sprintf("w=%d", writers), func(b *testing.B) {
+		eachImpl(b, func(b *testing.B, impl anchor.SignalImpl) {
+			drain(b, newSignal(b, impl))
+		})
+	})
+}
+
+// BenchmarkWritersObserved is BenchmarkWriters for evsync with a goroutine
+// calling String in a loop (observer=on), none (off), or one formatting a
+// constant Stats value instead (control: the same CPU use, without
+// touching the signal). Its allocations are counted too.
+func BenchmarkWritersObserved(b *testing.B) {
+	for _, mode := range []string{"off", "on", "control"} {
+		b.Run("observer="+mode+"/impl=evsync", func(b *testing.B) {
+			b.ReportAllocs()
+			s := signal.New(0)
+			stop, done := make(chan struct{}), make(chan int)
+			go observe(s, mode, stop, done)
+			drain(b, anchor.AdaptSignal(s))
+			close(stop)
+			<-done
+		})
+	}
+}
+
+// observe formats s's stats (mode "on") or a constant Stats (mode
+// "control") until stop is closed; mode "off" does nothing. It sends the
+// length of all it formatted on done, so that the work is not optimised
+// away.
+func observe(s *signal.Signal, mode string, stop <-chan struct{}, done chan<- int) {
+	var st signal.Stats
+	n := 0
+	for mode != "off" {
+		select {
+		case <-stop:
+			done <- n
+			return
+		default:
+		}
+		if mode == "on" {
+			n += len(s.String())
+		} else {
+			n += len(st.String())
+		}
+	}
+	<-stop
+	done <- n
+}
+
+// drain splits b.N Add(1) calls among writers goroutines while the calling
+// goroutine reads until it has all b.N units.
+func drain(b *testing.B, s anchor.Signal) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range writers {
+		n := b.N / writers
+		if i < b.N%writers {
+			n++
+		}
+		wg.Go(func() {
+			<-start
+			for range n {
+				s.Add(1)
+			}
+		})
+	}
+	b.ResetTimer()
+	close(start)
+	read(b, s, uint64(b.N))
+	wg.Wait()
+}
+
+// read Waits until it has read want units.
+func read(b *testing.B, s anchor.Signal, want uint64) {
+	ctx := context.Background()
+	for got := uint64(0); got < want; {
+		v, err := s.Wait(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		got += v
+	}
+}
