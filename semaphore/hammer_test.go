@@ -4,36 +4,12 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
+	"github.com/evsync/evsync/internal/testkit"
 	"github.com/evsync/evsync/semaphore"
 )
-
-// randomCtx returns a context that is either never cancelled or cancelled
-// by another goroutine after a random number of scheduler yields, so that
-// cancellation lands at every point of a blocking call. The returned stop
-// must be called; it waits for that goroutine. Only with forever set may
-// the context be one that never ends.
-func randomCtx(r *rand.Rand, forever bool) (context.Context, func()) {
-	if forever && r.IntN(3) == 0 {
-		return context.Background(), func() {}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	yields := r.IntN(20)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for range yields {
-			runtime.Gosched()
-		}
-		cancel()
-	}()
-	return ctx, func() { cancel(); <-done }
-}
 
 // ledger counts units in and out so that conservation can be checked at
 // the end: initial + released = acquired + final count.
@@ -42,28 +18,17 @@ type ledger struct{ released, acquired, held atomic.Uint64 }
 // TestHammerMutualExclusion runs acquirers of a semaphore of limit L under
 // random cancellation and a Close at a random moment: at no time do the
 // holders hold more than L units, every call returns, nothing is lost.
+// The run's watchdog closes s early if the workers are stuck, which can
+// only mean lost units: Close then frees them and the test fails.
 func TestHammerMutualExclusion(t *testing.T) {
 	const limit, workers, rounds = 3, 8, 1500
 	for seed := range uint64(4) {
 		s := semaphore.New(limit, semaphore.WithLimit(limit))
 		var l ledger
-		var wg sync.WaitGroup
-		closeAt := rand.New(rand.NewPCG(seed, 0)).IntN(workers * rounds)
-		var ops atomic.Int64
-		for w := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r := rand.New(rand.NewPCG(seed, uint64(w)+1))
-				for range rounds {
-					if ops.Add(1) == int64(closeAt) {
-						s.Close()
-					}
-					holdAndReturn(t, s, r, &l, limit)
-				}
-			}()
-		}
-		waitOrClose(t, &wg, s)
+		h := testkit.Hammer{Workers: workers, Rounds: rounds, Seed: seed, Stream: 0}
+		h.Run(t, s, func(_ int, r *rand.Rand) {
+			holdAndReturn(t, s, r, &l, limit)
+		})
 		if got, want := s.Count()+l.acquired.Load(), limit+l.released.Load(); got != want {
 			t.Fatalf("seed %d: count+acquired = %d, initial+released = %d", seed, got, want)
 		}
@@ -73,28 +38,11 @@ func TestHammerMutualExclusion(t *testing.T) {
 	}
 }
 
-// waitOrClose waits for the workers, then closes s. A watchdog (not a
-// synchronisation device) closes s early if the workers are stuck, which
-// can only mean lost units: Close then frees them and the test fails.
-func waitOrClose(t *testing.T, wg *sync.WaitGroup, s *semaphore.Semaphore) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		s.Close()
-	case <-time.After(30 * time.Second):
-		s.Close()
-		<-done
-		t.Fatalf("workers stuck until Close: units were lost (%v)", s)
-	}
-}
-
 // holdAndReturn acquires 1 or 2 units by one of the three wait forms,
 // checks the bound, and releases them (if the semaphore is still open).
 func holdAndReturn(t *testing.T, s *semaphore.Semaphore, r *rand.Rand, l *ledger, limit uint64) {
 	n := uint64(1 + r.IntN(2))
-	if !acquire(s, r, n, true) {
+	if !acquire(s, r, n, testkit.CancelSoonOrNever) {
 		return
 	}
 	l.acquired.Add(n)
@@ -108,9 +56,9 @@ func holdAndReturn(t *testing.T, s *semaphore.Semaphore, r *rand.Rand, l *ledger
 }
 
 // acquire takes n units with Acquire, TryAcquire or a Reservation, each
-// under random cancellation, and reports whether it holds them.
-func acquire(s *semaphore.Semaphore, r *rand.Rand, n uint64, forever bool) bool {
-	ctx, stop := randomCtx(r, forever)
+// under a context from newCtx, and reports whether it holds them.
+func acquire(s *semaphore.Semaphore, r *rand.Rand, n uint64, newCtx func(*rand.Rand) (context.Context, func())) bool {
+	ctx, stop := newCtx(r)
 	defer stop()
 	switch r.IntN(3) {
 	case 0:
@@ -144,28 +92,15 @@ func TestHammerConservation(t *testing.T) {
 	for seed := range uint64(4) {
 		s := semaphore.New(2, semaphore.WithLimit(limit))
 		var l ledger
-		var wg sync.WaitGroup
-		closeAt := rand.New(rand.NewPCG(seed, 99)).IntN(workers * rounds)
-		var ops atomic.Int64
-		for w := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r := rand.New(rand.NewPCG(seed, uint64(w)+100))
-				for range rounds {
-					if ops.Add(1) == int64(closeAt) {
-						s.Close()
-					}
-					n := uint64(r.IntN(limit + 1))
-					if w%2 == 0 {
-						write(s, r, n, &l)
-					} else if acquire(s, r, n, false) {
-						l.acquired.Add(n)
-					}
-				}
-			}()
-		}
-		waitOrClose(t, &wg, s)
+		h := testkit.Hammer{Workers: workers, Rounds: rounds, Seed: seed, Stream: 99}
+		h.Run(t, s, func(w int, r *rand.Rand) {
+			n := uint64(r.IntN(limit + 1))
+			if w%2 == 0 {
+				write(s, r, n, &l)
+			} else if acquire(s, r, n, testkit.CancelSoon) {
+				l.acquired.Add(n)
+			}
+		})
 		if got, want := s.Count()+l.acquired.Load(), 2+l.released.Load(); got != want {
 			t.Fatalf("seed %d: count+acquired = %d, initial+released = %d", seed, got, want)
 		}
@@ -177,7 +112,7 @@ func write(s *semaphore.Semaphore, r *rand.Rand, n uint64, l *ledger) {
 	if r.IntN(2) == 0 {
 		err = s.Release(n)
 	} else {
-		ctx, stop := randomCtx(r, false) // nobody may be left to make room
+		ctx, stop := testkit.CancelSoon(r) // nobody may be left to make room
 		err = s.ReleaseWait(ctx, n)
 		stop()
 	}

@@ -6,48 +6,31 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/evsync/evsync/internal/testkit"
 	"github.com/evsync/evsync/semaphore"
 )
 
-// start runs Acquire in a goroutine and returns the channel its result
-// arrives on. Inside a synctest bubble, synctest.Wait() after start
-// guarantees the call is parked (or done).
-func start(ctx context.Context, s *semaphore.Semaphore, n uint64) <-chan error {
-	ch := make(chan error, 1)
-	go func() { ch <- s.Acquire(ctx, n) }()
-	return ch
+// park calls Acquire in a goroutine and, inside a synctest bubble, returns
+// once the call is parked (or done): its result arrives on the channel.
+func park(ctx context.Context, s *semaphore.Semaphore, n uint64) <-chan error {
+	return testkit.Park(func() error { return s.Acquire(ctx, n) })
 }
 
-// pending reports whether no result has arrived on ch yet.
-func pending(ch <-chan error) bool {
-	select {
-	case err := <-ch:
-		panic(err) // a settled call we expected to be waiting
-	default:
-		return true
-	}
-}
-
-func mustNil(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
+// parkCancellable is park with a context of its own, which cancel ends.
+func parkCancellable(s *semaphore.Semaphore, n uint64) (res <-chan error, cancel context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	return park(ctx, s, n), cancel
 }
 
 func TestAcquireFastPathAndCount(t *testing.T) {
 	s := semaphore.New(3)
-	mustNil(t, s.Acquire(context.Background(), 2))
-	if got := s.Count(); got != 1 {
-		t.Fatalf("Count = %d, want 1", got)
-	}
+	testkit.MustNil(t, s.Acquire(context.Background(), 2))
+	testkit.WantCount(t, s, 1)
 	if !s.TryAcquire(1) || s.TryAcquire(1) {
 		t.Fatal("TryAcquire: want true then false")
 	}
-	mustNil(t, s.Release(3))
-	if got := s.Count(); got != 3 {
-		t.Fatalf("Count = %d, want 3", got)
-	}
+	testkit.MustNil(t, s.Release(3))
+	testkit.WantCount(t, s, 3)
 }
 
 func TestZeroValueIsUsable(t *testing.T) {
@@ -55,10 +38,8 @@ func TestZeroValueIsUsable(t *testing.T) {
 	if s.TryAcquire(1) {
 		t.Fatal("zero value has units")
 	}
-	mustNil(t, s.Release(semaphore.Max))
-	if err := s.Release(1); !errors.Is(err, semaphore.ErrWouldBlock) {
-		t.Fatalf("Release past Max: %v", err)
-	}
+	testkit.MustNil(t, s.Release(semaphore.Max))
+	testkit.ErrIs(t, "Release past Max", s.Release(1), semaphore.ErrWouldBlock)
 	if st := s.Stats(); st.Limit != semaphore.Max || st.Count != semaphore.Max {
 		t.Fatalf("Stats = %+v", st)
 	}
@@ -66,11 +47,11 @@ func TestZeroValueIsUsable(t *testing.T) {
 
 func TestAcquireZeroReturnsAtOnce(t *testing.T) {
 	s := semaphore.New(0)
-	mustNil(t, s.Acquire(context.Background(), 0))
+	testkit.MustNil(t, s.Acquire(context.Background(), 0))
 	if !s.TryAcquire(0) {
 		t.Fatal("TryAcquire(0) = false")
 	}
-	mustNil(t, s.Release(0))
+	testkit.MustNil(t, s.Release(0))
 }
 
 func TestBadArguments(t *testing.T) {
@@ -78,10 +59,10 @@ func TestBadArguments(t *testing.T) {
 	ctx := context.Background()
 	for name, err := range map[string]error{
 		"Acquire above limit":     s.Acquire(ctx, 5),
-		"Acquire nil ctx":         s.Acquire(nilCtx, 1),
+		"Acquire nil ctx":         s.Acquire(testkit.NilContext, 1),
 		"Release above limit":     s.Release(5),
 		"ReleaseWait above limit": s.ReleaseWait(ctx, 5),
-		"ReleaseWait nil ctx":     s.ReleaseWait(nilCtx, 1),
+		"ReleaseWait nil ctx":     s.ReleaseWait(testkit.NilContext, 1),
 	} {
 		if !errors.Is(err, semaphore.ErrInvalid) {
 			t.Errorf("%s: %v, want ErrInvalid", name, err)
@@ -100,20 +81,15 @@ func TestBadArguments(t *testing.T) {
 
 func TestReleaseAllOnesIsInvalid(t *testing.T) {
 	s := semaphore.New(0)
-	if err := s.Release(1<<64 - 1); !errors.Is(err, semaphore.ErrInvalid) {
-		t.Fatalf("Release(1<<64-1) = %v, want ErrInvalid (eventfd EINVAL)", err)
-	}
+	// eventfd's EINVAL: the all-ones value is never a valid write
+	testkit.ErrIs(t, "Release(1<<64-1)", s.Release(1<<64-1), semaphore.ErrInvalid)
 }
 
 func TestReleaseOverflowChangesNothing(t *testing.T) {
 	s := semaphore.New(semaphore.Max - 1)
-	if err := s.Release(2); !errors.Is(err, semaphore.ErrWouldBlock) {
-		t.Fatalf("Release(2) = %v, want ErrWouldBlock", err)
-	}
-	mustNil(t, s.Release(1))
-	if s.Count() != semaphore.Max {
-		t.Fatalf("Count = %d, want Max", s.Count())
-	}
+	testkit.ErrIs(t, "Release(2)", s.Release(2), semaphore.ErrWouldBlock)
+	testkit.MustNil(t, s.Release(1))
+	testkit.WantCount(t, s, semaphore.Max)
 }
 
 func TestConstructorPanics(t *testing.T) {
@@ -122,28 +98,16 @@ func TestConstructorPanics(t *testing.T) {
 		"limit zero":          func() { semaphore.WithLimit(0) },
 		"limit above Max":     func() { semaphore.WithLimit(semaphore.Max + 1) },
 	} {
-		t.Run(name, func(t *testing.T) {
-			defer func() {
-				r, _ := recover().(string)
-				if len(r) < 11 || r[:11] != "semaphore: " {
-					t.Fatalf("panic = %q, want a \"semaphore: ...\" message", r)
-				}
-			}()
-			f()
-		})
+		t.Run(name, func(t *testing.T) { testkit.WantPanic(t, "semaphore: ", f) })
 	}
 }
 
 func TestAcquireCanceledChangesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := semaphore.New(0)
-		ctx, cancel := context.WithCancel(context.Background())
-		res := start(ctx, s, 1)
-		synctest.Wait()
+		res, cancel := parkCancellable(s, 1)
 		cancel()
-		if err := <-res; !errors.Is(err, context.Canceled) {
-			t.Fatalf("Acquire = %v, want context.Canceled", err)
-		}
+		testkit.ErrIs(t, "Acquire", <-res, context.Canceled)
 		if st := s.Stats(); st.Count != 0 || st.Waiting != 0 {
 			t.Fatalf("after cancel: %v", st)
 		}
@@ -152,12 +116,9 @@ func TestAcquireCanceledChangesNothing(t *testing.T) {
 
 func TestAcquireWithDoneContextFailsOnlyIfItMustWait(t *testing.T) {
 	s := semaphore.New(1)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	mustNil(t, s.Acquire(ctx, 1)) // units there: taken even though ctx is done
-	if err := s.Acquire(ctx, 1); !errors.Is(err, context.Canceled) {
-		t.Fatalf("Acquire = %v, want context.Canceled", err)
-	}
+	ctx := testkit.Cancelled()
+	testkit.MustNil(t, s.Acquire(ctx, 1)) // units there: taken even though ctx is done
+	testkit.ErrIs(t, "Acquire", s.Acquire(ctx, 1), context.Canceled)
 	if s.Stats().Waiting != 0 {
 		t.Fatal("a done context left a waiter queued")
 	}
@@ -167,61 +128,46 @@ func TestLargeAcquireDoesNotStarve(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := semaphore.New(0, semaphore.WithLimit(10))
 		ctx := context.Background()
-		big := start(ctx, s, 3)
-		synctest.Wait()
-		small := start(ctx, s, 1)
-		synctest.Wait()
+		big := park(ctx, s, 3)
+		small := park(ctx, s, 1)
 		for range 2 {
-			mustNil(t, s.Release(1))
+			testkit.MustNil(t, s.Release(1))
 			synctest.Wait()
-			pending(big)
-			pending(small) // a unit is there, but the big request is ahead
+			testkit.Pending(t, big)
+			testkit.Pending(t, small) // a unit is there, but the big request is ahead
 		}
-		mustNil(t, s.Release(1))
-		mustNil(t, <-big)
+		testkit.MustNil(t, s.Release(1))
+		testkit.MustNil(t, <-big)
 		synctest.Wait()
-		pending(small)
-		mustNil(t, s.Release(1))
-		mustNil(t, <-small)
+		testkit.Pending(t, small)
+		testkit.MustNil(t, s.Release(1))
+		testkit.MustNil(t, <-small)
 	})
 }
 
 func TestTryAcquireDoesNotJumpTheQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := semaphore.New(1)
-		res := start(context.Background(), s, 2)
-		synctest.Wait()
+		res := park(context.Background(), s, 2)
 		if s.TryAcquire(1) {
 			t.Fatal("TryAcquire took a unit while a waiter was queued")
 		}
-		if err := s.Acquire(canceled(), 1); !errors.Is(err, context.Canceled) {
-			t.Fatalf("Acquire behind a waiter = %v, want it to wait", err)
-		}
-		mustNil(t, s.Release(1))
-		mustNil(t, <-res)
+		// Behind a waiter Acquire must wait, so with a done ctx it fails.
+		testkit.ErrIs(t, "Acquire behind a waiter", s.Acquire(testkit.Cancelled(), 1), context.Canceled)
+		testkit.MustNil(t, s.Release(1))
+		testkit.MustNil(t, <-res)
 	})
-}
-
-func canceled() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return ctx
 }
 
 func TestCanceledHeadLetsOthersProceed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := semaphore.New(1)
-		ctx, cancel := context.WithCancel(context.Background())
-		head := start(ctx, s, 2)
-		synctest.Wait()
-		behind := start(context.Background(), s, 1)
-		synctest.Wait()
-		pending(behind)
+		head, cancel := parkCancellable(s, 2)
+		behind := park(context.Background(), s, 1)
+		testkit.Pending(t, behind)
 		cancel()
-		if err := <-head; !errors.Is(err, context.Canceled) {
-			t.Fatalf("head = %v", err)
-		}
-		mustNil(t, <-behind) // the unit that was there all along
+		testkit.ErrIs(t, "head", <-head, context.Canceled)
+		testkit.MustNil(t, <-behind) // the unit that was there all along
 	})
 }
 
@@ -239,7 +185,7 @@ func TestFIFOOrder(t *testing.T) {
 			synctest.Wait() // i is queued before i+1 starts
 		}
 		for i := range n {
-			mustNil(t, s.Release(1))
+			testkit.MustNil(t, s.Release(1))
 			if got := <-order; got != i {
 				t.Fatalf("grant %d went to waiter %d", i, got)
 			}
@@ -253,15 +199,11 @@ func TestGrantRacingCancelIsNotLost(t *testing.T) {
 	// report ctx.Err() with the unit gone.
 	synctest.Test(t, func(t *testing.T) {
 		s := semaphore.New(0)
-		ctx, cancel := context.WithCancel(context.Background())
-		res := start(ctx, s, 1)
-		synctest.Wait()
-		mustNil(t, s.Release(1))
+		res, cancel := parkCancellable(s, 1)
+		testkit.MustNil(t, s.Release(1))
 		cancel()
-		mustNil(t, <-res)
-		if s.Count() != 0 {
-			t.Fatalf("Count = %d, want 0 (the waiter holds the unit)", s.Count())
-		}
+		testkit.MustNil(t, <-res)
+		testkit.WantCount(t, s, 0) // the waiter holds the unit
 	})
 }
 
@@ -270,17 +212,11 @@ func TestCanceledWaiterIsSkippedByRelease(t *testing.T) {
 	// the waiter), the unit must stay in the count.
 	synctest.Test(t, func(t *testing.T) {
 		s := semaphore.New(0)
-		ctx, cancel := context.WithCancel(context.Background())
-		res := start(ctx, s, 1)
-		synctest.Wait()
+		res, cancel := parkCancellable(s, 1)
 		cancel()
-		mustNil(t, s.Release(1))
-		if err := <-res; !errors.Is(err, context.Canceled) {
-			t.Fatalf("Acquire = %v, want context.Canceled", err)
-		}
-		if s.Count() != 1 {
-			t.Fatalf("Count = %d, want 1", s.Count())
-		}
+		testkit.MustNil(t, s.Release(1))
+		testkit.ErrIs(t, "Acquire", <-res, context.Canceled)
+		testkit.WantCount(t, s, 1)
 	})
 }
 
@@ -288,28 +224,18 @@ func TestCloseServesWhatIsLeftThenRefuses(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := semaphore.New(2, semaphore.WithLimit(4))
 		ctx := context.Background()
-		big := start(ctx, s, 3)
+		big := park(ctx, s, 3)
+		fits := park(ctx, s, 2)
+		testkit.MustNil(t, s.Release(2)) // count 4: big (3) is served, fits waits
+		testkit.MustNil(t, <-big)
 		synctest.Wait()
-		fits := start(ctx, s, 2)
-		synctest.Wait()
-		mustNil(t, s.Release(2)) // count 4: big (3) is served, fits waits
-		mustNil(t, <-big)
-		synctest.Wait()
-		pending(fits)
+		testkit.Pending(t, fits)
 		s.Close()
-		if err := <-fits; !errors.Is(err, semaphore.ErrClosed) {
-			t.Fatalf("waiter for 2 with 1 left = %v, want ErrClosed", err)
-		}
-		mustNil(t, s.Acquire(ctx, 1)) // what was released stays readable
-		if err := s.Acquire(ctx, 1); !errors.Is(err, semaphore.ErrClosed) {
-			t.Fatalf("Acquire on empty closed = %v", err)
-		}
-		if err := s.Release(1); !errors.Is(err, semaphore.ErrClosed) {
-			t.Fatalf("Release after Close = %v", err)
-		}
-		if err := s.ReleaseWait(ctx, 1); !errors.Is(err, semaphore.ErrClosed) {
-			t.Fatalf("ReleaseWait after Close = %v", err)
-		}
+		testkit.ErrIs(t, "waiter for 2 with 1 left", <-fits, semaphore.ErrClosed)
+		testkit.MustNil(t, s.Acquire(ctx, 1)) // what was released stays readable
+		testkit.ErrIs(t, "Acquire on empty closed", s.Acquire(ctx, 1), semaphore.ErrClosed)
+		testkit.ErrIs(t, "Release after Close", s.Release(1), semaphore.ErrClosed)
+		testkit.ErrIs(t, "ReleaseWait after Close", s.ReleaseWait(ctx, 1), semaphore.ErrClosed)
 		s.Close() // idempotent
 		if !s.Stats().Closed {
 			t.Fatal("Stats().Closed = false")
@@ -321,24 +247,18 @@ func TestCloseServesQueueInOrderWhileItFits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := semaphore.New(2)
 		ctx := context.Background()
-		a := start(ctx, s, 3) // cannot be served: refused at Close
-		synctest.Wait()
-		b := start(ctx, s, 2) // behind a; fits in what is left
-		synctest.Wait()
+		a := park(ctx, s, 3) // cannot be served: refused at Close
+		b := park(ctx, s, 2) // behind a; fits in what is left
 		s.Close()
-		if err := <-a; !errors.Is(err, semaphore.ErrClosed) {
-			t.Fatalf("a = %v, want ErrClosed", err)
-		}
-		mustNil(t, <-b)
+		testkit.ErrIs(t, "a", <-a, semaphore.ErrClosed)
+		testkit.MustNil(t, <-b)
 	})
 }
 
 func TestReleaseWaitBackPressure(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := semaphore.New(2, semaphore.WithLimit(2))
-		res := make(chan error, 1)
-		go func() { res <- s.ReleaseWait(context.Background(), 2) }()
-		synctest.Wait()
+		res := testkit.Park(func() error { return s.ReleaseWait(context.Background(), 2) })
 		if s.Stats().WritersWaiting != 1 {
 			t.Fatalf("writer not waiting: %v", s)
 		}
@@ -346,14 +266,10 @@ func TestReleaseWaitBackPressure(t *testing.T) {
 			t.Fatal("TryAcquire")
 		}
 		synctest.Wait()
-		if s.Count() != 1 {
-			t.Fatalf("one unit of room must not admit a 2-unit write: %v", s)
-		}
-		mustNil(t, s.Acquire(context.Background(), 1))
-		mustNil(t, <-res)
-		if s.Count() != 2 {
-			t.Fatalf("Count = %d, want 2", s.Count())
-		}
+		testkit.WantCount(t, s, 1) // one unit of room must not admit a 2-unit write
+		testkit.MustNil(t, s.Acquire(context.Background(), 1))
+		testkit.MustNil(t, <-res)
+		testkit.WantCount(t, s, 2)
 	})
 }
 
@@ -361,23 +277,13 @@ func TestReleaseWaitCanceledAndClosed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := semaphore.New(1, semaphore.WithLimit(1))
 		ctx, cancel := context.WithCancel(context.Background())
-		a := make(chan error, 1)
-		go func() { a <- s.ReleaseWait(ctx, 1) }()
-		b := make(chan error, 1)
-		synctest.Wait()
-		go func() { b <- s.ReleaseWait(context.Background(), 1) }()
-		synctest.Wait()
+		a := testkit.Park(func() error { return s.ReleaseWait(ctx, 1) })
+		b := testkit.Park(func() error { return s.ReleaseWait(context.Background(), 1) })
 		cancel()
-		if err := <-a; !errors.Is(err, context.Canceled) {
-			t.Fatalf("a = %v", err)
-		}
+		testkit.ErrIs(t, "a", <-a, context.Canceled)
 		s.Close()
-		if err := <-b; !errors.Is(err, semaphore.ErrClosed) {
-			t.Fatalf("b = %v", err)
-		}
-		if s.Count() != 1 {
-			t.Fatalf("Count = %d, want 1", s.Count())
-		}
+		testkit.ErrIs(t, "b", <-b, semaphore.ErrClosed)
+		testkit.WantCount(t, s, 1)
 	})
 }
 
@@ -385,15 +291,11 @@ func TestReady(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := semaphore.New(0)
 		ch := s.Ready()
-		select {
-		case <-ch:
+		if testkit.IsClosed(ch) {
 			t.Fatal("Ready at count 0")
-		default:
 		}
-		fired := make(chan struct{})
-		go func() { <-ch; close(fired) }()
-		synctest.Wait()
-		mustNil(t, s.Release(1))
+		fired := testkit.Park(func() struct{} { return <-ch })
+		testkit.MustNil(t, s.Release(1))
 		<-fired
 		<-s.Ready() // count is non-zero: ready at once
 		s.TryAcquire(1)
@@ -406,28 +308,18 @@ func TestReady(t *testing.T) {
 
 func TestStringNeverBlocks(t *testing.T) {
 	s := semaphore.New(3, semaphore.WithLimit(8))
-	if got, want := s.String(), "semaphore{count=3 limit=8 waiting=0 writers=0}"; got != want {
-		t.Fatalf("String = %q, want %q", got, want)
-	}
+	testkit.WantString(t, s, "semaphore{count=3 limit=8 waiting=0 writers=0}")
 	s.Close()
-	if got, want := s.String(), "semaphore{count=3 limit=8 waiting=0 writers=0 closed}"; got != want {
-		t.Fatalf("String = %q, want %q", got, want)
-	}
+	testkit.WantString(t, s, "semaphore{count=3 limit=8 waiting=0 writers=0 closed}")
 }
 
 func TestNoAllocationsOnFastPath(t *testing.T) {
 	s := semaphore.New(1)
 	ctx := context.Background()
-	allocs := testing.AllocsPerRun(1000, func() {
+	testkit.NoAllocs(t, "Acquire/Release/TryAcquire/Release", func() {
 		_ = s.Acquire(ctx, 1)
 		_ = s.Release(1)
 		s.TryAcquire(1)
 		_ = s.Release(1)
 	})
-	if allocs != 0 {
-		t.Fatalf("%v allocations per Acquire/Release/TryAcquire/Release, want 0", allocs)
-	}
 }
-
-// nilCtx is a nil context, for the ErrInvalid cases.
-var nilCtx context.Context

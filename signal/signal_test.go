@@ -6,6 +6,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/evsync/evsync/internal/testkit"
 	"github.com/evsync/evsync/signal"
 )
 
@@ -14,40 +15,26 @@ type result struct {
 	err error
 }
 
-// wait runs Wait in a goroutine; inside a synctest bubble, synctest.Wait()
-// after it guarantees the call is parked (or done).
-func wait(ctx context.Context, s *signal.Signal) <-chan result {
-	ch := make(chan result, 1)
-	go func() {
+// park calls Wait in a goroutine and, inside a synctest bubble, returns
+// once the call is parked (or done): its result arrives on the channel.
+func park(ctx context.Context, s *signal.Signal) <-chan result {
+	return testkit.Park(func() result {
 		v, err := s.Wait(ctx)
-		ch <- result{v, err}
-	}()
-	return ch
+		return result{v, err}
+	})
 }
 
-func pending[T any](ch <-chan T) bool {
-	select {
-	case r := <-ch:
-		panic(r)
-	default:
-		return true
-	}
-}
-
-func mustNil(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
+// parkCancellable is park with a context of its own, which cancel ends.
+func parkCancellable(s *signal.Signal) (res <-chan result, cancel context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	return park(ctx, s), cancel
 }
 
 func TestAddTakeSumsAndResets(t *testing.T) {
 	s := signal.New(1)
-	mustNil(t, s.Add(2))
-	mustNil(t, s.Add(0))
-	if s.Count() != 3 {
-		t.Fatalf("Count = %d", s.Count())
-	}
+	testkit.MustNil(t, s.Add(2))
+	testkit.MustNil(t, s.Add(0))
+	testkit.WantCount(t, s, 3)
 	if v := s.Take(); v != 3 {
 		t.Fatalf("Take = %d, want 3", v)
 	}
@@ -58,7 +45,7 @@ func TestAddTakeSumsAndResets(t *testing.T) {
 
 func TestZeroValueIsUsable(t *testing.T) {
 	var s signal.Signal
-	mustNil(t, s.Add(5))
+	testkit.MustNil(t, s.Add(5))
 	v, err := s.Wait(context.Background())
 	if v != 5 || err != nil {
 		t.Fatalf("Wait = %d, %v", v, err)
@@ -73,10 +60,10 @@ func TestBadArguments(t *testing.T) {
 	if err := s.AddWait(context.Background(), 1<<64-1); !errors.Is(err, signal.ErrInvalid) {
 		t.Errorf("AddWait(1<<64-1) = %v", err)
 	}
-	if err := s.AddWait(nilCtx, 1); !errors.Is(err, signal.ErrInvalid) {
+	if err := s.AddWait(testkit.NilContext, 1); !errors.Is(err, signal.ErrInvalid) {
 		t.Errorf("AddWait(nil) = %v", err)
 	}
-	if _, err := s.Wait(nilCtx); !errors.Is(err, signal.ErrInvalid) {
+	if _, err := s.Wait(testkit.NilContext); !errors.Is(err, signal.ErrInvalid) {
 		t.Errorf("Wait(nil) = %v", err)
 	}
 	if s.Count() != 0 {
@@ -92,29 +79,23 @@ func TestBadArguments(t *testing.T) {
 
 func TestAddOverflowChangesNothing(t *testing.T) {
 	s := signal.New(signal.Max - 1)
-	if err := s.Add(2); !errors.Is(err, signal.ErrWouldBlock) {
-		t.Fatalf("Add(2) = %v, want ErrWouldBlock", err)
-	}
-	mustNil(t, s.Add(1))
-	if s.Count() != signal.Max {
-		t.Fatalf("Count = %d, want Max", s.Count())
-	}
+	testkit.ErrIs(t, "Add(2)", s.Add(2), signal.ErrWouldBlock)
+	testkit.MustNil(t, s.Add(1))
+	testkit.WantCount(t, s, signal.Max)
 }
 
 func TestSumGoesToExactlyOneReaderInOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := signal.New(0)
-		first := wait(context.Background(), s)
-		synctest.Wait()
-		second := wait(context.Background(), s)
-		synctest.Wait()
-		mustNil(t, s.Add(5))
+		first := park(context.Background(), s)
+		second := park(context.Background(), s)
+		testkit.MustNil(t, s.Add(5))
 		if r := <-first; r.v != 5 || r.err != nil {
 			t.Fatalf("first = %+v, want 5", r)
 		}
 		synctest.Wait()
-		pending(second)
-		mustNil(t, s.Add(3))
+		testkit.Pending(t, second)
+		testkit.MustNil(t, s.Add(3))
 		if r := <-second; r.v != 3 || r.err != nil {
 			t.Fatalf("second = %+v, want 3", r)
 		}
@@ -124,14 +105,12 @@ func TestSumGoesToExactlyOneReaderInOrder(t *testing.T) {
 func TestWaitCanceledChangesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := signal.New(0)
-		ctx, cancel := context.WithCancel(context.Background())
-		res := wait(ctx, s)
-		synctest.Wait()
+		res, cancel := parkCancellable(s)
 		cancel()
 		if r := <-res; !errors.Is(r.err, context.Canceled) || r.v != 0 {
 			t.Fatalf("Wait = %+v", r)
 		}
-		mustNil(t, s.Add(2))
+		testkit.MustNil(t, s.Add(2))
 		if s.Take() != 2 {
 			t.Fatal("a cancelled reader took the sum")
 		}
@@ -141,30 +120,23 @@ func TestWaitCanceledChangesNothing(t *testing.T) {
 func TestSumRacingCancelIsNotLost(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := signal.New(0)
-		ctx, cancel := context.WithCancel(context.Background())
-		res := wait(ctx, s)
-		synctest.Wait()
-		mustNil(t, s.Add(7))
+		res, cancel := parkCancellable(s)
+		testkit.MustNil(t, s.Add(7))
 		cancel()
 		if r := <-res; r.v != 7 || r.err != nil {
 			t.Fatalf("Wait = %+v, want the 7 handed over before cancel", r)
 		}
-		if s.Count() != 0 {
-			t.Fatal("the sum was read twice")
-		}
+		testkit.WantCount(t, s, 0) // else the sum was read twice
 	})
 }
 
 func TestCanceledReaderIsSkipped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := signal.New(0)
-		ctx, cancel := context.WithCancel(context.Background())
-		gone := wait(ctx, s)
-		synctest.Wait()
-		live := wait(context.Background(), s)
-		synctest.Wait()
+		gone, cancel := parkCancellable(s)
+		live := park(context.Background(), s)
 		cancel()
-		mustNil(t, s.Add(4))
+		testkit.MustNil(t, s.Add(4))
 		if r := <-gone; !errors.Is(r.err, context.Canceled) {
 			t.Fatalf("cancelled reader = %+v", r)
 		}
@@ -177,17 +149,13 @@ func TestCanceledReaderIsSkipped(t *testing.T) {
 func TestAddWaitBackPressure(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := signal.New(signal.Max)
-		res := make(chan error, 1)
-		go func() { res <- s.AddWait(context.Background(), 3) }()
-		synctest.Wait()
-		pending(res)
+		res := testkit.Park(func() error { return s.AddWait(context.Background(), 3) })
+		testkit.Pending(t, res)
 		if s.Take() != signal.Max {
 			t.Fatal("Take")
 		}
-		mustNil(t, <-res)
-		if s.Count() != 3 {
-			t.Fatalf("Count = %d, want 3", s.Count())
-		}
+		testkit.MustNil(t, <-res)
+		testkit.WantCount(t, s, 3)
 	})
 }
 
@@ -195,16 +163,10 @@ func TestCloseKeepsSumReadableThenRefuses(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := signal.New(signal.Max)
 		ctx := context.Background()
-		writer := make(chan error, 1)
-		go func() { writer <- s.AddWait(ctx, 1) }()
-		synctest.Wait()
+		writer := testkit.Park(func() error { return s.AddWait(ctx, 1) })
 		s.Close()
-		if err := <-writer; !errors.Is(err, signal.ErrClosed) {
-			t.Fatalf("blocked AddWait at Close = %v", err)
-		}
-		if err := s.Add(1); !errors.Is(err, signal.ErrClosed) {
-			t.Fatalf("Add after Close = %v", err)
-		}
+		testkit.ErrIs(t, "blocked AddWait at Close", <-writer, signal.ErrClosed)
+		testkit.ErrIs(t, "Add after Close", s.Add(1), signal.ErrClosed)
 		if v, err := s.Wait(ctx); v != signal.Max || err != nil {
 			t.Fatalf("Wait after Close = %d, %v; want the sum", v, err)
 		}
@@ -221,8 +183,7 @@ func TestCloseKeepsSumReadableThenRefuses(t *testing.T) {
 func TestCloseWakesBlockedReaders(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := signal.New(0)
-		a, b := wait(context.Background(), s), wait(context.Background(), s)
-		synctest.Wait()
+		a, b := park(context.Background(), s), park(context.Background(), s)
 		s.Close()
 		for _, ch := range []<-chan result{a, b} {
 			if r := <-ch; !errors.Is(r.err, signal.ErrClosed) {
@@ -236,11 +197,9 @@ func TestReady(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := signal.New(0)
 		ch := s.Ready()
-		fired := make(chan struct{})
-		go func() { <-ch; close(fired) }()
-		synctest.Wait()
-		pending(fired)
-		mustNil(t, s.Add(1))
+		fired := testkit.Park(func() struct{} { return <-ch })
+		testkit.Pending(t, fired)
+		testkit.MustNil(t, s.Add(1))
 		<-fired
 		<-s.Ready()
 		s.Take()
@@ -252,24 +211,16 @@ func TestReady(t *testing.T) {
 
 func TestString(t *testing.T) {
 	s := signal.New(3)
-	if got, want := s.String(), "signal{count=3 waiting=0 writers=0}"; got != want {
-		t.Fatalf("String = %q, want %q", got, want)
-	}
+	testkit.WantString(t, s, "signal{count=3 waiting=0 writers=0}")
 }
 
 func TestNoAllocationsOnFastPath(t *testing.T) {
 	s := signal.New(0)
 	ctx := context.Background()
-	allocs := testing.AllocsPerRun(1000, func() {
+	testkit.NoAllocs(t, "Add/Take/Add/Wait", func() {
 		_ = s.Add(2)
 		s.Take()
 		_ = s.Add(1)
 		_, _ = s.Wait(ctx)
 	})
-	if allocs != 0 {
-		t.Fatalf("%v allocations per Add/Take/Add/Wait, want 0", allocs)
-	}
 }
-
-// nilCtx is a nil context, for the ErrInvalid cases.
-var nilCtx context.Context

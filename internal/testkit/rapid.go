@@ -1,0 +1,102 @@
+package testkit
+
+import (
+	"context"
+	"flag"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/evsync/evsync/internal/spin"
+	"pgregory.net/rapid"
+)
+
+// CheckModel runs a state-machine property with rapid.Check, several
+// times over (modelRounds).
+func CheckModel(t *testing.T, prop func(*rapid.T)) {
+	t.Helper()
+	for range modelRounds() {
+		rapid.Check(t, prop)
+	}
+}
+
+// FuzzModel makes a state-machine property a native fuzz target, with a
+// few seed inputs so that plain go test runs it too: all zeros (the
+// simplest draws) and four inputs of pseudo-random bytes from
+// rand.NewPCG(seed1, seed2).
+func FuzzModel(f *testing.F, seed1, seed2 uint64, prop func(*rapid.T)) {
+	f.Add(make([]byte, 512))
+	rng := rand.New(rand.NewPCG(seed1, seed2))
+	for range 4 {
+		b := make([]byte, 4096)
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		f.Add(b)
+	}
+	f.Fuzz(rapid.MakeFuzz(prop))
+}
+
+// modelRounds is how many times CheckModel runs rapid's number of checks
+// (-rapid.checks, 100 by default). Sequences are cheap, and the rarer
+// interleavings, such as a Ready channel armed while a write goes straight
+// to a queued reservation, need several hundred of them to turn up
+// reliably. A run that replays a seed or a fail file, or -short, runs
+// once.
+func modelRounds() int {
+	if testing.Short() {
+		return 1
+	}
+	for name, unset := range map[string]string{"rapid.seed": "0", "rapid.failfile": ""} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != unset {
+			return 1
+		}
+	}
+	return 10
+}
+
+// DrawNilCtx draws whether a blocking call is made with a nil context, as
+// it is one time in ten (it must then return ErrInvalid and change
+// nothing).
+func DrawNilCtx(t *rapid.T) bool {
+	return rapid.IntRange(0, 9).Draw(t, "nil ctx") == 0
+}
+
+// cancelled is the already cancelled context PickCtx hands out.
+var cancelled = Cancelled()
+
+// PickCtx returns the context for a blocking call whose model result is
+// want, and the error the real call must then return. A call the model
+// says would wait gets an already cancelled context and must return
+// context.Canceled; one that completes at once gets, by a draw, a live
+// context or a cancelled one.
+func PickCtx(t *rapid.T, want error) (context.Context, error) {
+	if want == spin.ErrWouldBlock {
+		return cancelled, context.Canceled
+	}
+	if rapid.Bool().Draw(t, "live ctx") {
+		return context.Background(), want
+	}
+	return cancelled, want
+}
+
+// CheckBlocking checks a blocking call (what, for the report) against the
+// model. One time in ten (DrawNilCtx) it makes the call with a nil
+// context, which must return ErrInvalid, and leaves the model alone;
+// otherwise it makes the model's call, then the real one with the context
+// PickCtx chooses for the model's result, and compares the errors.
+func CheckBlocking(t *rapid.T, what string, call func(context.Context) error, model func() error) {
+	t.Helper()
+	if DrawNilCtx(t) {
+		SameErr(t, what+"(nil ctx)", call(NilContext), spin.ErrInvalid)
+		return
+	}
+	ctx, want := PickCtx(t, model())
+	SameErr(t, what, call(ctx), want)
+}
+
+// DrawClose draws whether a Close action closes, on one draw in four (a
+// no-op step otherwise), so that most runs spend a while open before they
+// close.
+func DrawClose(t *rapid.T) bool {
+	return rapid.IntRange(0, 3).Draw(t, "close") == 0
+}
