@@ -323,3 +323,29 @@ func TestNoAllocationsOnFastPath(t *testing.T) {
 		_ = s.Release(1)
 	})
 }
+
+// TestReleaseToTheHeadLeavesCountAndReady: units released to a queued
+// head are the head's; the count stays 0 and Ready does not fire (POLLIN
+// never held). Only what stays in the count fires it. (Release takes a
+// shortcut when n is exactly the head's need; the outcome must be the same.)
+func TestReleaseToTheHeadLeavesCountAndReady(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := semaphore.New(0, semaphore.WithLimit(2))
+		head := park(context.Background(), s, 2)
+		behind := park(context.Background(), s, 1)
+		ready := s.Ready()
+		testkit.MustNil(t, s.Release(2))
+		testkit.MustNil(t, <-head)
+		testkit.WantCount(t, s, 0)
+		if testkit.IsClosed(ready) {
+			t.Fatal("Ready fired although the units never sat in the count")
+		}
+		testkit.Pending(t, behind)
+		testkit.MustNil(t, s.Release(2)) // not an exact match: through the count
+		testkit.MustNil(t, <-behind)
+		testkit.WantCount(t, s, 1)
+		if !testkit.IsClosed(ready) {
+			t.Fatal("Ready did not fire when a unit stayed in the count")
+		}
+	})
+}
