@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/evsync/evsync/internal/anchor"
@@ -77,21 +76,10 @@ func BenchmarkContended(b *testing.B) {
 // contend splits b.N Acquire/Release pairs among g goroutines, started
 // together once the timer is reset, and waits for all of them.
 func contend(b *testing.B, s anchor.Semaphore, g int) {
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range g {
-		n := b.N / g
-		if i < b.N%g {
-			n++
-		}
-		wg.Go(func() {
-			<-start
-			loopAcquire(b, s, n)
-		})
-	}
+	start, wait := anchor.Split(g, b.N, func(n int) { loopAcquire(b, s, n) })
 	b.ResetTimer()
-	close(start)
-	wg.Wait()
+	start()
+	wait()
 }
 
 func loopAcquire(b *testing.B, s anchor.Semaphore, n int) {

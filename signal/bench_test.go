@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/evsync/evsync/internal/anchor"
@@ -132,64 +131,29 @@ func BenchmarkWriters(b *testing.B) {
 // constant Stats value instead (control: the same CPU use, without
 // touching the signal). Its allocations are counted too.
 func BenchmarkWritersObserved(b *testing.B) {
-	for _, mode := range []string{"off", "on", "control"} {
+	for _, mode := range anchor.ObserverModes() {
 		b.Run("observer="+mode+"/impl=evsync", func(b *testing.B) {
 			b.ReportAllocs()
 			s := signal.New(0)
-			stop, done := make(chan struct{}), make(chan int)
-			go observe(s, mode, stop, done)
+			stop := anchor.Observe(s, mode)
 			drain(b, anchor.AdaptSignal(s))
-			close(stop)
-			<-done
+			stop()
 		})
 	}
-}
-
-// observe formats s's stats (mode "on") or a constant Stats (mode
-// "control") until stop is closed; mode "off" does nothing. It sends the
-// length of all it formatted on done, so that the work is not optimised
-// away.
-func observe(s *signal.Signal, mode string, stop <-chan struct{}, done chan<- int) {
-	var st signal.Stats
-	n := 0
-	for mode != "off" {
-		select {
-		case <-stop:
-			done <- n
-			return
-		default:
-		}
-		if mode == "on" {
-			n += len(s.String())
-		} else {
-			n += len(st.String())
-		}
-	}
-	<-stop
-	done <- n
 }
 
 // drain splits b.N Add(1) calls among writers goroutines while the calling
 // goroutine reads until it has all b.N units.
 func drain(b *testing.B, s anchor.Signal) {
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range writers {
-		n := b.N / writers
-		if i < b.N%writers {
-			n++
+	start, wait := anchor.Split(writers, b.N, func(n int) {
+		for range n {
+			s.Add(1)
 		}
-		wg.Go(func() {
-			<-start
-			for range n {
-				s.Add(1)
-			}
-		})
-	}
+	})
 	b.ResetTimer()
-	close(start)
+	start()
 	read(b, s, uint64(b.N))
-	wg.Wait()
+	wait()
 }
 
 // read Waits until it has read want units.

@@ -158,46 +158,21 @@ func readLoop(s anchor.Signal, finished *atomic.Bool) (uint64, error) {
 	return waits, nil
 }
 
-// observedWorkload is the writers workload on evsync with a goroutine
-// calling String in a loop (observer=on), none (off), or one formatting a
-// constant Stats instead (control: the same CPU use, without touching the
-// signal). It compares with observer=off.
+// observedWorkload is the writers workload on evsync with an observer
+// (anchor.Observe) calling String in a loop (observer=on), none (off), or
+// one formatting a constant Stats instead (control: the same CPU use,
+// without touching the signal). It compares with observer=off.
 func observedWorkload(w int) workload {
 	wl := workload{name: fmt.Sprintf("signal writers w=%d observed", w),
 		ref: "evsync/observer=off", wakeups: true}
-	for _, mode := range []string{"off", "on", "control"} {
+	for _, mode := range anchor.ObserverModes() {
 		wl.cases = append(wl.cases, bench{"evsync/observer=" + mode, func(stop *atomic.Bool) (tally, error) {
 			s := signal.New(0)
 			defer s.Close()
-			quit, done := make(chan struct{}), make(chan int)
-			go observe(s, mode, quit, done)
-			defer func() { close(quit); <-done }()
+			unobserve := anchor.Observe(s, mode)
+			defer unobserve()
 			return writeAndRead(anchor.AdaptSignal(s), w, stop)
 		}})
 	}
 	return wl
-}
-
-// observe formats s's stats (mode "on") or a constant Stats (mode
-// "control") until quit is closed; mode "off" does nothing. It sends the
-// length of all it formatted on done, so that the work is not optimised
-// away.
-func observe(s *signal.Signal, mode string, quit <-chan struct{}, done chan<- int) {
-	var st signal.Stats
-	n := 0
-	for mode != "off" {
-		select {
-		case <-quit:
-			done <- n
-			return
-		default:
-		}
-		if mode == "on" {
-			n += len(s.String())
-		} else {
-			n += len(st.String())
-		}
-	}
-	<-quit
-	done <- n
 }

@@ -8,21 +8,14 @@ import (
 	"testing"
 
 	"github.com/evsync/evsync/internal/anchor"
+	"github.com/evsync/evsync/signal"
 )
 
 // eachSemaphore runs f on a fresh semaphore of every implementation.
 func eachSemaphore(t *testing.T, limit uint64, f func(t *testing.T, s anchor.Semaphore)) {
 	for _, impl := range anchor.Semaphores() {
 		t.Run(impl.Name, func(t *testing.T) {
-			s, err := impl.New(limit)
-			if errors.Is(err, errors.ErrUnsupported) {
-				t.Skip(err)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = s.Close() })
-			f(t, s)
+			f(t, build(t, func() (anchor.Semaphore, error) { return impl.New(limit) }))
 		})
 	}
 }
@@ -30,20 +23,26 @@ func eachSemaphore(t *testing.T, limit uint64, f func(t *testing.T, s anchor.Sem
 // eachSignal runs f on a fresh signal of every implementation.
 func eachSignal(t *testing.T, f func(t *testing.T, s anchor.Signal)) {
 	for _, impl := range anchor.Signals() {
-		t.Run(impl.Name, func(t *testing.T) {
-			s, err := impl.New()
-			if errors.Is(err, errors.ErrUnsupported) {
-				t.Skip(err)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = s.Close() })
-			f(t, s)
-		})
+		t.Run(impl.Name, func(t *testing.T) { f(t, build(t, impl.New)) })
 	}
 }
 
+// build returns what newFn builds, closed when t ends. It skips t where
+// the implementation is unsupported and fails it on any other error.
+func build[T interface{ Close() error }](t *testing.T, newFn func() (T, error)) T {
+	s, err := newFn()
+	if errors.Is(err, errors.ErrUnsupported) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// TestSemaphoreStartsFull checks that a new semaphore holds its whole limit
+// and that TryAcquire(0) always succeeds.
 func TestSemaphoreStartsFull(t *testing.T) {
 	eachSemaphore(t, 3, func(t *testing.T, s anchor.Semaphore) {
 		for i := range 3 {
@@ -65,6 +64,8 @@ func TestSemaphoreStartsFull(t *testing.T) {
 	})
 }
 
+// TestSemaphoreAcquireCanceled checks that an Acquire whose context ends
+// returns context.Canceled and keeps no unit.
 func TestSemaphoreAcquireCanceled(t *testing.T) {
 	eachSemaphore(t, 1, func(t *testing.T, s anchor.Semaphore) {
 		if !s.TryAcquire(1) {
@@ -122,6 +123,8 @@ func acquire(t *testing.T, s anchor.Semaphore, try bool) {
 	}
 }
 
+// TestSemaphoreMultiUnit checks multi-unit Acquire and TryAcquire where
+// supported (the eventfd semaphore refuses them).
 func TestSemaphoreMultiUnit(t *testing.T) {
 	eachSemaphore(t, 4, func(t *testing.T, s anchor.Semaphore) {
 		if !s.TryAcquire(1) {
@@ -146,6 +149,8 @@ func TestSemaphoreMultiUnit(t *testing.T) {
 	})
 }
 
+// TestSemaphoreOverRelease checks that releasing a unit not held panics
+// where the implementation checks its limit.
 func TestSemaphoreOverRelease(t *testing.T) {
 	eachSemaphore(t, 1, func(t *testing.T, s anchor.Semaphore) {
 		defer func() {
@@ -157,6 +162,8 @@ func TestSemaphoreOverRelease(t *testing.T) {
 	})
 }
 
+// TestSignalAddTake checks that Take and Wait return the sum of the Adds
+// and reset the count.
 func TestSignalAddTake(t *testing.T) {
 	eachSignal(t, func(t *testing.T, s anchor.Signal) {
 		if v := s.Take(); v != 0 {
@@ -178,6 +185,8 @@ func TestSignalAddTake(t *testing.T) {
 	})
 }
 
+// TestSignalWaitCanceled checks that a Wait whose context ends returns 0
+// and context.Canceled and takes nothing.
 func TestSignalWaitCanceled(t *testing.T) {
 	eachSignal(t, func(t *testing.T, s anchor.Signal) {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -260,6 +269,7 @@ func hammer(s anchor.Signal, writers, adds int, taken *atomic.Uint64) {
 	<-taker
 }
 
+// TestSignalPingPong passes one unit back and forth through two signals.
 func TestSignalPingPong(t *testing.T) {
 	eachSignal(t, func(t *testing.T, ping anchor.Signal) {
 		pong, err := anchor.NewTokenSignal()
@@ -287,6 +297,8 @@ func TestSignalPingPong(t *testing.T) {
 	})
 }
 
+// TestEventfdSemaphoreOneUnit checks that the eventfd semaphore refuses
+// more than one unit at a time.
 func TestEventfdSemaphoreOneUnit(t *testing.T) {
 	s, err := anchor.NewEventfdSemaphore(4)
 	if errors.Is(err, errors.ErrUnsupported) {
@@ -304,10 +316,53 @@ func TestEventfdSemaphoreOneUnit(t *testing.T) {
 	}
 }
 
+// TestLimits checks that every implementation refuses a limit of 0.
 func TestLimits(t *testing.T) {
 	for _, impl := range anchor.Semaphores() {
 		if _, err := impl.New(0); err == nil {
 			t.Errorf("%s: New(0) succeeded", impl.Name)
+		}
+	}
+}
+
+// TestObserveStops checks that every observer mode ends when stopped and
+// that mode "off" formats nothing; goleak (TestMain) checks that no
+// goroutine is left behind.
+func TestObserveStops(t *testing.T) {
+	s := signal.New(0)
+	defer s.Close()
+	for _, mode := range anchor.ObserverModes() {
+		if n := anchor.Observe(s, mode)(); mode == "off" && n != 0 {
+			t.Errorf("observer=off formatted %d bytes", n)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Observe with an unknown mode did not panic")
+		}
+	}()
+	anchor.Observe(s, "sometimes")
+}
+
+// TestSplitSharesEvenly checks that Split runs g goroutines whose shares
+// sum to the total and differ by at most one.
+func TestSplitSharesEvenly(t *testing.T) {
+	for _, c := range []struct{ g, total int }{{1, 0}, {3, 10}, {4, 2}, {8, 64}} {
+		var mu sync.Mutex
+		var shares []int
+		start, wait := anchor.Split(c.g, c.total, func(n int) {
+			mu.Lock()
+			shares = append(shares, n)
+			mu.Unlock()
+		})
+		start()
+		wait()
+		sum, lo, hi := 0, c.total, 0
+		for _, n := range shares {
+			sum, lo, hi = sum+n, min(lo, n), max(hi, n)
+		}
+		if len(shares) != c.g || sum != c.total || hi-lo > 1 {
+			t.Errorf("Split(%d, %d) gave shares %v", c.g, c.total, shares)
 		}
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"unsafe"
 
+	"github.com/evsync/evsync/internal/eventfd"
 	"golang.org/x/sys/unix"
 )
 
@@ -15,61 +17,49 @@ import (
 // interrupted, so such waits poll the descriptor instead.
 const pollTick = 10
 
-// eventfd is a kernel eventfd opened in blocking mode: read blocks at 0.
-// Non-blocking reads use preadv2 with RWF_NOWAIT, which eventfd honours,
-// so that the blocking waits the anchors measure stay plain read calls.
+// efd is a kernel eventfd (internal/eventfd) opened in blocking mode: read
+// blocks at 0. Non-blocking reads use preadv2 with RWF_NOWAIT on the same
+// descriptor, which eventfd honours, so that the blocking waits the
+// anchors measure stay plain read calls; internal/eventfd wraps neither
+// that nor a poll with a timeout, so the anchor makes those calls itself.
 //
 // The race detector treats blocking reads and writes as synchronising (x/sys
 // annotates them) but not the raw non-blocking reads.
-type eventfd struct{ fd int }
+type efd struct{ fd *eventfd.FD }
 
-func openEventfd(initial uint64, flags int) (eventfd, error) {
-	fd, err := unix.Eventfd(0, flags|unix.EFD_CLOEXEC)
+// openEfd opens a blocking eventfd holding initial (at most eventfd.Max).
+func openEfd(initial uint64, flags eventfd.Flag) (efd, error) {
+	fd, err := eventfd.Open(initial, flags)
 	if err != nil {
-		return eventfd{}, err
+		return efd{}, err
 	}
-	e := eventfd{fd}
-	e.write(initial) // eventfd(2) takes an unsigned int; write allows 64 bits
-	return e, nil
+	return efd{fd}, nil
 }
 
 // write adds n to the counter (blocking while it would pass the maximum).
-func (e eventfd) write(n uint64) {
+func (e efd) write(n uint64) {
 	if n == 0 {
-		return
+		return // a write of 0 changes nothing: spare the system call
 	}
-	var b [8]byte
-	binary.NativeEndian.PutUint64(b[:], n)
-	for {
-		_, err := unix.Write(e.fd, b[:])
-		if err != unix.EINTR {
-			check("write", err)
-			return
-		}
-	}
+	check(e.fd.Write(n))
 }
 
 // read blocks until the counter is non-zero and returns what read(2)
 // returns: the whole count, or 1 in semaphore mode.
-func (e eventfd) read() uint64 {
-	var b [8]byte
-	for {
-		_, err := unix.Read(e.fd, b[:])
-		if err != unix.EINTR {
-			check("read", err)
-			return binary.NativeEndian.Uint64(b[:])
-		}
-	}
+func (e efd) read() uint64 {
+	v, err := e.fd.Read()
+	check(err)
+	return v
 }
 
 // tryRead is read without blocking: 0 if the counter is 0.
-func (e eventfd) tryRead() uint64 {
+func (e efd) tryRead() uint64 {
 	var b [8]byte
 	iov := unix.Iovec{Base: &b[0]}
 	iov.SetLen(len(b))
 	for {
 		// Offset -1 (both halves set) means the current position.
-		_, _, errno := unix.Syscall6(unix.SYS_PREADV2, uintptr(e.fd),
+		_, _, errno := unix.Syscall6(unix.SYS_PREADV2, uintptr(e.fd.Fd()),
 			uintptr(unsafe.Pointer(&iov)), 1, ^uintptr(0), ^uintptr(0), unix.RWF_NOWAIT)
 		switch errno {
 		case 0:
@@ -79,13 +69,13 @@ func (e eventfd) tryRead() uint64 {
 		case unix.EINTR:
 			continue
 		}
-		check("preadv2", errno)
+		check(os.NewSyscallError("preadv2", errno))
 	}
 }
 
 // readCtx is read that gives up when ctx ends. Without a cancellable
 // context it is a plain blocking read; otherwise it polls every pollTick.
-func (e eventfd) readCtx(ctx context.Context) (uint64, error) {
+func (e efd) readCtx(ctx context.Context) (uint64, error) {
 	if ctx.Done() == nil {
 		return e.read(), nil
 	}
@@ -96,26 +86,27 @@ func (e eventfd) readCtx(ctx context.Context) (uint64, error) {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		fds := [1]unix.PollFd{{Fd: int32(e.fd), Events: unix.POLLIN}}
+		fds := [1]unix.PollFd{{Fd: int32(e.fd.Fd()), Events: unix.POLLIN}}
 		if _, err := unix.Poll(fds[:], pollTick); err != unix.EINTR {
-			check("poll", err)
+			check(os.NewSyscallError("poll", err))
 		}
 	}
 }
 
-func (e eventfd) Close() error { return unix.Close(e.fd) }
+// Close closes the descriptor with eventfd.FD's Close.
+func (e efd) Close() error { return e.fd.Close() }
 
 // check panics on an error the anchors never expect (a bad descriptor).
-func check(op string, err error) {
+func check(err error) {
 	if err != nil {
-		panic("anchor: eventfd " + op + ": " + err.Error())
+		panic("anchor: eventfd: " + err.Error())
 	}
 }
 
 // eventfdSemaphore is an eventfd opened with EFD_SEMAPHORE, holding limit
 // units at first. Each read takes one unit, so it serves n ≤ 1 only.
 // Blocked readers are all woken by a write and race for the units.
-type eventfdSemaphore struct{ eventfd }
+type eventfdSemaphore struct{ efd }
 
 // errMultiUnit is returned by the eventfd semaphore for n > 1.
 var errMultiUnit = fmt.Errorf("anchor: the eventfd semaphore takes one unit at a time: %w",
@@ -126,16 +117,18 @@ var errMultiUnit = fmt.Errorf("anchor: the eventfd semaphore takes one unit at a
 // Acquire returns an error wrapping errors.ErrUnsupported and TryAcquire
 // false for more. Release does not check the limit. Close it when done.
 func NewEventfdSemaphore(limit uint64) (Semaphore, error) {
-	if limit == 0 || limit > 1<<64-2 {
+	if limit == 0 || limit > eventfd.Max {
 		return nil, errLimit("eventfd", limit)
 	}
-	e, err := openEventfd(limit, unix.EFD_SEMAPHORE)
+	e, err := openEfd(limit, eventfd.Semaphore)
 	if err != nil {
 		return nil, err
 	}
 	return eventfdSemaphore{e}, nil
 }
 
+// Acquire takes one unit with a (cancellable) read; n = 0 takes nothing
+// and n > 1 returns errMultiUnit.
 func (s eventfdSemaphore) Acquire(ctx context.Context, n uint64) error {
 	switch {
 	case n == 0:
@@ -147,25 +140,34 @@ func (s eventfdSemaphore) Acquire(ctx context.Context, n uint64) error {
 	return err
 }
 
+// TryAcquire takes one unit with a non-blocking read; it reports true for
+// n = 0 and false for n > 1.
 func (s eventfdSemaphore) TryAcquire(n uint64) bool {
 	return n == 0 || n == 1 && s.tryRead() == 1
 }
 
+// Release writes n to the eventfd.
 func (s eventfdSemaphore) Release(n uint64) { s.write(n) }
 
 // eventfdSignal is a plain eventfd: a read takes the whole count.
-type eventfdSignal struct{ eventfd }
+type eventfdSignal struct{ efd }
 
 // NewEventfdSignal returns a plain eventfd signal with a count of 0. Close
 // it when done.
 func NewEventfdSignal() (Signal, error) {
-	e, err := openEventfd(0, 0)
+	e, err := openEfd(0, 0)
 	if err != nil {
 		return nil, err
 	}
 	return eventfdSignal{e}, nil
 }
 
-func (s eventfdSignal) Add(n uint64)                             { s.write(n) }
+// Add writes n to the eventfd.
+func (s eventfdSignal) Add(n uint64) { s.write(n) }
+
+// Wait reads the whole count, blocking (or polling, for a cancellable ctx)
+// at 0.
 func (s eventfdSignal) Wait(ctx context.Context) (uint64, error) { return s.readCtx(ctx) }
-func (s eventfdSignal) Take() uint64                             { return s.tryRead() }
+
+// Take reads the whole count without blocking.
+func (s eventfdSignal) Take() uint64 { return s.tryRead() }

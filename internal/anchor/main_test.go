@@ -6,4 +6,5 @@ import (
 	"go.uber.org/goleak"
 )
 
+// TestMain fails the package if a test leaves a goroutine behind.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

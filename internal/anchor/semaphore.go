@@ -21,10 +21,17 @@ func NewEvsyncSemaphore(limit uint64) (Semaphore, error) {
 	return evsyncSemaphore{semaphore.New(limit, semaphore.WithLimit(limit))}, nil
 }
 
+// Acquire takes n units with evsync's Acquire.
 func (a evsyncSemaphore) Acquire(ctx context.Context, n uint64) error { return a.s.Acquire(ctx, n) }
-func (a evsyncSemaphore) TryAcquire(n uint64) bool                    { return a.s.TryAcquire(n) }
-func (a evsyncSemaphore) Close() error                                { a.s.Close(); return nil }
 
+// TryAcquire takes n units with evsync's TryAcquire.
+func (a evsyncSemaphore) TryAcquire(n uint64) bool { return a.s.TryAcquire(n) }
+
+// Close closes evsync's semaphore; it always returns nil.
+func (a evsyncSemaphore) Close() error { a.s.Close(); return nil }
+
+// Release gives back n units with evsync's Release and panics on the
+// error it reports for units that are not held.
 func (a evsyncSemaphore) Release(n uint64) {
 	if err := a.s.Release(n); err != nil {
 		panic("anchor: evsync release: " + err.Error())
@@ -44,12 +51,20 @@ func NewXSyncSemaphore(limit uint64) (Semaphore, error) {
 	return xsyncSemaphore{xsem.NewWeighted(int64(limit))}, nil
 }
 
+// Acquire takes n units with x/sync's Acquire.
 func (a xsyncSemaphore) Acquire(ctx context.Context, n uint64) error {
 	return a.w.Acquire(ctx, clampInt64(n))
 }
+
+// TryAcquire takes n units with x/sync's TryAcquire.
 func (a xsyncSemaphore) TryAcquire(n uint64) bool { return a.w.TryAcquire(clampInt64(n)) }
-func (a xsyncSemaphore) Release(n uint64)         { a.w.Release(clampInt64(n)) }
-func (a xsyncSemaphore) Close() error             { return nil }
+
+// Release gives back n units with x/sync's Release, which panics when
+// more are released than are held.
+func (a xsyncSemaphore) Release(n uint64) { a.w.Release(clampInt64(n)) }
+
+// Close does nothing: a Weighted holds no resources.
+func (a xsyncSemaphore) Close() error { return nil }
 
 // clampInt64 maps requests beyond int64 to MaxInt64, which is above any
 // size too and so keeps x/sync's behaviour for requests above the size.
@@ -75,6 +90,8 @@ func NewChanSemaphore(limit uint64) (Semaphore, error) {
 	return make(chanSemaphore, int(limit)), nil
 }
 
+// Acquire sends n tokens into the buffer, one at a time, and takes them
+// back out if ctx ends first.
 func (c chanSemaphore) Acquire(ctx context.Context, n uint64) error {
 	done := ctx.Done()
 	if n > uint64(cap(c)) {
@@ -96,6 +113,8 @@ func (c chanSemaphore) Acquire(ctx context.Context, n uint64) error {
 	return nil
 }
 
+// TryAcquire sends n tokens without blocking, taking back what it sent
+// if the buffer fills first.
 func (c chanSemaphore) TryAcquire(n uint64) bool {
 	for i := range n {
 		select {
@@ -108,6 +127,7 @@ func (c chanSemaphore) TryAcquire(n uint64) bool {
 	return true
 }
 
+// Release receives n tokens from the buffer and panics if it runs dry.
 func (c chanSemaphore) Release(n uint64) {
 	for range n {
 		select {
@@ -118,6 +138,7 @@ func (c chanSemaphore) Release(n uint64) {
 	}
 }
 
+// Close does nothing: the channel needs no closing.
 func (c chanSemaphore) Close() error { return nil }
 
 // condSemaphore is the mutex-and-condition-variable semaphore. It is not
@@ -145,6 +166,8 @@ func NewCondSemaphore(limit uint64) (Semaphore, error) {
 	return s, nil
 }
 
+// Acquire takes n units under mu, waiting on cond while too few are
+// free; a request above the limit waits for ctx to end.
 func (s *condSemaphore) Acquire(ctx context.Context, n uint64) error {
 	if n > s.limit {
 		<-ctx.Done() // never fits: wait for the context, as x/sync does
@@ -213,6 +236,7 @@ func (s *condSemaphore) wake(k uint64) {
 	}
 }
 
+// TryAcquire takes n units under mu if that many are free.
 func (s *condSemaphore) TryAcquire(n uint64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -223,6 +247,8 @@ func (s *condSemaphore) TryAcquire(n uint64) bool {
 	return true
 }
 
+// Release gives back n units under mu and wakes waiters for them; it
+// panics past the limit.
 func (s *condSemaphore) Release(n uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -233,4 +259,5 @@ func (s *condSemaphore) Release(n uint64) {
 	s.wake(n)
 }
 
+// Close does nothing: a sync.Cond holds no resources.
 func (s *condSemaphore) Close() error { return nil }

@@ -18,10 +18,17 @@ func NewEvsyncSignal() (Signal, error) { return AdaptSignal(signal.New(0)), nil 
 // evsync type itself (to call String, say).
 func AdaptSignal(s *signal.Signal) Signal { return evsyncSignal{s} }
 
+// Wait takes the whole count with evsync's Wait.
 func (a evsyncSignal) Wait(ctx context.Context) (uint64, error) { return a.s.Wait(ctx) }
-func (a evsyncSignal) Take() uint64                             { return a.s.Take() }
-func (a evsyncSignal) Close() error                             { a.s.Close(); return nil }
 
+// Take takes the whole count with evsync's Take.
+func (a evsyncSignal) Take() uint64 { return a.s.Take() }
+
+// Close closes evsync's signal; it always returns nil.
+func (a evsyncSignal) Close() error { a.s.Close(); return nil }
+
+// Add adds n with evsync's Add and panics on any error it reports (a sum
+// past signal.Max, use after Close), which the benchmarks never cause.
 func (a evsyncSignal) Add(n uint64) {
 	if err := a.s.Add(n); err != nil {
 		panic("anchor: evsync add: " + err.Error())
@@ -44,6 +51,7 @@ func NewTokenSignal() (Signal, error) {
 	return &tokenSignal{tok: make(chan struct{}, 1)}, nil
 }
 
+// Add adds n to the counter, then drops a token in unless one is there.
 func (s *tokenSignal) Add(n uint64) {
 	if n == 0 {
 		return
@@ -55,6 +63,8 @@ func (s *tokenSignal) Add(n uint64) {
 	}
 }
 
+// Wait receives a token, then swaps the counter with 0, until that finds
+// a non-zero sum or ctx ends.
 func (s *tokenSignal) Wait(ctx context.Context) (uint64, error) {
 	done := ctx.Done()
 	for {
@@ -73,7 +83,10 @@ func (s *tokenSignal) Wait(ctx context.Context) (uint64, error) {
 	}
 }
 
+// Take swaps the counter with 0, leaving any token for a later Wait.
 func (s *tokenSignal) Take() uint64 { return s.n.Swap(0) }
+
+// Close does nothing: the channel needs no closing.
 func (s *tokenSignal) Close() error { return nil }
 
 // condSignal is the mutex-and-condition-variable signal. Add signals one
@@ -92,6 +105,7 @@ func NewCondSignal() (Signal, error) {
 	return s, nil
 }
 
+// Add adds n under mu and signals one waiter.
 func (s *condSignal) Add(n uint64) {
 	s.mu.Lock()
 	s.count += n
@@ -101,6 +115,7 @@ func (s *condSignal) Add(n uint64) {
 	s.mu.Unlock()
 }
 
+// Wait takes the whole count under mu, waiting on cond while it is 0.
 func (s *condSignal) Wait(ctx context.Context) (uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -138,6 +153,7 @@ func (s *condSignal) wakeAll() {
 	s.mu.Unlock()
 }
 
+// Take takes the whole count under mu without waiting.
 func (s *condSignal) Take() uint64 {
 	s.mu.Lock()
 	v := s.count
@@ -146,4 +162,5 @@ func (s *condSignal) Take() uint64 {
 	return v
 }
 
+// Close does nothing: a sync.Cond holds no resources.
 func (s *condSignal) Close() error { return nil }

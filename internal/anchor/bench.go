@@ -1,0 +1,77 @@
+package anchor
+
+import (
+	"sync"
+
+	"github.com/evsync/evsync/signal"
+)
+
+// This file holds the pieces of benchmark drivers that the packages'
+// benchmarks and cmd/evbench share.
+
+// Split starts g goroutines that share total calls among them: each runs
+// f(n) once with its share n, the shares summing to total and differing by
+// at most one. They all wait for start, so that a benchmark can reset its
+// timer in between and release them together; wait waits until every one
+// has returned. Call start exactly once, then wait.
+func Split(g, total int, f func(n int)) (start, wait func()) {
+	var wg sync.WaitGroup
+	ready := make(chan struct{})
+	for i := range g {
+		n := total / g
+		if i < total%g {
+			n++
+		}
+		wg.Go(func() {
+			<-ready
+			f(n)
+		})
+	}
+	return func() { close(ready) }, wg.Wait
+}
+
+// ObserverModes lists the modes of Observe, in the order the benchmarks
+// run them: "off" (no observer, the reference), "on" and "control".
+func ObserverModes() []string { return []string{"off", "on", "control"} }
+
+// Observe starts a goroutine that, until stop is called, calls s.String in
+// a loop (mode "on"), formats a constant signal.Stats in a loop instead
+// (mode "control": the same CPU use and allocations, without touching s)
+// or does nothing (mode "off"). It is the observer of the benchmarks that
+// measure what reading a signal's stats costs its writers and reader.
+//
+// stop ends the goroutine, waits for it and returns the length of all it
+// formatted, so that the work is not optimised away. Observe panics on an
+// unknown mode.
+func Observe(s *signal.Signal, mode string) (stop func() int) {
+	if mode != "off" && mode != "on" && mode != "control" {
+		panic("anchor: unknown observer mode " + mode)
+	}
+	quit, done := make(chan struct{}), make(chan int)
+	go func() { done <- observeLoop(s, mode, quit) }()
+	return func() int {
+		close(quit)
+		return <-done
+	}
+}
+
+// observeLoop is Observe's goroutine: it formats until quit is closed and
+// returns the length of what it formatted.
+func observeLoop(s *signal.Signal, mode string, quit <-chan struct{}) int {
+	var st signal.Stats
+	n := 0
+	for mode != "off" {
+		select {
+		case <-quit:
+			return n
+		default:
+		}
+		if mode == "on" {
+			n += len(s.String())
+		} else {
+			n += len(st.String())
+		}
+	}
+	<-quit
+	return n
+}
