@@ -311,5 +311,8 @@ func (st Stats) String() string {
 // noCopy lets go vet's copylocks check flag copies of a Signal.
 type noCopy struct{}
 
-func (*noCopy) Lock()   {}
+// Lock is a no-op; its presence is what go vet looks for.
+func (*noCopy) Lock() {}
+
+// Unlock is a no-op, the pair of Lock.
 func (*noCopy) Unlock() {}

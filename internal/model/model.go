@@ -308,4 +308,5 @@ func (c *Counter) Validate() error {
 
 type invariantError string
 
+// Error describes the broken invariant.
 func (e invariantError) Error() string { return "model: " + string(e) }

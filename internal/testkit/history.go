@@ -17,6 +17,7 @@ type step struct {
 	hasArg bool
 }
 
+// String formats the step for a failure report.
 func (s step) String() string {
 	if s.hasArg {
 		return fmt.Sprintf("%s(%d)", s.kind, s.v)
