@@ -1,0 +1,260 @@
+package coalesce_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/evsync/evsync/coalesce"
+)
+
+// wakeups drains C without blocking and returns how many tokens and events
+// it found.
+func take(w *coalesce.Waker) (tokens int, events uint64) {
+	for {
+		select {
+		case _, ok := <-w.C():
+			if !ok {
+				return tokens, events + w.Events()
+			}
+			tokens++
+			events += w.Events()
+		default:
+			return tokens, events
+		}
+	}
+}
+
+func want(t *testing.T, w *coalesce.Waker, tokens int, events uint64) {
+	t.Helper()
+	if gt, ge := take(w); gt != tokens || ge != events {
+		t.Fatalf("got %d wakeups for %d events, want %d for %d (%v)", gt, ge, tokens, events, w)
+	}
+}
+
+func TestAuditOneWakeupPerWindow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := coalesce.New(5 * time.Millisecond)
+		defer w.Close()
+		w.Wake()
+		time.Sleep(3 * time.Millisecond) // fake clock: moves time, not a hand-shake
+		w.Wake()
+		w.Wake()
+		synctest.Wait()
+		want(t, w, 0, 0) // later events neither wake nor extend
+		time.Sleep(2 * time.Millisecond)
+		synctest.Wait()
+		want(t, w, 1, 3) // exactly delay after the first event
+		if st := w.Stats(); st.Armed || st.Pending != 0 {
+			t.Fatalf("timer left armed with nothing pending: %v", st)
+		}
+	})
+}
+
+func TestZeroDelayWakesAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := coalesce.New(0)
+		defer w.Close()
+		w.Wake()
+		want(t, w, 1, 1)
+		w.Wake()
+		w.Wake() // the token of the second is not consumed yet: merges
+		want(t, w, 1, 2)
+	})
+}
+
+func TestMaxBatchWakesAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := coalesce.New(time.Second, coalesce.WithMaxBatch(3))
+		defer w.Close()
+		w.Wake()
+		w.Wake()
+		want(t, w, 0, 0)
+		w.Wake()
+		want(t, w, 1, 3)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		want(t, w, 0, 0) // the batch cancelled the window's timer
+	})
+}
+
+func TestDebounceWaitsForQuiet(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := coalesce.New(4*time.Millisecond, coalesce.WithMaxWait(100*time.Millisecond))
+		defer w.Close()
+		w.Wake()
+		time.Sleep(3 * time.Millisecond)
+		w.Wake()
+		time.Sleep(3 * time.Millisecond) // 6 ms: the first timer found a new event and re-armed
+		synctest.Wait()
+		want(t, w, 0, 0)
+		time.Sleep(2 * time.Millisecond) // 8 ms: a full quiet delay since the re-arm
+		synctest.Wait()
+		want(t, w, 1, 2)
+	})
+}
+
+func TestDebounceMaxWaitServesASteadyStream(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const delay, maxWait = 4 * time.Millisecond, 20 * time.Millisecond
+		w := coalesce.New(delay, coalesce.WithMaxWait(maxWait))
+		defer w.Close()
+		start := time.Now()
+		var first time.Duration
+		for time.Since(start) < 3*maxWait {
+			w.Wake()
+			time.Sleep(time.Millisecond) // never quiet for the delay
+			synctest.Wait()
+			if n, _ := take(w); n > 0 && first == 0 {
+				first = time.Since(start)
+			}
+		}
+		if first == 0 || first > maxWait+time.Millisecond {
+			t.Fatalf("first wakeup of a steady stream after %v, want within maxWait %v", first, maxWait)
+		}
+	})
+}
+
+func TestFlushNeverCausesASecondWakeup(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := coalesce.New(5 * time.Millisecond)
+		defer w.Close()
+		w.Wake()
+		w.Wake()
+		w.Flush()
+		want(t, w, 1, 2)
+		time.Sleep(10 * time.Millisecond)
+		synctest.Wait()
+		want(t, w, 0, 0)
+		w.Flush() // nothing pending: no wakeup
+		want(t, w, 0, 0)
+	})
+}
+
+func TestCloseStopsTheTimerAndKeepsEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := coalesce.New(5 * time.Millisecond)
+		w.Wake()
+		w.Wake()
+		w.Close()
+		w.Wake() // no-op
+		time.Sleep(10 * time.Millisecond)
+		synctest.Wait()
+		n, err := w.Wait(context.Background())
+		if n != 2 || err != nil {
+			t.Fatalf("Wait after Close = %d, %v; want the 2 events noted before", n, err)
+		}
+		if _, err := w.Wait(context.Background()); !errors.Is(err, coalesce.ErrClosed) {
+			t.Fatalf("second Wait after Close = %v", err)
+		}
+		if w.Stats().Wakeups != 0 {
+			t.Fatal("the timer fired after Close")
+		}
+		w.Close()
+	})
+}
+
+func TestWaitReportsEventsAndCancels(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := coalesce.New(time.Millisecond)
+		defer w.Close()
+		got := make(chan uint64, 1)
+		go func() {
+			n, _ := w.Wait(context.Background())
+			got <- n
+		}()
+		w.Wake()
+		w.Wake()
+		if n := <-got; n != 2 {
+			t.Fatalf("Wait = %d, want 2", n)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := w.Wait(ctx); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Wait(cancelled) = %v", err)
+		}
+		if _, err := w.Wait(nilCtx); !errors.Is(err, coalesce.ErrInvalid) {
+			t.Fatalf("Wait(nil) = %v", err)
+		}
+	})
+}
+
+// nilCtx is a nil context, for the ErrInvalid case.
+var nilCtx context.Context
+
+func TestFlushRacingTheTimer(t *testing.T) {
+	// Flush at the very moment the timer fires: exactly one wakeup, and a
+	// later window still gets its own full delay.
+	synctest.Test(t, func(t *testing.T) {
+		w := coalesce.New(5 * time.Millisecond)
+		defer w.Close()
+		for range 20 {
+			w.Wake()
+			time.Sleep(5 * time.Millisecond)
+			w.Flush()
+			synctest.Wait()
+			want(t, w, 1, 1)
+		}
+	})
+}
+
+func TestBadArguments(t *testing.T) {
+	for name, f := range map[string]func(){
+		"negative delay":      func() { coalesce.New(-1) },
+		"delay above max":     func() { coalesce.New(coalesce.MaxDelay + 1) },
+		"batch zero":          func() { coalesce.WithMaxBatch(0) },
+		"maxWait zero":        func() { coalesce.WithMaxWait(0) },
+		"maxWait below delay": func() { coalesce.New(time.Millisecond, coalesce.WithMaxWait(time.Microsecond)) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				r, _ := recover().(string)
+				if len(r) < 10 || r[:10] != "coalesce: " {
+					t.Fatalf("panic = %q, want a \"coalesce: ...\" message", r)
+				}
+			}()
+			f()
+		})
+	}
+}
+
+func TestWakeDoesNotAllocate(t *testing.T) {
+	w := coalesce.New(time.Hour / 3600)
+	defer w.Close()
+	w.Wake() // arms the timer once
+	if a := testing.AllocsPerRun(1000, w.Wake); a != 0 {
+		t.Fatalf("Wake allocates %v times", a)
+	}
+}
+
+func TestCloseRacingTheTimerLeavesNothingRunning(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for range 20 {
+			w := coalesce.New(5 * time.Millisecond)
+			w.Wake()
+			time.Sleep(5 * time.Millisecond) // the timer is due now
+			w.Close()
+			// The bubble's goroutines must all be gone or durably blocked:
+			// synctest.Test fails if a callback were left running.
+			synctest.Wait()
+			if st := w.Stats(); st.Armed || !st.Closed {
+				t.Fatalf("after Close: %v", st)
+			}
+		}
+	})
+}
+
+func TestRealClockNoLostWakeup(t *testing.T) {
+	// On the real clock, the window's wakeup must come (a timer run taken
+	// for stale would lose it). The wait is bounded by the test timeout.
+	w := coalesce.New(time.Millisecond)
+	defer w.Close()
+	for range 200 {
+		w.Wake()
+		if n, err := w.Wait(context.Background()); n == 0 || err != nil {
+			t.Fatalf("Wait = %d, %v", n, err)
+		}
+	}
+}
