@@ -184,12 +184,16 @@ func (c *Coalescer) Flush() {
 }
 
 // TryWait models Wait without waiting. If a token is outstanding it takes
-// it and returns the delivered events. Otherwise, after Close, it returns
-// every event left (delivered or pending) until none are, then ErrClosed;
-// on an open Coalescer it returns ok false: Wait would park.
+// it and returns the delivered events (after Close, the pending ones too:
+// nothing will deliver them any more). Otherwise, after Close, it returns
+// every event left until none are, then ErrClosed; on an open Coalescer it
+// returns ok false: Wait would park.
 func (c *Coalescer) TryWait() (events uint64, ok bool, err error) {
 	if c.token {
 		events, c.delivered, c.token = c.delivered, 0, false
+		if c.closed {
+			events, c.pending = events+c.pending, 0
+		}
 		return events, true, nil
 	}
 	if !c.closed {
