@@ -66,6 +66,9 @@ type Waker struct {
 	start     time.Time     // debounce: when the window's first event armed the timer; only with mu held
 	wakeups   uint64        // wakeups fired; only with mu held
 	cbDone    chan struct{} // closed when the last stale callback is gone, if Close waits
+
+	fn   func(events uint64) // WithFunc: called per wakeup instead of C
+	fnMu sync.Mutex          // held while fn runs: calls never overlap, and Close waits for one
 }
 
 // New returns a Waker with the given delay. It panics if delay is negative
@@ -104,17 +107,33 @@ func (w *Waker) Wake() {
 // arm starts the window for the first pending event.
 func (w *Waker) arm() {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if w.closed.Load() || w.armed || w.pending.Load() == 0 {
+		w.mu.Unlock()
 		return // closed, already armed, or flushed meanwhile
 	}
 	if w.delay == 0 {
-		w.fireLocked()
+		w.unlockAndCall(w.fireLocked())
 		return
 	}
 	w.set(w.delay)
 	if w.maxWait != 0 {
 		w.seen, w.start = w.pending.Load(), time.Now()
+	}
+	w.mu.Unlock()
+}
+
+// unlockAndCall releases mu and, in WithFunc mode, calls fn for a wakeup
+// of n events. fn runs outside mu (so it may take its own locks and call
+// Wake) but under fnMu, so calls never overlap.
+func (w *Waker) unlockAndCall(n uint64) {
+	w.mu.Unlock()
+	if n == 0 || w.fn == nil {
+		return
+	}
+	w.fnMu.Lock()
+	defer w.fnMu.Unlock()
+	if !w.closed.Load() {
+		w.fn(n)
 	}
 }
 
@@ -147,19 +166,20 @@ func (w *Waker) stop() {
 // nothing.
 func (w *Waker) expire() {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if !w.armed || time.Now().Before(w.deadline) {
 		w.stale--
 		if w.stale == 0 && w.cbDone != nil {
 			close(w.cbDone) // Close is waiting for the last one
 		}
+		w.mu.Unlock()
 		return
 	}
 	w.armed = false // this run is the timer's: nothing left to stop
 	if w.maxWait != 0 && w.extend() {
+		w.mu.Unlock()
 		return
 	}
-	w.fireLocked()
+	w.unlockAndCall(w.fireLocked())
 }
 
 // extend re-arms a debounce timer while events keep arriving and maxWait
@@ -175,31 +195,36 @@ func (w *Waker) extend() bool {
 	return true
 }
 
-// fireLocked hands the pending events to the consumer as one wakeup.
-// Only with mu held.
-func (w *Waker) fireLocked() {
+// fireLocked hands the pending events to the consumer as one wakeup and
+// returns how many there were. In WithFunc mode the caller passes that to
+// unlockAndCall instead. Only with mu held.
+func (w *Waker) fireLocked() uint64 {
 	w.stop()
 	n := w.pending.Swap(0)
 	if n == 0 {
-		return
+		return 0
+	}
+	w.wakeups++
+	if w.fn != nil {
+		return n
 	}
 	w.delivered += n
-	w.wakeups++
 	select {
 	case w.c <- struct{}{}:
 	default: // the previous wakeup is not consumed yet: this one merges into it
 	}
+	return n
 }
 
 // Flush wakes the consumer now for the pending events, if any, and cancels
 // the pending timer: the same events never cause a second wakeup.
 func (w *Waker) Flush() {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if w.closed.Load() {
+		w.mu.Unlock()
 		return
 	}
-	w.fireLocked()
+	w.unlockAndCall(w.fireLocked())
 }
 
 // C returns the channel that receives one token per wakeup (wakeups that
@@ -245,7 +270,8 @@ func (w *Waker) Wait(ctx context.Context) (events uint64, err error) {
 }
 
 // Close stops the waker: the timer is stopped, and when Close returns no
-// callback is running and none will. C is closed; the events noted before
+// callback is running and none will (in WithFunc mode, fn is not running
+// and will not be called again; fn must not call Close itself). C is closed; the events noted before
 // Close stay readable through Events and Wait. Later Wake calls do
 // nothing. Close is idempotent.
 func (w *Waker) Close() {
@@ -266,6 +292,11 @@ func (w *Waker) Close() {
 	if wait != nil {
 		<-wait
 	}
+	// A WithFunc call under way finishes before Close returns; later ones
+	// see closed and do not run fn.
+	w.fnMu.Lock()
+	//lint:ignore SA2001 the empty critical section is the wait
+	w.fnMu.Unlock()
 }
 
 // Stats is a snapshot of a Waker's state.

@@ -258,3 +258,35 @@ func TestRealClockNoLostWakeup(t *testing.T) {
 		}
 	}
 }
+
+func TestWithFuncCallsInsteadOfC(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var calls, events uint64
+		w := coalesce.New(5*time.Millisecond, coalesce.WithFunc(func(n uint64) {
+			calls++ // calls never overlap: no lock needed
+			events += n
+		}), coalesce.WithMaxBatch(4))
+		w.Wake()
+		w.Wake()
+		time.Sleep(5 * time.Millisecond)
+		synctest.Wait()
+		for range 4 {
+			w.Wake() // the fourth reaches the batch threshold
+		}
+		w.Wake()
+		w.Close() // the pending event is dropped with the timer
+		time.Sleep(10 * time.Millisecond)
+		synctest.Wait()
+		if calls != 2 || events != 6 {
+			t.Fatalf("fn called %d times for %d events, want 2 for 6", calls, events)
+		}
+		select {
+		case _, ok := <-w.C():
+			if ok {
+				t.Fatal("a token on C in WithFunc mode")
+			}
+		default:
+			t.Fatal("C not closed by Close")
+		}
+	})
+}

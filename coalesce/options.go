@@ -29,3 +29,15 @@ func WithMaxWait(maxWait time.Duration) Option {
 	}
 	return optionFunc(func(w *Waker) { w.maxWait = maxWait })
 }
+
+// WithFunc makes each wakeup a call of fn with the number of events it
+// covers, instead of a token on C (C then only closes at Close). Calls never
+// overlap and run on the goroutine that caused the wakeup (a Wake, Flush or
+// the timer's), outside the Waker's lock, so fn may call Wake and Flush; it
+// must not block for long and must not call Close. fn must not be nil.
+func WithFunc(fn func(events uint64)) Option {
+	if fn == nil {
+		panic("coalesce: WithFunc(nil)")
+	}
+	return optionFunc(func(w *Waker) { w.fn = fn })
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/evsync/evsync/signal"
 )
@@ -54,4 +55,23 @@ func ExampleSignal_Add() {
 	sig := signal.New(signal.Max)
 	fmt.Println(sig.Add(1), sig.Add(1<<64-1))
 	// Output: evsync: operation would block evsync: invalid argument
+}
+
+// WithWakeDelay coalesces a burst of adds into one wakeup of a blocked
+// reader, while the count itself is visible at once.
+func ExampleWithWakeDelay() {
+	sig := signal.New(0, signal.WithWakeDelay(2*time.Millisecond), signal.WithWakeBatch(100))
+	defer sig.Close()
+	go func() {
+		for range 100 {
+			sig.Add(1) // the hundredth reaches the batch threshold: wake now
+		}
+	}()
+	total := uint64(0)
+	for total < 100 {
+		n, _ := sig.Wait(context.Background())
+		total += n
+	}
+	fmt.Println("events:", total)
+	// Output: events: 100
 }

@@ -1,5 +1,38 @@
 package signal
 
-// An Option configures a Signal in New. The coalescing options (a delayed
-// wakeup for blocked readers) are built on package coalesce.
+import (
+	"time"
+
+	"github.com/evsync/evsync/coalesce"
+)
+
+// An Option configures a Signal in New.
 type Option interface{ apply(*Signal) }
+
+type optionFunc func(*Signal)
+
+func (f optionFunc) apply(s *Signal) { f(s) }
+
+// WithWakeDelay delays the wakeup of readers already blocked in Wait (and
+// of Ready channels) by up to d after an Add, so that the adds of a burst
+// cost one wakeup; it is built on package coalesce's default policy: the
+// first Add after an idle period arms one timer, later ones neither re-arm
+// nor extend it. The count itself is visible at once: Take, Count and a
+// Wait that finds it non-zero never wait for the delay. It panics if d is
+// negative or above coalesce.MaxDelay.
+func WithWakeDelay(d time.Duration) Option {
+	if d < 0 || d > coalesce.MaxDelay {
+		panic("signal: wake delay must be between 0 and coalesce.MaxDelay")
+	}
+	return optionFunc(func(s *Signal) { s.delay, s.delayed = d, true })
+}
+
+// WithWakeBatch wakes blocked readers at once when n adds are pending,
+// without waiting for the delay set with WithWakeDelay (which it requires).
+// It panics if n is 0.
+func WithWakeBatch(n uint64) Option {
+	if n == 0 {
+		panic("signal: WithWakeBatch(0)")
+	}
+	return optionFunc(func(s *Signal) { s.batch = n })
+}

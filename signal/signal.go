@@ -6,7 +6,9 @@ package signal
 import (
 	"context"
 	"fmt"
+	"time"
 
+	"github.com/evsync/evsync/coalesce"
 	"github.com/evsync/evsync/internal/spin"
 )
 
@@ -57,6 +59,11 @@ type Signal struct {
 	readers spin.Queue // Wait callers; only with mu held
 	writers spin.Queue // AddWait callers; only with mu held
 	ready   spin.Notifier
+
+	wake    *coalesce.Waker // WithWakeDelay: delays waking blocked readers; nil if not set
+	delay   time.Duration   // options, read by New
+	delayed bool
+	batch   uint64
 }
 
 // New returns a signal whose count starts at initial. It panics if initial
@@ -69,8 +76,26 @@ func New(initial uint64, opts ...Option) *Signal {
 	for _, o := range opts {
 		o.apply(s)
 	}
+	if s.batch != 0 && !s.delayed {
+		panic("signal: WithWakeBatch without WithWakeDelay")
+	}
+	if s.delayed {
+		copts := []coalesce.Option{coalesce.WithFunc(s.delayedWake)}
+		if s.batch != 0 {
+			copts = append(copts, coalesce.WithMaxBatch(s.batch))
+		}
+		s.wake = coalesce.New(s.delay, copts...)
+	}
 	s.count.Store(initial)
 	return s
+}
+
+// delayedWake is the coalescer's wakeup: it serves the readers blocked
+// since the adds it covers.
+func (s *Signal) delayedWake(uint64) {
+	s.mu.Lock()
+	s.settle()
+	s.mu.Unlock()
 }
 
 // Add adds n to the count. It never blocks: it returns ErrWouldBlock,
@@ -92,6 +117,10 @@ func (s *Signal) Add(n uint64) error {
 // re-checks the count (see internal/spin).
 func (s *Signal) added(n uint64) {
 	if n != 0 && (s.readers.Len() != 0 || s.ready.Armed()) {
+		if s.wake != nil {
+			s.wake.Wake() // the coalescer calls delayedWake within the delay
+			return
+		}
 		s.mu.Lock()
 		s.settle()
 		s.mu.Unlock()
@@ -267,6 +296,11 @@ func (s *Signal) Count() uint64 { return s.count.Load() }
 // ErrClosed from then on, blocked AddWait callers included. Close is
 // idempotent.
 func (s *Signal) Close() {
+	if s.wake != nil {
+		// Before taking mu: a delayed wakeup under way takes mu itself, and
+		// Close waits for it. Close's own settle serves every reader.
+		s.wake.Close()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.count.Close() {

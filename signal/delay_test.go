@@ -1,0 +1,107 @@
+package signal_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/evsync/evsync/internal/testkit"
+	"github.com/evsync/evsync/signal"
+)
+
+func TestWakeDelayCoalescesABurst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := signal.New(0, signal.WithWakeDelay(5*time.Millisecond))
+		defer s.Close()
+		r := park(context.Background(), s)
+		for range 3 {
+			testkit.MustNil(t, s.Add(1))
+			time.Sleep(time.Millisecond) // fake clock
+		}
+		synctest.Wait()
+		testkit.Pending(t, r) // 3 ms in: the window is still open
+		time.Sleep(2 * time.Millisecond)
+		if got := <-r; got.v != 3 || got.err != nil {
+			t.Fatalf("Wait = %+v, want the burst of 3 in one wakeup", got)
+		}
+	})
+}
+
+func TestWakeDelayCountIsVisibleAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := signal.New(0, signal.WithWakeDelay(5*time.Millisecond))
+		defer s.Close()
+		testkit.MustNil(t, s.Add(2))
+		if v, err := s.Wait(context.Background()); v != 2 || err != nil {
+			t.Fatalf("a Wait that finds the count = %d, %v; want 2 at once", v, err)
+		}
+		r := park(context.Background(), s)
+		testkit.MustNil(t, s.Add(1))
+		if s.Count() != 1 {
+			t.Fatalf("Count = %d, want 1 at once", s.Count())
+		}
+		if v := s.Take(); v != 1 {
+			t.Fatalf("Take = %d, want 1 at once", v)
+		}
+		time.Sleep(10 * time.Millisecond)
+		synctest.Wait()
+		testkit.Pending(t, r) // the delayed wakeup found nothing left: still waiting
+		testkit.MustNil(t, s.Add(4))
+		time.Sleep(5 * time.Millisecond)
+		if got := <-r; got.v != 4 {
+			t.Fatalf("Wait = %+v, want 4", got)
+		}
+	})
+}
+
+func TestWakeBatchWakesAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := signal.New(0, signal.WithWakeDelay(time.Second), signal.WithWakeBatch(3))
+		defer s.Close()
+		r := park(context.Background(), s)
+		for range 3 {
+			testkit.MustNil(t, s.Add(1))
+		}
+		if got := <-r; got.v != 3 {
+			t.Fatalf("Wait = %+v, want 3 at the threshold", got)
+		}
+	})
+}
+
+func TestWakeDelayClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := signal.New(0, signal.WithWakeDelay(5*time.Millisecond))
+		r := park(context.Background(), s)
+		testkit.MustNil(t, s.Add(7))
+		s.Close() // the delayed wakeup is cancelled; Close serves the reader itself
+		if got := <-r; got.v != 7 || got.err != nil {
+			t.Fatalf("Wait = %+v, want the 7 added before Close", got)
+		}
+		if _, err := s.Wait(context.Background()); !errors.Is(err, signal.ErrClosed) {
+			t.Fatalf("Wait after = %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+		synctest.Wait() // nothing left running in the bubble
+	})
+}
+
+func TestWakeDelayOptionPanics(t *testing.T) {
+	for name, f := range map[string]func(){
+		"negative delay":      func() { signal.WithWakeDelay(-1) },
+		"delay above max":     func() { signal.WithWakeDelay(2 * time.Second) },
+		"batch zero":          func() { signal.WithWakeBatch(0) },
+		"batch without delay": func() { signal.New(0, signal.WithWakeBatch(2)) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				r, _ := recover().(string)
+				if len(r) < 8 || r[:8] != "signal: " {
+					t.Fatalf("panic = %q, want a \"signal: ...\" message", r)
+				}
+			}()
+			f()
+		})
+	}
+}
