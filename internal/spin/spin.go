@@ -160,9 +160,6 @@ func (w *Waiter) Settled() (settled, wasGranted bool) {
 	return w.state != pending, w.state == granted
 }
 
-// Queued reports whether w is still on a queue. Only with the lock held.
-func (w *Waiter) Queued() bool { return w.queued }
-
 // A Lock is the owner's mutex. Unlock also wakes the waiters settled
 // while it was held, after releasing it (see the package doc). The zero
 // value is an unlocked Lock.
@@ -328,10 +325,9 @@ type Notifier struct {
 	ch    chan struct{} // only with the owner's lock held
 }
 
+// closedCh is always ready: Ready's answer when no wait is needed (no allocation).
 var closedCh = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
-// Closed returns a channel that is always ready (no allocation).
-func Closed() <-chan struct{} { return closedCh }
 
 // Arm returns the channel the next Fire closes, making one if needed. The
 // caller holds the lock and must re-check its condition after Arm returns
