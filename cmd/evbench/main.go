@@ -21,7 +21,8 @@
 //
 // A progress line is written to stderr while it runs. Flags: -duration
 // sets the time per case, -quick runs each case for 100ms (a smoke run),
-// -match keeps the cases whose "workload impl" contains a string.
+// -match keeps the cases whose "workload impl" contains a string. A second
+// table, the seed workload, follows (see seed.go; -sweep for its rate sweep).
 //
 // Operations: an Acquire+Release or TryAcquire+Release pair, an Add+Take
 // pair, a ping-pong round trip, one Add(1) in the writers workloads.
@@ -36,9 +37,10 @@ import (
 )
 
 func main() {
-	d := flag.Duration("duration", 800*time.Millisecond, "how long to run each case")
+	d := flag.Duration("duration", 600*time.Millisecond, "how long to run each case")
 	quick := flag.Bool("quick", false, "run each case for 100ms (smoke run)")
 	match := flag.String("match", "", "run only cases whose \"workload impl\" contains this")
+	sweep := flag.Bool("sweep", false, "run the seed workload's write-rate sweep instead of its table")
 	flag.Parse()
 	if *quick {
 		*d = 100 * time.Millisecond
@@ -46,6 +48,9 @@ func main() {
 	rows, err := runAll(selectCases(workloads(), *match), *d)
 	fmt.Fprintf(os.Stderr, "\r%-70s\r", "")
 	printTable(os.Stdout, rows)
+	if err == nil {
+		err = runSeedTable(os.Stdout, *d, *quick, *sweep, *match)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "evbench:", err)
 		os.Exit(1)
