@@ -308,6 +308,12 @@ type Stats struct {
 	Closed    bool
 }
 
+// Pending returns the events noted since the last wakeup: non-zero while
+// a window is open. It is one atomic load, for producers that need to
+// know whether a wakeup is already on its way (package signal notes only
+// the first add of a window this way).
+func (w *Waker) Pending() uint64 { return w.pending.Load() }
+
 // Stats returns a snapshot. It takes the lock briefly to copy the fields
 // and formats nothing under it.
 func (w *Waker) Stats() Stats {

@@ -117,7 +117,7 @@ func tryWait(w *coalesce.Waker) (events uint64, ok bool) {
 func compare(w *coalesce.Waker, m *model.Coalescer) string {
 	st := w.Stats()
 	armed, _ := m.Armed()
-	if st.Pending != m.Pending() || st.Wakeups != m.Wakeups() || st.Armed != armed || st.Closed != m.Closed() {
+	if st.Pending != m.Pending() || w.Pending() != m.Pending() || st.Wakeups != m.Wakeups() || st.Armed != armed || st.Closed != m.Closed() {
 		return fmt.Sprintf("real %v, model pending=%d wakeups=%d armed=%v closed=%v",
 			st, m.Pending(), m.Wakeups(), armed, m.Closed())
 	}

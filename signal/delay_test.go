@@ -70,6 +70,29 @@ func TestWakeBatchWakesAtOnce(t *testing.T) {
 	})
 }
 
+// TestWakeBatchCountsUnits: the threshold is on the count, so one large
+// add wakes at once, and adds below it still wait for the delay.
+func TestWakeBatchCountsUnits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := signal.New(0, signal.WithWakeDelay(time.Second), signal.WithWakeBatch(64))
+		defer s.Close()
+		r := park(context.Background(), s)
+		testkit.MustNil(t, s.Add(63))
+		synctest.Wait()
+		testkit.Pending(t, r) // 63 < 64: the delay applies
+		testkit.MustNil(t, s.Add(100))
+		if got := <-r; got.v != 163 {
+			t.Fatalf("Wait = %+v, want 163 at once", got)
+		}
+		r = park(context.Background(), s)
+		start := time.Now()
+		testkit.MustNil(t, s.Add(1))
+		if got := <-r; got.v != 1 || time.Since(start) != time.Second {
+			t.Fatalf("Wait = %+v after %v, want 1 after the 1s delay", got, time.Since(start))
+		}
+	})
+}
+
 func TestWakeDelayClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := signal.New(0, signal.WithWakeDelay(5*time.Millisecond))

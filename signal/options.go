@@ -27,9 +27,10 @@ func WithWakeDelay(d time.Duration) Option {
 	return optionFunc(func(s *Signal) { s.delay, s.delayed = d, true })
 }
 
-// WithWakeBatch wakes blocked readers at once when n adds are pending,
-// without waiting for the delay set with WithWakeDelay (which it requires).
-// It panics if n is 0.
+// WithWakeBatch wakes blocked readers at once when an add brings the
+// count to n or more, without waiting for the delay set with WithWakeDelay
+// (which it requires): a burst big enough to be worth a wakeup gets one at
+// once, and only a trickle waits for the delay. It panics if n is 0.
 func WithWakeBatch(n uint64) Option {
 	if n == 0 {
 		panic("signal: WithWakeBatch(0)")

@@ -80,11 +80,7 @@ func New(initial uint64, opts ...Option) *Signal {
 		panic("signal: WithWakeBatch without WithWakeDelay")
 	}
 	if s.delayed {
-		copts := []coalesce.Option{coalesce.WithFunc(s.delayedWake)}
-		if s.batch != 0 {
-			copts = append(copts, coalesce.WithMaxBatch(s.batch))
-		}
-		s.wake = coalesce.New(s.delay, copts...)
+		s.wake = coalesce.New(s.delay, coalesce.WithFunc(s.delayedWake))
 	}
 	s.count.Store(initial)
 	return s
@@ -116,14 +112,36 @@ func (s *Signal) Add(n uint64) error {
 // queue after the add pairs with a reader publishing its Push before it
 // re-checks the count (see internal/spin).
 func (s *Signal) added(n uint64) {
-	if n != 0 && (s.readers.Len() != 0 || s.ready.Armed()) {
-		if s.wake != nil {
-			s.wake.Wake() // the coalescer calls delayedWake within the delay
-			return
-		}
-		s.mu.Lock()
-		s.settle()
-		s.mu.Unlock()
+	if n == 0 || (s.readers.Len() == 0 && !s.ready.Armed()) {
+		return
+	}
+	if s.wake != nil {
+		s.addedDelayed()
+		return
+	}
+	s.mu.Lock()
+	s.settle()
+	s.mu.Unlock()
+}
+
+// addedDelayed tells the coalescer about an add that a blocked reader (or
+// a Ready channel) waits for; the coalescer calls delayedWake within the
+// delay. Only the first add of a window notes an event: the count already
+// holds the sum, so the adds after it only load the coalescer's pending
+// count. That keeps them from writing a second shared cache line, which
+// would cost several times the add itself while writers run unthrottled.
+//
+// No add is missed: an add that finds an event pending made its units
+// visible before that load, and the wakeup that clears the event reads
+// the count only after clearing it, so it sees them.
+func (s *Signal) addedDelayed() {
+	if s.batch != 0 && s.count.Load() >= s.batch {
+		s.wake.Wake() // make sure there is an event to flush
+		s.wake.Flush()
+		return
+	}
+	if s.wake.Pending() == 0 {
+		s.wake.Wake()
 	}
 }
 

@@ -1,0 +1,175 @@
+package signal_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/evsync/evsync/signal"
+	"pgregory.net/rapid"
+)
+
+// delayModel is what a delayed signal with one reader must do, on an
+// explicit clock: an add that finds the reader blocked opens a window
+// (unless one is open), and the window's end hands the reader the whole
+// count, if there is any; an add that brings the count to the batch
+// threshold ends the window at once. Take and a reader that finds a
+// non-zero count are never delayed.
+type delayModel struct {
+	delay    time.Duration
+	batch    uint64
+	now      time.Duration
+	count    uint64
+	parked   bool          // the reader is blocked in Wait
+	open     bool          // a window is open: a wakeup is due at deadline
+	deadline time.Duration // only while open
+	got      []delayRead   // reader returns not yet checked
+}
+
+// delayRead is one return of the reader's Wait: the sum and when.
+type delayRead struct {
+	v  uint64
+	at time.Duration
+}
+
+func (m *delayModel) add(n uint64) {
+	m.count += n
+	if n == 0 || !m.parked {
+		return
+	}
+	if m.batch != 0 && m.count >= m.batch {
+		m.open = false
+		m.serve()
+		return
+	}
+	if !m.open {
+		m.open, m.deadline = true, m.now+m.delay
+	}
+}
+
+// serve hands the count to the blocked reader, if there is any count.
+func (m *delayModel) serve() {
+	if m.count != 0 {
+		m.got = append(m.got, delayRead{m.count, m.now})
+		m.count, m.parked = 0, false
+	}
+}
+
+func (m *delayModel) park() {
+	m.parked = true
+	m.serve() // a Wait that finds a count takes it at once
+}
+
+func (m *delayModel) advance(d time.Duration) {
+	end := m.now + d
+	if m.open && m.deadline <= end {
+		m.now, m.open = m.deadline, false
+		m.serve()
+	}
+	m.now = end
+}
+
+// delayRun drives a real delayed signal and the model with ops, in a
+// synctest bubble, and returns the first difference or "".
+func delayRun(delay time.Duration, batch uint64, ops []delayOp) string {
+	var opts []signal.Option
+	opts = append(opts, signal.WithWakeDelay(delay))
+	if batch != 0 {
+		opts = append(opts, signal.WithWakeBatch(batch))
+	}
+	s := signal.New(0, opts...)
+	defer s.Close()
+	m := &delayModel{delay: delay, batch: batch}
+	start := time.Now()
+	reads := make(chan delayRead, 1)
+	for i, o := range ops {
+		switch o.kind {
+		case "add":
+			if err := s.Add(o.n); err != nil {
+				return fmt.Sprintf("step %d: Add(%d) = %v", i, o.n, err)
+			}
+			m.add(o.n)
+		case "take":
+			if v, want := s.Take(), m.count; v != want {
+				return fmt.Sprintf("step %d: Take = %d, model %d", i, v, want)
+			}
+			m.count = 0
+		case "park":
+			if m.parked {
+				continue
+			}
+			go func() {
+				v, _ := s.Wait(context.Background())
+				reads <- delayRead{v, time.Since(start)}
+			}()
+			m.park()
+		case "advance":
+			time.Sleep(o.d) // the bubble's fake clock
+			m.advance(o.d)
+		}
+		synctest.Wait()
+		if diff := delayCompare(s, m, reads); diff != "" {
+			return fmt.Sprintf("after step %d (%+v) at %v: %s", i, o, m.now, diff)
+		}
+	}
+	s.Close() // ends a reader still blocked
+	return ""
+}
+
+// delayCompare checks the reader's returns and the count against m.
+func delayCompare(s *signal.Signal, m *delayModel, reads chan delayRead) string {
+	for _, want := range m.got {
+		select {
+		case got := <-reads:
+			if got != want {
+				return fmt.Sprintf("reader got %+v, model %+v", got, want)
+			}
+		default:
+			return fmt.Sprintf("reader still blocked, model has it return %+v", want)
+		}
+	}
+	m.got = m.got[:0]
+	select {
+	case got := <-reads:
+		return fmt.Sprintf("reader returned %+v, model has it blocked", got)
+	default:
+	}
+	if c := s.Count(); c != m.count {
+		return fmt.Sprintf("Count = %d, model %d", c, m.count)
+	}
+	return ""
+}
+
+type delayOp struct {
+	kind string // add, take, park, advance
+	n    uint64
+	d    time.Duration
+}
+
+// TestWakeDelayModel checks a delayed signal against delayModel: on the
+// bubble's fake clock, a blocked reader is woken exactly a delay after the
+// first add of a window (never earlier, never later), at once when the
+// batch threshold is reached, and never when a Take left nothing.
+func TestWakeDelayModel(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		delay := rapid.SampledFrom([]time.Duration{time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond}).Draw(rt, "delay")
+		batch := rapid.SampledFrom([]uint64{0, 3, 64}).Draw(rt, "batch")
+		ops := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) delayOp {
+			o := delayOp{kind: rapid.SampledFrom([]string{"add", "add", "add", "take", "park", "park", "advance", "advance"}).Draw(t, "kind")}
+			switch o.kind {
+			case "add":
+				o.n = rapid.SampledFrom([]uint64{0, 1, 1, 2, 5, 70}).Draw(t, "n")
+			case "advance":
+				o.d = time.Duration(rapid.IntRange(0, 25).Draw(t, "ms")) * time.Millisecond
+			}
+			return o
+		}), 1, 50).Draw(rt, "ops")
+		var diff string
+		synctest.Test(t, func(*testing.T) { diff = delayRun(delay, batch, ops) })
+		if diff != "" {
+			rt.Fatalf("delay=%v batch=%d: %s", delay, batch, diff)
+		}
+	})
+}
