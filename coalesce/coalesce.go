@@ -34,7 +34,9 @@ var (
 //
 // Policies: by default (audit) the first event after an idle period arms
 // one timer for the delay; later events neither re-arm nor extend it, and
-// when it fires the consumer gets one wakeup for all of them. WithMaxBatch
+// when it fires the consumer gets one wakeup for all of them. WithAdaptive
+// (recommended) wakes at once for an event that comes long after the last
+// wakeup and coalesces only while events come fast. WithMaxBatch
 // wakes at once when that many events are pending. WithMaxWait switches to
 // a trailing debounce: the wakeup comes once the stream has been quiet for
 // the delay, but never later than maxWait after the window's first event.
@@ -54,6 +56,7 @@ type Waker struct {
 	delay    time.Duration
 	maxBatch uint64        // 0: no count threshold
 	maxWait  time.Duration // 0: audit policy; else trailing debounce
+	adaptive bool          // WithAdaptive
 
 	mu        sync.Mutex
 	c         chan struct{} // the wakeup token; closed by Close
@@ -65,6 +68,7 @@ type Waker struct {
 	seen      uint64        // debounce: pending when the timer was last set; only with mu held
 	start     time.Time     // debounce: when the window's first event armed the timer; only with mu held
 	wakeups   uint64        // wakeups fired; only with mu held
+	lastFire  time.Time     // WithAdaptive: when the last wakeup fired (zero: never); only with mu held
 	cbDone    chan struct{} // closed when the last stale callback is gone, if Close waits
 
 	fn   func(events uint64) // WithFunc: called per wakeup instead of C
@@ -111,7 +115,7 @@ func (w *Waker) arm() {
 		w.mu.Unlock()
 		return // closed, already armed, or flushed meanwhile
 	}
-	if w.delay == 0 {
+	if w.delay == 0 || w.adaptive && w.sparse() {
 		w.unlockAndCall(w.fireLocked())
 		return
 	}
@@ -120,6 +124,13 @@ func (w *Waker) arm() {
 		w.seen, w.start = w.pending.Load(), time.Now()
 	}
 	w.mu.Unlock()
+}
+
+// sparse reports, for WithAdaptive, whether an event opening a window now
+// comes too long after the last wakeup for the window to be worth a timer.
+// Only with mu held.
+func (w *Waker) sparse() bool {
+	return w.lastFire.IsZero() || time.Since(w.lastFire) > w.delay/AdaptiveShare
 }
 
 // unlockAndCall releases mu and, in WithFunc mode, calls fn for a wakeup
@@ -205,6 +216,9 @@ func (w *Waker) fireLocked() uint64 {
 		return 0
 	}
 	w.wakeups++
+	if w.adaptive {
+		w.lastFire = time.Now()
+	}
 	if w.fn != nil {
 		return n
 	}

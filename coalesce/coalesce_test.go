@@ -80,6 +80,33 @@ func TestMaxBatchWakesAtOnce(t *testing.T) {
 	})
 }
 
+// TestAdaptiveCoalescesOnlyFastStreams: with WithAdaptive, an event that
+// comes more than delay/AdaptiveShare after the last wakeup wakes at once,
+// and one that comes within it opens a normal window.
+func TestAdaptiveCoalescesOnlyFastStreams(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const delay = 8 * time.Millisecond
+		gap := delay / coalesce.AdaptiveShare
+		w := coalesce.New(delay, coalesce.WithAdaptive())
+		defer w.Close()
+		w.Wake() // the first event ever: at once
+		want(t, w, 1, 1)
+		time.Sleep(gap) // exactly at the threshold: still fast
+		w.Wake()
+		w.Wake()
+		want(t, w, 0, 0)
+		time.Sleep(delay)
+		synctest.Wait()
+		want(t, w, 1, 2) // one window for both
+		time.Sleep(gap + time.Nanosecond) // just past it: sparse
+		w.Wake()
+		want(t, w, 1, 1)
+		if st := w.Stats(); st.Armed || st.Wakeups != 3 {
+			t.Fatalf("after a sparse event: %v, want no timer and 3 wakeups", st)
+		}
+	})
+}
+
 func TestDebounceWaitsForQuiet(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := coalesce.New(4*time.Millisecond, coalesce.WithMaxWait(100*time.Millisecond))

@@ -14,13 +14,14 @@ import (
 // op is one step of a drawn sequence.
 type op struct {
 	kind  string // wake, advance, flush, close, trywait
-	count int    // wake: how many; advance: milliseconds
+	count int    // wake: how many; advance: microseconds
 }
 
 // config is a drawn Waker configuration.
 type config struct {
 	delay, maxWait time.Duration
 	maxBatch       uint64
+	adaptive       bool
 }
 
 func drawConfig(t *rapid.T) config {
@@ -28,6 +29,7 @@ func drawConfig(t *rapid.T) config {
 		delay:    rapid.SampledFrom([]time.Duration{0, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond}).Draw(t, "delay"),
 		maxBatch: rapid.SampledFrom([]uint64{0, 1, 3, 8}).Draw(t, "maxBatch"),
 	}
+	c.adaptive = rapid.Bool().Draw(t, "adaptive")
 	if c.delay != 0 && rapid.Bool().Draw(t, "debounce") {
 		c.maxWait = c.delay * time.Duration(rapid.IntRange(1, 5).Draw(t, "maxWait/delay"))
 	}
@@ -42,7 +44,9 @@ func drawOps(t *rapid.T) []op {
 		case "wake":
 			o.count = rapid.IntRange(1, 4).Draw(t, "wakes")
 		case "advance":
-			o.count = rapid.IntRange(0, 25).Draw(t, "ms")
+			// microseconds: around each delay and each delay/AdaptiveShare
+			o.count = rapid.SampledFrom([]int{0, 0, 125, 126, 625, 626, 1000, 2000, 2500, 2501,
+				5000, 6000, 10000, 19000, 20000, 21000, 25000}).Draw(t, "µs")
 		}
 		return o
 	}), 1, 60).Draw(t, "ops")
@@ -59,7 +63,12 @@ func run(c config, ops []op) string {
 	if c.maxWait != 0 {
 		opts = append(opts, coalesce.WithMaxWait(c.maxWait))
 	}
-	w, m := coalesce.New(c.delay, opts...), model.NewCoalescer(c.delay, c.maxBatch, c.maxWait)
+	m := model.NewCoalescer(c.delay, c.maxBatch, c.maxWait)
+	if c.adaptive {
+		opts = append(opts, coalesce.WithAdaptive())
+		m.Adaptive()
+	}
+	w := coalesce.New(c.delay, opts...)
 	defer w.Close()
 	for i, o := range ops {
 		if diff := step(w, m, o); diff != "" {
@@ -83,7 +92,7 @@ func step(w *coalesce.Waker, m *model.Coalescer, o op) string {
 			m.Wake()
 		}
 	case "advance":
-		d := time.Duration(o.count) * time.Millisecond
+		d := time.Duration(o.count) * time.Microsecond
 		time.Sleep(d) // the bubble's fake clock
 		synctest.Wait()
 		m.Advance(d)

@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/evsync/evsync/coalesce"
 	"github.com/evsync/evsync/signal"
 	"pgregory.net/rapid"
 )
@@ -20,7 +21,10 @@ import (
 type delayModel struct {
 	delay    time.Duration
 	batch    uint64
+	adaptive bool
 	now      time.Duration
+	fired    bool          // the coalescer has fired a wakeup
+	lastFire time.Duration // when
 	count    uint64
 	parked   bool          // the reader is blocked in Wait
 	open     bool          // a window is open: a wakeup is due at deadline
@@ -39,14 +43,26 @@ func (m *delayModel) add(n uint64) {
 	if n == 0 || !m.parked {
 		return
 	}
-	if m.batch != 0 && m.count >= m.batch {
+	if m.batch != 0 && m.count >= m.batch || !m.open && m.sparse() {
 		m.open = false
-		m.serve()
+		m.fire()
 		return
 	}
 	if !m.open {
 		m.open, m.deadline = true, m.now+m.delay
 	}
+}
+
+// sparse is coalesce.WithAdaptive's test: a window opening now is not
+// worth its timer.
+func (m *delayModel) sparse() bool {
+	return m.adaptive && (!m.fired || m.now-m.lastFire > m.delay/coalesce.AdaptiveShare)
+}
+
+// fire is the coalescer's wakeup: the reader gets the count, if any.
+func (m *delayModel) fire() {
+	m.fired, m.lastFire = true, m.now
+	m.serve()
 }
 
 // serve hands the count to the blocked reader, if there is any count.
@@ -66,22 +82,24 @@ func (m *delayModel) advance(d time.Duration) {
 	end := m.now + d
 	if m.open && m.deadline <= end {
 		m.now, m.open = m.deadline, false
-		m.serve()
+		m.fire()
 	}
 	m.now = end
 }
 
 // delayRun drives a real delayed signal and the model with ops, in a
 // synctest bubble, and returns the first difference or "".
-func delayRun(delay time.Duration, batch uint64, ops []delayOp) string {
-	var opts []signal.Option
-	opts = append(opts, signal.WithWakeDelay(delay))
+func delayRun(delay time.Duration, batch uint64, adaptive bool, ops []delayOp) string {
+	opts := []signal.Option{signal.WithWakeDelay(delay)}
 	if batch != 0 {
 		opts = append(opts, signal.WithWakeBatch(batch))
 	}
+	if adaptive {
+		opts = append(opts, signal.WithAdaptiveWake())
+	}
 	s := signal.New(0, opts...)
 	defer s.Close()
-	m := &delayModel{delay: delay, batch: batch}
+	m := &delayModel{delay: delay, batch: batch, adaptive: adaptive}
 	start := time.Now()
 	reads := make(chan delayRead, 1)
 	for i, o := range ops {
@@ -156,20 +174,23 @@ func TestWakeDelayModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		delay := rapid.SampledFrom([]time.Duration{time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond}).Draw(rt, "delay")
 		batch := rapid.SampledFrom([]uint64{0, 3, 64}).Draw(rt, "batch")
+		adaptive := rapid.Bool().Draw(rt, "adaptive")
 		ops := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) delayOp {
 			o := delayOp{kind: rapid.SampledFrom([]string{"add", "add", "add", "take", "park", "park", "advance", "advance"}).Draw(t, "kind")}
 			switch o.kind {
 			case "add":
 				o.n = rapid.SampledFrom([]uint64{0, 1, 1, 2, 5, 70}).Draw(t, "n")
 			case "advance":
-				o.d = time.Duration(rapid.IntRange(0, 25).Draw(t, "ms")) * time.Millisecond
+				// microseconds: around each delay and each delay/AdaptiveShare
+				o.d = time.Duration(rapid.SampledFrom([]int{0, 125, 126, 625, 626, 1000, 2500, 2501,
+					5000, 6000, 20000, 25000}).Draw(t, "µs")) * time.Microsecond
 			}
 			return o
 		}), 1, 50).Draw(rt, "ops")
 		var diff string
-		synctest.Test(t, func(*testing.T) { diff = delayRun(delay, batch, ops) })
+		synctest.Test(t, func(*testing.T) { diff = delayRun(delay, batch, adaptive, ops) })
 		if diff != "" {
-			rt.Fatalf("delay=%v batch=%d: %s", delay, batch, diff)
+			rt.Fatalf("delay=%v batch=%d adaptive=%v: %s", delay, batch, adaptive, diff)
 		}
 	})
 }

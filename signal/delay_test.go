@@ -112,10 +112,11 @@ func TestWakeDelayClose(t *testing.T) {
 
 func TestWakeDelayOptionPanics(t *testing.T) {
 	for name, f := range map[string]func(){
-		"negative delay":      func() { signal.WithWakeDelay(-1) },
-		"delay above max":     func() { signal.WithWakeDelay(2 * time.Second) },
-		"batch zero":          func() { signal.WithWakeBatch(0) },
-		"batch without delay": func() { signal.New(0, signal.WithWakeBatch(2)) },
+		"negative delay":         func() { signal.WithWakeDelay(-1) },
+		"delay above max":        func() { signal.WithWakeDelay(2 * time.Second) },
+		"batch zero":             func() { signal.WithWakeBatch(0) },
+		"batch without delay":    func() { signal.New(0, signal.WithWakeBatch(2)) },
+		"adaptive without delay": func() { signal.New(0, signal.WithAdaptiveWake()) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {

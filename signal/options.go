@@ -37,3 +37,14 @@ func WithWakeBatch(n uint64) Option {
 	}
 	return optionFunc(func(s *Signal) { s.batch = n })
 }
+
+// WithAdaptiveWake makes the delay set with WithWakeDelay (which it
+// requires) adaptive, with package coalesce's WithAdaptive policy: an add
+// that finds a reader blocked long after the last wakeup (more than the
+// delay / coalesce.AdaptiveShare) wakes it at once, and only adds that
+// follow a wakeup closely open a window. A trickle of adds is then served
+// as without a delay, and a stream is coalesced; this is the recommended
+// setting, with WithWakeBatch for bursts.
+func WithAdaptiveWake() Option {
+	return optionFunc(func(s *Signal) { s.adaptive = true })
+}

@@ -60,10 +60,11 @@ type Signal struct {
 	writers spin.Queue // AddWait callers; only with mu held
 	ready   spin.Notifier
 
-	wake    *coalesce.Waker // WithWakeDelay: delays waking blocked readers; nil if not set
-	delay   time.Duration   // options, read by New
-	delayed bool
-	batch   uint64
+	wake     *coalesce.Waker // WithWakeDelay: delays waking blocked readers; nil if not set
+	delay    time.Duration   // options, read by New
+	delayed  bool
+	batch    uint64
+	adaptive bool
 }
 
 // New returns a signal whose count starts at initial. It panics if initial
@@ -76,11 +77,15 @@ func New(initial uint64, opts ...Option) *Signal {
 	for _, o := range opts {
 		o.apply(s)
 	}
-	if s.batch != 0 && !s.delayed {
-		panic("signal: WithWakeBatch without WithWakeDelay")
+	if (s.batch != 0 || s.adaptive) && !s.delayed {
+		panic("signal: WithWakeBatch or WithAdaptiveWake without WithWakeDelay")
 	}
 	if s.delayed {
-		s.wake = coalesce.New(s.delay, coalesce.WithFunc(s.delayedWake))
+		copts := []coalesce.Option{coalesce.WithFunc(s.delayedWake)}
+		if s.adaptive {
+			copts = append(copts, coalesce.WithAdaptive())
+		}
+		s.wake = coalesce.New(s.delay, copts...)
 	}
 	s.count.Store(initial)
 	return s

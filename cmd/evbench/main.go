@@ -22,7 +22,9 @@
 // A progress line is written to stderr while it runs. Flags: -duration
 // sets the time per case, -quick runs each case for 100ms (a smoke run),
 // -match keeps the cases whose "workload impl" contains a string. A second
-// table, the seed workload, follows (see seed.go; -sweep for its rate sweep).
+// table, the seed workload, follows (see seed.go): -seed runs only it,
+// -sweep only its write-rate sweep, and -repeat N runs each of its rows N
+// times and prints the medians.
 //
 // Operations: an Acquire+Release or TryAcquire+Release pair, an Add+Take
 // pair, a ping-pong round trip, one Add(1) in the writers workloads.
@@ -40,16 +42,22 @@ func main() {
 	d := flag.Duration("duration", 600*time.Millisecond, "how long to run each case")
 	quick := flag.Bool("quick", false, "run each case for 100ms (smoke run)")
 	match := flag.String("match", "", "run only cases whose \"workload impl\" contains this")
-	sweep := flag.Bool("sweep", false, "run the seed workload's write-rate sweep instead of its table")
+	sweep := flag.Bool("sweep", false, "run only the seed workload's write-rate sweep")
+	seedOnly := flag.Bool("seed", false, "run only the seed workload's table")
+	repeat := flag.Int("repeat", 1, "runs per seed row; the seed tables show medians")
 	flag.Parse()
 	if *quick {
 		*d = 100 * time.Millisecond
 	}
-	rows, err := runAll(selectCases(workloads(), *match), *d)
-	fmt.Fprintf(os.Stderr, "\r%-70s\r", "")
-	printTable(os.Stdout, rows)
+	var err error
+	if !*sweep && !*seedOnly {
+		var rows []row
+		rows, err = runAll(selectCases(workloads(), *match), *d)
+		fmt.Fprintf(os.Stderr, "\r%-70s\r", "")
+		printTable(os.Stdout, rows)
+	}
 	if err == nil {
-		err = runSeedTable(os.Stdout, *d, *quick, *sweep, *match)
+		err = runSeedTable(os.Stdout, seedOpts{d: *d, quick: *quick, sweep: *sweep, repeat: *repeat, match: *match})
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "evbench:", err)

@@ -19,7 +19,8 @@ package main
 //	                  read to the reader's return from the Wait that takes it
 //
 // -sweep runs the rate sweep instead (w=4; ~100/s to 100k/s per writer
-// and unthrottled; evsync immediate, 5ms and 5ms with a batch of 64).
+// and unthrottled; evsync immediate, and 5ms fixed or adaptive, with and
+// without a batch of 64).
 
 import (
 	"context"
@@ -30,6 +31,7 @@ import (
 	"math/bits"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"text/tabwriter"
@@ -65,6 +67,8 @@ func seedImpls() []seedImpl {
 		{"evsync/delay=5ms", evsyncWith(signal.WithWakeDelay(5 * ms))},
 		{"evsync/delay=20ms", evsyncWith(signal.WithWakeDelay(20 * ms))},
 		{"evsync/delay=5ms,batch=64", evsyncWith(signal.WithWakeDelay(5*ms), signal.WithWakeBatch(64))},
+		{"evsync/delay=5ms,adaptive", evsyncWith(signal.WithWakeDelay(5*ms), signal.WithAdaptiveWake())},
+		{"evsync/delay=5ms,adaptive,batch=64", evsyncWith(signal.WithWakeDelay(5*ms), signal.WithAdaptiveWake(), signal.WithWakeBatch(64))},
 		{"afterfunc/delay=5ms", func() (anchor.Signal, error) { return anchor.NewDebounceSignal(5 * ms) }},
 	}
 }
@@ -74,7 +78,8 @@ func sweepImpls() []seedImpl {
 	var out []seedImpl
 	for _, im := range seedImpls() {
 		switch im.name {
-		case "floor", "evsync", "evsync/delay=5ms", "evsync/delay=5ms,batch=64":
+		case "floor", "evsync", "evsync/delay=5ms", "evsync/delay=5ms,batch=64",
+			"evsync/delay=5ms,adaptive", "evsync/delay=5ms,adaptive,batch=64":
 			out = append(out, im)
 		}
 	}
@@ -114,27 +119,45 @@ func seedCases(ws, rates []int, impls []seedImpl, match string) []seedCase {
 	return cs
 }
 
-// runSeedTable runs the seed table (or, with sweep, the rate sweep) for d
-// per row and prints it under its heading line; quick keeps w=1 and 16.
-func runSeedTable(w io.Writer, d time.Duration, quick, sweep bool, match string) error {
-	cs := seedCases([]int{1, 4, 16}, []int{seedRate}, seedImpls(), match)
+// seedOpts are the seed table's settings from the command line.
+type seedOpts struct {
+	d      time.Duration // per run
+	quick  bool          // w=1 and 16 only
+	sweep  bool          // the rate sweep instead of the table
+	repeat int           // runs per row; the table shows medians
+	match  string        // only rows whose name contains it
+}
+
+// runSeedTable runs the seed table (or the rate sweep) and prints it under
+// its heading line.
+func runSeedTable(w io.Writer, o seedOpts) error {
+	cs := seedCases([]int{1, 4, 16}, []int{seedRate}, seedImpls(), o.match)
 	switch {
-	case sweep:
-		cs = seedCases([]int{4}, []int{100, 1000, 10000, 100000, 0}, sweepImpls(), match)
-	case quick:
-		cs = seedCases([]int{1, 16}, []int{seedRate}, seedImpls(), match)
+	case o.sweep:
+		cs = seedCases([]int{4}, []int{100, 1000, 10000, 100000, 0}, sweepImpls(), o.match)
+	case o.quick:
+		cs = seedCases([]int{1, 16}, []int{seedRate}, seedImpls(), o.match)
 	}
-	rows, err := runSeeds(cs, d)
+	rows, err := runSeeds(cs, o.d, max(o.repeat, 1))
 	fmt.Fprintf(os.Stderr, "\r%-70s\r", "")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "seed workload (paced N writers, 1 reader)")
+	title := "seed workload (paced N writers, 1 reader)"
+	if o.sweep {
+		title = "seed workload, write-rate sweep (4 writers, 1 reader)"
+	}
+	if o.repeat > 1 {
+		title += fmt.Sprintf(", medians of %d runs", o.repeat)
+	}
+	fmt.Fprintln(w, title)
 	printSeed(w, rows)
 	return err
 }
 
-// runSeeds measures every case for d, reporting progress on stderr. It
-// stops at the first case that fails and returns the rows so far.
-func runSeeds(cs []seedCase, d time.Duration) ([]seedRow, error) {
+// runSeeds measures every case repeat times for d each, in rounds (every
+// case once, then again), so that a slow patch of the machine spreads
+// over the cases instead of landing on one. Progress goes to stderr. It
+// stops at the first failure and returns the medians so far.
+func runSeeds(cs []seedCase, d time.Duration, repeat int) ([]seedResult, error) {
 	if len(cs) == 0 {
 		return nil, nil
 	}
@@ -145,16 +168,69 @@ func runSeeds(cs []seedCase, d time.Duration) ([]seedRow, error) {
 	if _, err := runSeed(cs[0], d); err != nil {
 		return nil, fmt.Errorf("%s: %w", cs[0].name(), err)
 	}
-	rows := make([]seedRow, 0, len(cs))
-	for i, c := range cs {
-		fmt.Fprintf(os.Stderr, "\r%-70s", fmt.Sprintf("[%d/%d] %s", i+1, len(cs), c.name()))
-		r, err := runSeed(c, d)
-		if err != nil {
-			return rows, fmt.Errorf("%s: %w", c.name(), err)
+	runs := make([][]seedRow, len(cs))
+	var err error
+	for rep := 0; rep < repeat && err == nil; rep++ {
+		for i, c := range cs {
+			fmt.Fprintf(os.Stderr, "\r%-70s", fmt.Sprintf("[%d/%d] %s", rep*len(cs)+i+1, repeat*len(cs), c.name()))
+			r, rerr := runSeed(c, d)
+			if rerr != nil {
+				err = fmt.Errorf("%s: %w", c.name(), rerr)
+				break
+			}
+			runs[i] = append(runs[i], r)
 		}
-		rows = append(rows, r)
 	}
-	return rows, nil
+	var out []seedResult
+	for i, rs := range runs {
+		if len(rs) != 0 {
+			out = append(out, medianOf(cs[i], rs))
+		}
+	}
+	return out, err
+}
+
+// seedResult is one row of the table: the medians of a case's runs.
+type seedResult struct {
+	c                            seedCase
+	skipped                      bool
+	writesPS, wakeupsPS, cpuWall float64
+	cpuPerW                      float64 // µs
+	p50, p99                     time.Duration
+}
+
+// medianOf reduces a case's runs to the median of each column.
+func medianOf(c seedCase, rs []seedRow) seedResult {
+	if rs[0].skipped {
+		return seedResult{c: c, skipped: true}
+	}
+	col := func(f func(seedRow) float64) float64 {
+		v := make([]float64, len(rs))
+		for i, r := range rs {
+			v[i] = f(r)
+		}
+		return median(v)
+	}
+	return seedResult{
+		c:         c,
+		writesPS:  col(func(r seedRow) float64 { return float64(r.writes) / r.wall.Seconds() }),
+		wakeupsPS: col(func(r seedRow) float64 { return float64(r.wakeups) / r.wall.Seconds() }),
+		cpuWall:   col(func(r seedRow) float64 { return r.cpu.Seconds() / r.wall.Seconds() }),
+		cpuPerW:   col(seedRow.cpuPerWrite),
+		p50:       time.Duration(col(func(r seedRow) float64 { return float64(r.lat.quantile(0.5)) })),
+		p99:       time.Duration(col(func(r seedRow) float64 { return float64(r.lat.quantile(0.99)) })),
+	}
+}
+
+// median returns the middle value of v (the mean of the two middle ones
+// for an even count); it reorders v.
+func median(v []float64) float64 {
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
 }
 
 // seedRow is one measured seed case.
@@ -336,7 +412,7 @@ func (h *latHist) quantile(q float64) time.Duration {
 }
 
 // printSeed writes the seed rows as one aligned table.
-func printSeed(w io.Writer, rows []seedRow) {
+func printSeed(w io.Writer, rows []seedResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "w\trate/w\timpl\twrites/s\twakeups/s\tcpu/wall\tcpu µs/w\tover floor\tlat p50\tlat p99\t")
 	for _, r := range rows {
@@ -347,12 +423,11 @@ func printSeed(w io.Writer, rows []seedRow) {
 		}
 		over := "-"
 		if f, ok := seedFloor(r, rows); ok && c.impl.new != nil {
-			over = fmt.Sprintf("%.3f", r.cpuPerWrite()-f)
+			over = fmt.Sprintf("%.3f", r.cpuPerW-f)
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\t%s\t%s\t\n", c.w, rateName(c.rate),
-			c.impl.name, si(float64(r.writes)/r.wall.Seconds()),
-			si(float64(r.wakeups)/r.wall.Seconds()), r.cpu.Seconds()/r.wall.Seconds(),
-			r.cpuPerWrite(), over, latName(r.lat.quantile(0.5)), latName(r.lat.quantile(0.99)))
+			c.impl.name, si(r.writesPS), si(r.wakeupsPS), r.cpuWall, r.cpuPerW, over,
+			latName(r.p50), latName(r.p99))
 	}
 	tw.Flush()
 }
@@ -363,10 +438,10 @@ func (r seedRow) cpuPerWrite() float64 {
 }
 
 // seedFloor is the cpu µs/w of the floor row with r's w and rate.
-func seedFloor(r seedRow, rows []seedRow) (float64, bool) {
+func seedFloor(r seedResult, rows []seedResult) (float64, bool) {
 	for _, o := range rows {
 		if o.c.impl.new == nil && !o.skipped && o.c.w == r.c.w && o.c.rate == r.c.rate {
-			return o.cpuPerWrite(), true
+			return o.cpuPerW, true
 		}
 	}
 	return 0, false

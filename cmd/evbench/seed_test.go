@@ -13,11 +13,11 @@ import (
 func TestSeedTableRuns(t *testing.T) {
 	for _, sweep := range []bool{false, true} {
 		var out bytes.Buffer
-		if err := runSeedTable(&out, 5*time.Millisecond, false, sweep, ""); err != nil {
+		if err := runSeedTable(&out, seedOpts{d: 5 * time.Millisecond, sweep: sweep, repeat: 2}); err != nil {
 			t.Fatal(err)
 		}
 		text := out.String()
-		for _, want := range []string{"seed workload (paced N writers, 1 reader)",
+		for _, want := range []string{"seed workload", "medians of 2 runs",
 			"wakeups/s", "over floor", "lat p99", "afterfunc", "batch=64"} {
 			if want == "afterfunc" && sweep {
 				continue

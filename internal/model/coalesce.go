@@ -8,6 +8,7 @@
 //	New(delay)                                 NewCoalescer(delay, 0, 0)
 //	New(delay, WithMaxBatch(n))                NewCoalescer(delay, n, 0)
 //	New(delay, WithMaxWait(w))                 NewCoalescer(delay, 0, w)
+//	New(delay, WithAdaptive(), ...)            NewCoalescer(...).Adaptive()
 //	Wake()                                     Wake()
 //	Flush()                                    Flush()
 //	Close()                                    Close()
@@ -49,6 +50,10 @@ type Coalescer struct {
 	delay    time.Duration
 	maxBatch uint64        // 0: no count threshold
 	maxWait  time.Duration // 0: audit mode; > 0: trailing debounce
+	adaptive bool          // a window opens only within delay/8 of the last wakeup
+
+	fired    bool          // a wakeup has fired (adaptive mode)
+	lastFire time.Duration // when the last one fired (adaptive mode)
 
 	now       time.Duration
 	pending   uint64 // events since the last wakeup
@@ -76,6 +81,23 @@ func NewCoalescer(delay time.Duration, maxBatch uint64, maxWait time.Duration) *
 		panic("model: coalesce maxWait below delay")
 	}
 	return &Coalescer{delay: delay, maxBatch: maxBatch, maxWait: maxWait}
+}
+
+// adaptiveShare is coalesce.AdaptiveShare.
+const adaptiveShare = 8
+
+// Adaptive switches c to the adaptive policy of coalesce.WithAdaptive:
+// the first event of a window fires at once unless it comes within
+// delay/8 of the previous wakeup. It returns c.
+func (c *Coalescer) Adaptive() *Coalescer {
+	c.adaptive = true
+	return c
+}
+
+// sparse reports whether, in adaptive mode, a window opening now fires at
+// once.
+func (c *Coalescer) sparse() bool {
+	return c.adaptive && (!c.fired || c.now-c.lastFire > c.delay/adaptiveShare)
 }
 
 // Now is the model's clock: the sum of every Advance so far.
@@ -113,7 +135,7 @@ func (c *Coalescer) Wake() {
 	}
 	c.pending++
 	switch {
-	case c.pending == 1 && c.delay == 0:
+	case c.pending == 1 && (c.delay == 0 || c.sparse()):
 		c.fire()
 		return
 	case c.pending == 1:
@@ -172,6 +194,7 @@ func (c *Coalescer) fire() {
 	c.armed, c.extended = false, false
 	c.wakeups++
 	c.token = true
+	c.fired, c.lastFire = true, c.now
 }
 
 // Flush models Flush: if events are pending it fires now and disarms the
