@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/evsync/evsync/coalesce"
+	"github.com/evsync/evsync/internal/anchor"
 )
 
 // BenchmarkWake measures Wake while a window is open (the common case:
@@ -25,6 +26,26 @@ func BenchmarkWake(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				w.Wake()
+			}
+		})
+	})
+	// The naive time.AfterFunc debouncer's equivalent of Wake: an atomic
+	// add, and a look at its armed flag.
+	b.Run("g=1/impl=afterfunc", func(b *testing.B) {
+		b.ReportAllocs()
+		s, _ := anchor.NewDebounceSignal(coalesce.MaxDelay)
+		defer s.Close()
+		for b.Loop() {
+			s.Add(1)
+		}
+	})
+	b.Run("g=procs/impl=afterfunc", func(b *testing.B) {
+		b.ReportAllocs()
+		s, _ := anchor.NewDebounceSignal(coalesce.MaxDelay)
+		defer s.Close()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				s.Add(1)
 			}
 		})
 	})

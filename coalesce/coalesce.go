@@ -35,8 +35,8 @@ var (
 // Policies: by default (audit) the first event after an idle period arms
 // one timer for the delay; later events neither re-arm nor extend it, and
 // when it fires the consumer gets one wakeup for all of them. WithAdaptive
-// (recommended) wakes at once for an event that comes long after the last
-// wakeup and coalesces only while events come fast. WithMaxBatch
+// (recommended) wakes at once while wakeups are rare and coalesces only
+// while they would come often. WithMaxBatch
 // wakes at once when that many events are pending. WithMaxWait switches to
 // a trailing debounce: the wakeup comes once the stream has been quiet for
 // the delay, but never later than maxWait after the window's first event.
@@ -68,7 +68,10 @@ type Waker struct {
 	seen      uint64        // debounce: pending when the timer was last set; only with mu held
 	start     time.Time     // debounce: when the window's first event armed the timer; only with mu held
 	wakeups   uint64        // wakeups fired; only with mu held
-	lastFire  time.Time     // WithAdaptive: when the last wakeup fired (zero: never); only with mu held
+	lastFire  time.Time     // WithAdaptive: when the last wakeup fired; only with mu held
+	hot       bool          // WithAdaptive: coalescing; only with mu held
+	period    time.Time     // WithAdaptive, not hot: when the counted wakeups began; only with mu held
+	fires     int           // WithAdaptive, not hot: immediate wakeups since period; only with mu held
 	cbDone    chan struct{} // closed when the last stale callback is gone, if Close waits
 
 	fn   func(events uint64) // WithFunc: called per wakeup instead of C
@@ -115,7 +118,7 @@ func (w *Waker) arm() {
 		w.mu.Unlock()
 		return // closed, already armed, or flushed meanwhile
 	}
-	if w.delay == 0 || w.adaptive && w.sparse() {
+	if w.delay == 0 || w.adaptive && w.immediate() {
 		w.unlockAndCall(w.fireLocked())
 		return
 	}
@@ -126,11 +129,25 @@ func (w *Waker) arm() {
 	w.mu.Unlock()
 }
 
-// sparse reports, for WithAdaptive, whether an event opening a window now
-// comes too long after the last wakeup for the window to be worth a timer.
-// Only with mu held.
-func (w *Waker) sparse() bool {
-	return w.lastFire.IsZero() || time.Since(w.lastFire) > w.delay/AdaptiveShare
+// immediate decides, for WithAdaptive, whether the event opening a
+// window now wakes the consumer at once. Coalescing (hot) goes on while
+// each window's first event comes within a delay of the last wakeup; out
+// of it, the immediate wakeups are counted per period of one delay, and
+// the one past AdaptiveWakeups turns coalescing on. Only with mu held.
+func (w *Waker) immediate() bool {
+	now := time.Now()
+	if w.hot {
+		if now.Sub(w.lastFire) <= w.delay {
+			return false
+		}
+		w.hot = false // the period check below restarts the count
+	}
+	if w.fires == 0 || now.Sub(w.period) >= w.delay {
+		w.period, w.fires = now, 0
+	}
+	w.fires++
+	w.hot = w.fires > AdaptiveWakeups
+	return !w.hot
 }
 
 // unlockAndCall releases mu and, in WithFunc mode, calls fn for a wakeup

@@ -80,29 +80,41 @@ func TestMaxBatchWakesAtOnce(t *testing.T) {
 	})
 }
 
-// TestAdaptiveCoalescesOnlyFastStreams: with WithAdaptive, an event that
-// comes more than delay/AdaptiveShare after the last wakeup wakes at once,
-// and one that comes within it opens a normal window.
-func TestAdaptiveCoalescesOnlyFastStreams(t *testing.T) {
+// TestAdaptiveCoalescesOnlyFrequentWakeups: with WithAdaptive, events
+// wake the consumer at once until more than AdaptiveWakeups wakeups fall
+// within one delay; then windows open, until an event comes more than a
+// delay after the last wakeup.
+func TestAdaptiveCoalescesOnlyFrequentWakeups(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const delay = 8 * time.Millisecond
-		gap := delay / coalesce.AdaptiveShare
 		w := coalesce.New(delay, coalesce.WithAdaptive())
 		defer w.Close()
-		w.Wake() // the first event ever: at once
-		want(t, w, 1, 1)
-		time.Sleep(gap) // exactly at the threshold: still fast
-		w.Wake()
+		for range coalesce.AdaptiveWakeups {
+			w.Wake()
+			want(t, w, 1, 1) // at once
+		}
+		time.Sleep(delay) // a new period: the count starts again
+		for range coalesce.AdaptiveWakeups {
+			w.Wake()
+			want(t, w, 1, 1)
+		}
+		w.Wake() // one past the threshold within a delay: a window opens
 		w.Wake()
 		want(t, w, 0, 0)
 		time.Sleep(delay)
 		synctest.Wait()
-		want(t, w, 1, 2) // one window for both
-		time.Sleep(gap + time.Nanosecond) // just past it: sparse
+		want(t, w, 1, 2)
+		time.Sleep(delay) // exactly a delay after the last wakeup: still coalescing
+		w.Wake()
+		want(t, w, 0, 0)
+		time.Sleep(delay)
+		synctest.Wait()
+		want(t, w, 1, 1)
+		time.Sleep(delay + time.Nanosecond) // past it: back to immediate
 		w.Wake()
 		want(t, w, 1, 1)
-		if st := w.Stats(); st.Armed || st.Wakeups != 3 {
-			t.Fatalf("after a sparse event: %v, want no timer and 3 wakeups", st)
+		if st := w.Stats(); st.Armed {
+			t.Fatalf("after a sparse event: %v, want no timer", st)
 		}
 	})
 }

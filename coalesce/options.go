@@ -42,19 +42,20 @@ func WithFunc(fn func(events uint64)) Option {
 	return optionFunc(func(w *Waker) { w.fn = fn })
 }
 
-// WithAdaptive coalesces only while events come fast: the first event of
-// a window wakes the consumer at once, as if the delay were 0, unless it
-// comes within delay/AdaptiveShare of the previous wakeup; only then is
-// the timer armed. A sparse stream, whose window would hold one event and
-// cost a timer wakeup on top of the consumer's, so pays no latency and no
-// timer, and a dense one is coalesced as by the policy in force (audit, or
-// the debounce of WithMaxWait). The gap since the last wakeup is the
-// estimate of the rate: a window is worth its timer when it collects about
-// AdaptiveShare events or more. The first event after New wakes at once.
+// WithAdaptive coalesces only while the consumer would otherwise be
+// woken often. It starts out waking the consumer at once for every event
+// that opens a window, as with a delay of 0, and counts those wakeups:
+// once more than AdaptiveWakeups of them fall within one delay, it
+// switches to coalescing under the policy in force (audit, or the
+// debounce of WithMaxWait), and it switches back at the first event that
+// comes more than a delay after the last wakeup. A trickle of events so
+// pays no latency and no timer (a timer's wakeup, on an otherwise idle
+// process, costs more than the few immediate ones it would save), and a
+// stream is coalesced. Latency is still bounded by the delay.
 func WithAdaptive() Option {
 	return optionFunc(func(w *Waker) { w.adaptive = true })
 }
 
-// AdaptiveShare sets WithAdaptive's threshold: a window is opened only for
-// an event that comes within delay/AdaptiveShare of the previous wakeup.
-const AdaptiveShare = 8
+// AdaptiveWakeups is WithAdaptive's threshold: it starts coalescing when
+// more than this many immediate wakeups fall within one delay.
+const AdaptiveWakeups = 8

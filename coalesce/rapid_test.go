@@ -44,9 +44,10 @@ func drawOps(t *rapid.T) []op {
 		case "wake":
 			o.count = rapid.IntRange(1, 4).Draw(t, "wakes")
 		case "advance":
-			// microseconds: around each delay and each delay/AdaptiveShare
-			o.count = rapid.SampledFrom([]int{0, 0, 125, 126, 625, 626, 1000, 2000, 2500, 2501,
-				5000, 6000, 10000, 19000, 20000, 21000, 25000}).Draw(t, "µs")
+			// microseconds: short steps (so that WithAdaptive's wakeups
+			// pile up within a delay) and steps around each delay
+			o.count = rapid.SampledFrom([]int{0, 0, 0, 100, 100, 500, 1000, 1001, 2000,
+				5000, 5001, 6000, 10000, 19000, 20000, 20001, 25000}).Draw(t, "µs")
 		}
 		return o
 	}), 1, 60).Draw(t, "ops")

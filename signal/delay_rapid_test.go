@@ -23,8 +23,10 @@ type delayModel struct {
 	batch    uint64
 	adaptive bool
 	now      time.Duration
-	fired    bool          // the coalescer has fired a wakeup
-	lastFire time.Duration // when
+	lastFire time.Duration // adaptive: when the coalescer last fired
+	hot      bool          // adaptive: coalescing
+	period   time.Duration // adaptive, not hot: when the counted wakeups began
+	fires    int           // adaptive, not hot: immediate wakeups since period
 	count    uint64
 	parked   bool          // the reader is blocked in Wait
 	open     bool          // a window is open: a wakeup is due at deadline
@@ -43,25 +45,46 @@ func (m *delayModel) add(n uint64) {
 	if n == 0 || !m.parked {
 		return
 	}
-	if m.batch != 0 && m.count >= m.batch || !m.open && m.sparse() {
+	switch {
+	case m.batch != 0 && m.count >= m.batch:
+		// the add notes an event (which may open a window or fire at
+		// once) and flushes it
+		if !m.open {
+			m.immediate()
+		}
 		m.open = false
 		m.fire()
-		return
-	}
-	if !m.open {
+	case m.open:
+	case m.immediate():
+		m.fire()
+	default:
 		m.open, m.deadline = true, m.now+m.delay
 	}
 }
 
-// sparse is coalesce.WithAdaptive's test: a window opening now is not
-// worth its timer.
-func (m *delayModel) sparse() bool {
-	return m.adaptive && (!m.fired || m.now-m.lastFire > m.delay/coalesce.AdaptiveShare)
+// immediate is coalesce.WithAdaptive's choice for an event that opens a
+// window: at once (true) or a window (false).
+func (m *delayModel) immediate() bool {
+	if !m.adaptive {
+		return false
+	}
+	if m.hot {
+		if m.now-m.lastFire <= m.delay {
+			return false
+		}
+		m.hot = false
+	}
+	if m.fires == 0 || m.now-m.period >= m.delay {
+		m.period, m.fires = m.now, 0
+	}
+	m.fires++
+	m.hot = m.fires > coalesce.AdaptiveWakeups
+	return !m.hot
 }
 
 // fire is the coalescer's wakeup: the reader gets the count, if any.
 func (m *delayModel) fire() {
-	m.fired, m.lastFire = true, m.now
+	m.lastFire = m.now
 	m.serve()
 }
 
@@ -181,12 +204,13 @@ func TestWakeDelayModel(t *testing.T) {
 			case "add":
 				o.n = rapid.SampledFrom([]uint64{0, 1, 1, 2, 5, 70}).Draw(t, "n")
 			case "advance":
-				// microseconds: around each delay and each delay/AdaptiveShare
-				o.d = time.Duration(rapid.SampledFrom([]int{0, 125, 126, 625, 626, 1000, 2500, 2501,
-					5000, 6000, 20000, 25000}).Draw(t, "µs")) * time.Microsecond
+				// microseconds: short steps (so that adaptive wakeups pile
+				// up within a delay) and steps around each delay
+				o.d = time.Duration(rapid.SampledFrom([]int{0, 0, 100, 500, 1000, 1001, 5000,
+					5001, 6000, 20000, 20001, 25000}).Draw(t, "µs")) * time.Microsecond
 			}
 			return o
-		}), 1, 50).Draw(rt, "ops")
+		}), 1, 80).Draw(rt, "ops")
 		var diff string
 		synctest.Test(t, func(*testing.T) { diff = delayRun(delay, batch, adaptive, ops) })
 		if diff != "" {

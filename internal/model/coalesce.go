@@ -50,10 +50,12 @@ type Coalescer struct {
 	delay    time.Duration
 	maxBatch uint64        // 0: no count threshold
 	maxWait  time.Duration // 0: audit mode; > 0: trailing debounce
-	adaptive bool          // a window opens only within delay/8 of the last wakeup
+	adaptive bool          // coalesce.WithAdaptive
 
-	fired    bool          // a wakeup has fired (adaptive mode)
-	lastFire time.Duration // when the last one fired (adaptive mode)
+	lastFire time.Duration // adaptive: when the last wakeup fired
+	hot      bool          // adaptive: coalescing
+	period   time.Duration // adaptive, not hot: when the counted wakeups began
+	fires    int           // adaptive, not hot: immediate wakeups since period
 
 	now       time.Duration
 	pending   uint64 // events since the last wakeup
@@ -83,21 +85,38 @@ func NewCoalescer(delay time.Duration, maxBatch uint64, maxWait time.Duration) *
 	return &Coalescer{delay: delay, maxBatch: maxBatch, maxWait: maxWait}
 }
 
-// adaptiveShare is coalesce.AdaptiveShare.
-const adaptiveShare = 8
+// adaptiveWakeups is coalesce.AdaptiveWakeups.
+const adaptiveWakeups = 8
 
-// Adaptive switches c to the adaptive policy of coalesce.WithAdaptive:
-// the first event of a window fires at once unless it comes within
-// delay/8 of the previous wakeup. It returns c.
+// Adaptive switches c to the adaptive policy of coalesce.WithAdaptive and
+// returns c. Out of coalescing, the first event of a window fires at once,
+// and the immediate wakeups are counted per period of one delay; the one
+// past 8 in a period opens a normal window instead and turns coalescing
+// on. Coalescing goes on while each window's first event comes within a
+// delay of the last wakeup (of any kind).
 func (c *Coalescer) Adaptive() *Coalescer {
 	c.adaptive = true
 	return c
 }
 
-// sparse reports whether, in adaptive mode, a window opening now fires at
-// once.
-func (c *Coalescer) sparse() bool {
-	return c.adaptive && (!c.fired || c.now-c.lastFire > c.delay/adaptiveShare)
+// immediate reports whether, in adaptive mode, the event opening a window
+// now fires at once, updating the adaptive state.
+func (c *Coalescer) immediate() bool {
+	if !c.adaptive {
+		return false
+	}
+	if c.hot {
+		if c.now-c.lastFire <= c.delay {
+			return false
+		}
+		c.hot = false
+	}
+	if c.fires == 0 || c.now-c.period >= c.delay {
+		c.period, c.fires = c.now, 0
+	}
+	c.fires++
+	c.hot = c.fires > adaptiveWakeups
+	return !c.hot
 }
 
 // Now is the model's clock: the sum of every Advance so far.
@@ -135,7 +154,7 @@ func (c *Coalescer) Wake() {
 	}
 	c.pending++
 	switch {
-	case c.pending == 1 && (c.delay == 0 || c.sparse()):
+	case c.pending == 1 && (c.delay == 0 || c.immediate()):
 		c.fire()
 		return
 	case c.pending == 1:
@@ -194,7 +213,7 @@ func (c *Coalescer) fire() {
 	c.armed, c.extended = false, false
 	c.wakeups++
 	c.token = true
-	c.fired, c.lastFire = true, c.now
+	c.lastFire = c.now
 }
 
 // Flush models Flush: if events are pending it fires now and disarms the
