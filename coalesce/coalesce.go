@@ -130,24 +130,33 @@ func (w *Waker) arm() {
 }
 
 // immediate decides, for WithAdaptive, whether the event opening a
-// window now wakes the consumer at once. Coalescing (hot) goes on while
-// each window's first event comes within a delay of the last wakeup; out
-// of it, the immediate wakeups are counted per period of one delay, and
-// the one past AdaptiveWakeups turns coalescing on. Only with mu held.
+// window now wakes the consumer at once. Out of coalescing, it counts the
+// immediate wakeups over periods of at least one delay, each starting at
+// the first event after the last one ended. When a period ends with more
+// than AdaptiveWakeups wakeups and the stream goes on (the last wakeup is
+// within a delay), coalescing (hot) starts; it lasts while each window's
+// first event comes within a delay of the last wakeup. A burst shorter
+// than the delay, however dense, so never arms a timer: the timer would
+// wake an idle process for events that cost little to deliver at once.
+// Only with mu held.
 func (w *Waker) immediate() bool {
 	now := time.Now()
 	if w.hot {
 		if now.Sub(w.lastFire) <= w.delay {
 			return false
 		}
-		w.hot = false // the period check below restarts the count
+		w.hot, w.fires = false, 0
 	}
 	if w.fires == 0 || now.Sub(w.period) >= w.delay {
+		busy := w.fires > AdaptiveWakeups && now.Sub(w.lastFire) <= w.delay
 		w.period, w.fires = now, 0
+		if busy {
+			w.hot = true
+			return false
+		}
 	}
 	w.fires++
-	w.hot = w.fires > AdaptiveWakeups
-	return !w.hot
+	return true
 }
 
 // unlockAndCall releases mu and, in WithFunc mode, calls fn for a wakeup

@@ -80,25 +80,28 @@ func TestMaxBatchWakesAtOnce(t *testing.T) {
 	})
 }
 
-// TestAdaptiveCoalescesOnlyFrequentWakeups: with WithAdaptive, events
-// wake the consumer at once until more than AdaptiveWakeups wakeups fall
-// within one delay; then windows open, until an event comes more than a
-// delay after the last wakeup.
-func TestAdaptiveCoalescesOnlyFrequentWakeups(t *testing.T) {
+// TestAdaptiveCoalescesOnlySustainedStreams: with WithAdaptive, events
+// wake the consumer at once, even a dense burst shorter than the delay;
+// after a period of one delay with more than AdaptiveWakeups wakeups, an
+// event that continues the stream opens a window, and coalescing lasts
+// until an event comes more than a delay after the last wakeup.
+func TestAdaptiveCoalescesOnlySustainedStreams(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const delay = 8 * time.Millisecond
+		const step = delay / 8
 		w := coalesce.New(delay, coalesce.WithAdaptive())
 		defer w.Close()
-		for range coalesce.AdaptiveWakeups {
-			w.Wake()
-			want(t, w, 1, 1) // at once
-		}
-		time.Sleep(delay) // a new period: the count starts again
-		for range coalesce.AdaptiveWakeups {
+		for range 3 * coalesce.AdaptiveWakeups { // a burst: all at once
 			w.Wake()
 			want(t, w, 1, 1)
 		}
-		w.Wake() // one past the threshold within a delay: a window opens
+		time.Sleep(delay + time.Nanosecond) // the burst is over: its count is forgotten
+		for range 8 { // a stream, a wakeup per step, for one delay
+			w.Wake()
+			want(t, w, 1, 1)
+			time.Sleep(step)
+		}
+		w.Wake() // the period is over, busy, and the stream goes on: a window
 		w.Wake()
 		want(t, w, 0, 0)
 		time.Sleep(delay)
@@ -116,6 +119,40 @@ func TestAdaptiveCoalescesOnlyFrequentWakeups(t *testing.T) {
 		if st := w.Stats(); st.Armed {
 			t.Fatalf("after a sparse event: %v, want no timer", st)
 		}
+	})
+}
+
+// TestAdaptiveThresholds pins WithAdaptive's two boundaries: exactly
+// AdaptiveWakeups wakeups per delay never start coalescing, and a busy
+// period followed exactly a delay after its last wakeup does.
+func TestAdaptiveThresholds(t *testing.T) {
+	const delay = 8 * time.Millisecond
+	t.Run("at the threshold", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			w := coalesce.New(delay, coalesce.WithAdaptive())
+			defer w.Close()
+			for range 5 * coalesce.AdaptiveWakeups {
+				w.Wake()
+				want(t, w, 1, 1)
+				time.Sleep(delay / coalesce.AdaptiveWakeups)
+			}
+		})
+	})
+	t.Run("just past it", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			w := coalesce.New(delay, coalesce.WithAdaptive())
+			defer w.Close()
+			for range coalesce.AdaptiveWakeups + 1 {
+				w.Wake()
+				want(t, w, 1, 1)
+			}
+			time.Sleep(delay)
+			w.Wake() // a delay after the last wakeup: the stream goes on
+			want(t, w, 0, 0)
+			time.Sleep(delay)
+			synctest.Wait()
+			want(t, w, 1, 1)
+		})
 	})
 }
 

@@ -43,19 +43,21 @@ func WithFunc(fn func(events uint64)) Option {
 }
 
 // WithAdaptive coalesces only while the consumer would otherwise be
-// woken often. It starts out waking the consumer at once for every event
-// that opens a window, as with a delay of 0, and counts those wakeups:
-// once more than AdaptiveWakeups of them fall within one delay, it
-// switches to coalescing under the policy in force (audit, or the
-// debounce of WithMaxWait), and it switches back at the first event that
-// comes more than a delay after the last wakeup. A trickle of events so
-// pays no latency and no timer (a timer's wakeup, on an otherwise idle
-// process, costs more than the few immediate ones it would save), and a
-// stream is coalesced. Latency is still bounded by the delay.
+// woken often, for longer than a delay. It starts out waking the consumer
+// at once for every event that opens a window, as with a delay of 0, and
+// counts those wakeups over periods of one delay: when a period ends with
+// more than AdaptiveWakeups of them and events go on coming, it switches
+// to coalescing under the policy in force (audit, or the debounce of
+// WithMaxWait), and it switches back at the first event that comes more
+// than a delay after the last wakeup. A trickle of events, or a short
+// burst, so pays no latency and no timer (a timer's wakeup on an
+// otherwise idle process costs more than the few immediate wakeups it
+// would save), and a sustained stream is coalesced. Latency stays below
+// the delay.
 func WithAdaptive() Option {
 	return optionFunc(func(w *Waker) { w.adaptive = true })
 }
 
-// AdaptiveWakeups is WithAdaptive's threshold: it starts coalescing when
-// more than this many immediate wakeups fall within one delay.
-const AdaptiveWakeups = 8
+// AdaptiveWakeups is WithAdaptive's threshold: coalescing starts after a
+// period of one delay with more than this many immediate wakeups.
+const AdaptiveWakeups = 4

@@ -72,14 +72,18 @@ func (m *delayModel) immediate() bool {
 		if m.now-m.lastFire <= m.delay {
 			return false
 		}
-		m.hot = false
+		m.hot, m.fires = false, 0
 	}
 	if m.fires == 0 || m.now-m.period >= m.delay {
+		busy := m.fires > coalesce.AdaptiveWakeups && m.now-m.lastFire <= m.delay
 		m.period, m.fires = m.now, 0
+		if busy {
+			m.hot = true
+			return false
+		}
 	}
 	m.fires++
-	m.hot = m.fires > coalesce.AdaptiveWakeups
-	return !m.hot
+	return true
 }
 
 // fire is the coalescer's wakeup: the reader gets the count, if any.

@@ -39,12 +39,12 @@ func WithWakeBatch(n uint64) Option {
 }
 
 // WithAdaptiveWake makes the delay set with WithWakeDelay (which it
-// requires) adaptive, with package coalesce's WithAdaptive policy: an add
-// that finds a reader blocked long after the last wakeup (more than the
-// delay / coalesce.AdaptiveShare) wakes it at once, and only adds that
-// follow a wakeup closely open a window. A trickle of adds is then served
-// as without a delay, and a stream is coalesced; this is the recommended
-// setting, with WithWakeBatch for bursts.
+// requires) adaptive, with package coalesce's WithAdaptive policy: blocked
+// readers are woken at once while wakeups are few, and adds are coalesced
+// only once a stream has needed more than coalesce.AdaptiveWakeups
+// wakeups within a delay and goes on. A trickle or a short burst of adds
+// is then served as without a delay, and a sustained stream costs one
+// wakeup per delay. This is the recommended setting.
 func WithAdaptiveWake() Option {
 	return optionFunc(func(s *Signal) { s.adaptive = true })
 }

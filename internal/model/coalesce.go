@@ -86,14 +86,17 @@ func NewCoalescer(delay time.Duration, maxBatch uint64, maxWait time.Duration) *
 }
 
 // adaptiveWakeups is coalesce.AdaptiveWakeups.
-const adaptiveWakeups = 8
+const adaptiveWakeups = 4
 
 // Adaptive switches c to the adaptive policy of coalesce.WithAdaptive and
 // returns c. Out of coalescing, the first event of a window fires at once,
-// and the immediate wakeups are counted per period of one delay; the one
-// past 8 in a period opens a normal window instead and turns coalescing
-// on. Coalescing goes on while each window's first event comes within a
-// delay of the last wakeup (of any kind).
+// and these immediate wakeups are counted over periods of at least one
+// delay, each starting at the first event after the last one ended. A
+// period that ended with more than 4 of them, followed within a delay of
+// the last wakeup by the event that starts the next one, turns coalescing
+// on: that event opens a normal window. Coalescing goes on while each
+// window's first event comes within a delay of the last wakeup (of any
+// kind).
 func (c *Coalescer) Adaptive() *Coalescer {
 	c.adaptive = true
 	return c
@@ -109,14 +112,18 @@ func (c *Coalescer) immediate() bool {
 		if c.now-c.lastFire <= c.delay {
 			return false
 		}
-		c.hot = false
+		c.hot, c.fires = false, 0
 	}
 	if c.fires == 0 || c.now-c.period >= c.delay {
+		busy := c.fires > adaptiveWakeups && c.now-c.lastFire <= c.delay
 		c.period, c.fires = c.now, 0
+		if busy {
+			c.hot = true
+			return false
+		}
 	}
 	c.fires++
-	c.hot = c.fires > adaptiveWakeups
-	return !c.hot
+	return true
 }
 
 // Now is the model's clock: the sum of every Advance so far.
