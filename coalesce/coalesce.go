@@ -134,19 +134,18 @@ func (w *Waker) arm() {
 // immediate wakeups over periods of at least one delay, each starting at
 // the first event after the last one ended. When a period ends with more
 // than AdaptiveWakeups wakeups and the stream goes on (the last wakeup is
-// within a delay), coalescing (hot) starts; it lasts while each window's
-// first event comes within a delay of the last wakeup. A burst shorter
-// than the delay, however dense, so never arms a timer: the timer would
-// wake an idle process for events that cost little to deliver at once.
-// Only with mu held.
+// within a delay), coalescing (hot) starts; it lasts until a window runs
+// its whole delay and catches AdaptiveWakeups events or fewer (expire).
+// A burst shorter than the delay, however dense, so never arms a timer:
+// the timer would wake an idle process for events that cost little to
+// deliver at once. The way back is judged by what windows catch, not by
+// gaps between them, so a consumer slow to come back (busy, or not yet
+// scheduled) does not end coalescing. Only with mu held.
 func (w *Waker) immediate() bool {
-	now := time.Now()
 	if w.hot {
-		if now.Sub(w.lastFire) <= w.delay {
-			return false
-		}
-		w.hot, w.fires = false, 0
+		return false
 	}
+	now := time.Now()
 	if w.fires == 0 || now.Sub(w.period) >= w.delay {
 		busy := w.fires > AdaptiveWakeups && now.Sub(w.lastFire) <= w.delay
 		w.period, w.fires = now, 0
@@ -215,6 +214,9 @@ func (w *Waker) expire() {
 	if w.maxWait != 0 && w.extend() {
 		w.mu.Unlock()
 		return
+	}
+	if w.hot && w.pending.Load() <= AdaptiveWakeups {
+		w.hot = false // a whole window caught few events: the stream is thin
 	}
 	w.unlockAndCall(w.fireLocked())
 }

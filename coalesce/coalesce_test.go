@@ -84,7 +84,7 @@ func TestMaxBatchWakesAtOnce(t *testing.T) {
 // wake the consumer at once, even a dense burst shorter than the delay;
 // after a period of one delay with more than AdaptiveWakeups wakeups, an
 // event that continues the stream opens a window, and coalescing lasts
-// until an event comes more than a delay after the last wakeup.
+// until a window expires with AdaptiveWakeups events or fewer.
 func TestAdaptiveCoalescesOnlySustainedStreams(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const delay = 8 * time.Millisecond
@@ -96,28 +96,30 @@ func TestAdaptiveCoalescesOnlySustainedStreams(t *testing.T) {
 			want(t, w, 1, 1)
 		}
 		time.Sleep(delay + time.Nanosecond) // the burst is over: its count is forgotten
-		for range 8 { // a stream, a wakeup per step, for one delay
+		for range 8 {                       // a stream, a wakeup per step, for one delay
 			w.Wake()
 			want(t, w, 1, 1)
 			time.Sleep(step)
 		}
-		w.Wake() // the period is over, busy, and the stream goes on: a window
-		w.Wake()
+		for range coalesce.AdaptiveWakeups + 1 { // the stream goes on: windows
+			w.Wake()
+		}
 		want(t, w, 0, 0)
 		time.Sleep(delay)
 		synctest.Wait()
-		want(t, w, 1, 2)
-		time.Sleep(delay) // exactly a delay after the last wakeup: still coalescing
-		w.Wake()
+		want(t, w, 1, coalesce.AdaptiveWakeups+1)
+		time.Sleep(3 * delay) // a gap (a slow consumer, say) does not end coalescing
+		for range coalesce.AdaptiveWakeups {
+			w.Wake()
+		}
 		want(t, w, 0, 0)
 		time.Sleep(delay)
 		synctest.Wait()
-		want(t, w, 1, 1)
-		time.Sleep(delay + time.Nanosecond) // past it: back to immediate
+		want(t, w, 1, coalesce.AdaptiveWakeups) // a thin window: back to immediate
 		w.Wake()
 		want(t, w, 1, 1)
 		if st := w.Stats(); st.Armed {
-			t.Fatalf("after a sparse event: %v, want no timer", st)
+			t.Fatalf("after a thin window: %v, want no timer", st)
 		}
 	})
 }

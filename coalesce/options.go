@@ -48,9 +48,9 @@ func WithFunc(fn func(events uint64)) Option {
 // counts those wakeups over periods of one delay: when a period ends with
 // more than AdaptiveWakeups of them and events go on coming, it switches
 // to coalescing under the policy in force (audit, or the debounce of
-// WithMaxWait), and it switches back at the first event that comes more
-// than a delay after the last wakeup. A trickle of events, or a short
-// burst, so pays no latency and no timer (a timer's wakeup on an
+// WithMaxWait), and it switches back when a window runs its whole delay
+// and catches AdaptiveWakeups events or fewer. A trickle of events, or a
+// short burst, so pays no latency and no timer (a timer's wakeup on an
 // otherwise idle process costs more than the few immediate wakeups it
 // would save), and a sustained stream is coalesced. Latency stays below
 // the delay.

@@ -25,6 +25,7 @@ type delayModel struct {
 	now      time.Duration
 	lastFire time.Duration // adaptive: when the coalescer last fired
 	hot      bool          // adaptive: coalescing
+	events   uint64        // events the coalescer has pending (adds noted in the window)
 	period   time.Duration // adaptive, not hot: when the counted wakeups began
 	fires    int           // adaptive, not hot: immediate wakeups since period
 	count    uint64
@@ -45,6 +46,10 @@ func (m *delayModel) add(n uint64) {
 	if n == 0 || !m.parked {
 		return
 	}
+	limit := uint64(0) // an add notes an event while no more than limit are pending
+	if m.adaptive {
+		limit = coalesce.AdaptiveWakeups
+	}
 	switch {
 	case m.batch != 0 && m.count >= m.batch:
 		// the add notes an event (which may open a window or fire at
@@ -55,24 +60,21 @@ func (m *delayModel) add(n uint64) {
 		m.open = false
 		m.fire()
 	case m.open:
+		if m.events <= limit {
+			m.events++
+		}
 	case m.immediate():
 		m.fire()
 	default:
-		m.open, m.deadline = true, m.now+m.delay
+		m.open, m.deadline, m.events = true, m.now+m.delay, 1
 	}
 }
 
 // immediate is coalesce.WithAdaptive's choice for an event that opens a
 // window: at once (true) or a window (false).
 func (m *delayModel) immediate() bool {
-	if !m.adaptive {
+	if !m.adaptive || m.hot {
 		return false
-	}
-	if m.hot {
-		if m.now-m.lastFire <= m.delay {
-			return false
-		}
-		m.hot, m.fires = false, 0
 	}
 	if m.fires == 0 || m.now-m.period >= m.delay {
 		busy := m.fires > coalesce.AdaptiveWakeups && m.now-m.lastFire <= m.delay
@@ -88,7 +90,7 @@ func (m *delayModel) immediate() bool {
 
 // fire is the coalescer's wakeup: the reader gets the count, if any.
 func (m *delayModel) fire() {
-	m.lastFire = m.now
+	m.lastFire, m.events = m.now, 0
 	m.serve()
 }
 
@@ -109,6 +111,9 @@ func (m *delayModel) advance(d time.Duration) {
 	end := m.now + d
 	if m.open && m.deadline <= end {
 		m.now, m.open = m.deadline, false
+		if m.hot && m.events <= coalesce.AdaptiveWakeups {
+			m.hot = false
+		}
 		m.fire()
 	}
 	m.now = end

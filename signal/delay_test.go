@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/evsync/evsync/coalesce"
 	"github.com/evsync/evsync/internal/testkit"
 	"github.com/evsync/evsync/signal"
 )
@@ -90,6 +91,38 @@ func TestWakeBatchCountsUnits(t *testing.T) {
 		if got := <-r; got.v != 1 || time.Since(start) != time.Second {
 			t.Fatalf("Wait = %+v after %v, want 1 after the 1s delay", got, time.Since(start))
 		}
+	})
+}
+
+// TestAdaptiveWakeJudgesWindowsByAdds: with WithAdaptiveWake, readers
+// are woken at once until a delay has needed more than
+// coalesce.AdaptiveWakeups wakeups; then adds are coalesced, and a window
+// that catches more than that many adds keeps coalescing on.
+func TestAdaptiveWakeJudgesWindowsByAdds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const delay = 8 * time.Millisecond
+		s := signal.New(0, signal.WithWakeDelay(delay), signal.WithAdaptiveWake())
+		defer s.Close()
+		addAndWait := func(adds int, wait time.Duration) {
+			t.Helper()
+			r := park(context.Background(), s)
+			start := time.Now()
+			for range adds {
+				testkit.MustNil(t, s.Add(1))
+			}
+			if got := <-r; got.v != uint64(adds) || time.Since(start) != wait {
+				t.Fatalf("Wait = %+v after %v, want %d after %v", got, time.Since(start), adds, wait)
+			}
+		}
+		for range 8 { // a wakeup per delay/8 for a whole delay: at once
+			addAndWait(1, 0)
+			time.Sleep(delay / 8)
+		}
+		for range 3 { // busy and going on: windows, each catching enough adds
+			addAndWait(coalesce.AdaptiveWakeups+1, delay)
+		}
+		addAndWait(1, delay) // a thin window ends coalescing
+		addAndWait(1, 0)
 	})
 }
 

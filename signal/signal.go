@@ -60,11 +60,12 @@ type Signal struct {
 	writers spin.Queue // AddWait callers; only with mu held
 	ready   spin.Notifier
 
-	wake     *coalesce.Waker // WithWakeDelay: delays waking blocked readers; nil if not set
-	delay    time.Duration   // options, read by New
-	delayed  bool
-	batch    uint64
-	adaptive bool
+	wake      *coalesce.Waker // WithWakeDelay: delays waking blocked readers; nil if not set
+	delay     time.Duration   // options, read by New
+	delayed   bool
+	batch     uint64
+	adaptive  bool
+	wakeLimit uint64 // an add notes an event while the coalescer has no more pending
 }
 
 // New returns a signal whose count starts at initial. It panics if initial
@@ -84,6 +85,7 @@ func New(initial uint64, opts ...Option) *Signal {
 		copts := []coalesce.Option{coalesce.WithFunc(s.delayedWake)}
 		if s.adaptive {
 			copts = append(copts, coalesce.WithAdaptive())
+			s.wakeLimit = coalesce.AdaptiveWakeups
 		}
 		s.wake = coalesce.New(s.delay, copts...)
 	}
@@ -131,10 +133,12 @@ func (s *Signal) added(n uint64) {
 
 // addedDelayed tells the coalescer about an add that a blocked reader (or
 // a Ready channel) waits for; the coalescer calls delayedWake within the
-// delay. Only the first add of a window notes an event: the count already
-// holds the sum, so the adds after it only load the coalescer's pending
-// count. That keeps them from writing a second shared cache line, which
-// would cost several times the add itself while writers run unthrottled.
+// delay. Only the first add of a window notes an event (the first
+// AdaptiveWakeups+1, with WithAdaptiveWake, which judges a window by
+// them): the count already holds the sum, so the adds after them only
+// load the coalescer's pending count. That keeps them from writing a
+// second shared cache line, which would cost several times the add itself
+// while writers run unthrottled.
 //
 // No add is missed: an add that finds an event pending made its units
 // visible before that load, and the wakeup that clears the event reads
@@ -145,7 +149,7 @@ func (s *Signal) addedDelayed() {
 		s.wake.Flush()
 		return
 	}
-	if s.wake.Pending() == 0 {
+	if s.wake.Pending() <= s.wakeLimit {
 		s.wake.Wake()
 	}
 }

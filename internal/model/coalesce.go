@@ -94,9 +94,9 @@ const adaptiveWakeups = 4
 // delay, each starting at the first event after the last one ended. A
 // period that ended with more than 4 of them, followed within a delay of
 // the last wakeup by the event that starts the next one, turns coalescing
-// on: that event opens a normal window. Coalescing goes on while each
-// window's first event comes within a delay of the last wakeup (of any
-// kind).
+// on: that event opens a normal window. Coalescing goes on until a
+// window that expires (not one flushed or cut short by maxBatch) holds 4
+// events or fewer.
 func (c *Coalescer) Adaptive() *Coalescer {
 	c.adaptive = true
 	return c
@@ -105,14 +105,8 @@ func (c *Coalescer) Adaptive() *Coalescer {
 // immediate reports whether, in adaptive mode, the event opening a window
 // now fires at once, updating the adaptive state.
 func (c *Coalescer) immediate() bool {
-	if !c.adaptive {
+	if !c.adaptive || c.hot {
 		return false
-	}
-	if c.hot {
-		if c.now-c.lastFire <= c.delay {
-			return false
-		}
-		c.hot, c.fires = false, 0
 	}
 	if c.fires == 0 || c.now-c.period >= c.delay {
 		busy := c.fires > adaptiveWakeups && c.now-c.lastFire <= c.delay
@@ -200,6 +194,9 @@ func (c *Coalescer) expire() {
 	if c.debounce() && c.extended && c.now < limit {
 		c.arm(min(c.delay, limit-c.now))
 		return
+	}
+	if c.hot && c.pending <= adaptiveWakeups {
+		c.hot = false // a whole window caught few events
 	}
 	c.fire()
 }
