@@ -91,6 +91,7 @@ func New(delay time.Duration, opts ...Option) *Waker {
 	if w.maxWait != 0 && w.maxWait < delay {
 		panic("coalesce: maxWait below the delay")
 	}
+	w.hot = w.adaptive // WithAdaptive starts out coalescing (see immediate)
 	return w
 }
 
@@ -140,7 +141,10 @@ func (w *Waker) arm() {
 // the timer would wake an idle process for events that cost little to
 // deliver at once. The way back is judged by what windows catch, not by
 // gaps between them, so a consumer slow to come back (busy, or not yet
-// scheduled) does not end coalescing. Only with mu held.
+// scheduled) does not end coalescing. It starts out coalescing, so that a
+// stream is coalesced from its first event, and a trickle costs one
+// window (its first event waits for the delay) before it is served at
+// once. Only with mu held.
 func (w *Waker) immediate() bool {
 	if w.hot {
 		return false

@@ -80,8 +80,9 @@ func TestMaxBatchWakesAtOnce(t *testing.T) {
 	})
 }
 
-// TestAdaptiveCoalescesOnlySustainedStreams: with WithAdaptive, events
-// wake the consumer at once, even a dense burst shorter than the delay;
+// TestAdaptiveCoalescesOnlySustainedStreams: with WithAdaptive, after a
+// thin first window, events wake the consumer at once, even a dense burst
+// shorter than the delay;
 // after a period of one delay with more than AdaptiveWakeups wakeups, an
 // event that continues the stream opens a window, and coalescing lasts
 // until a window expires with AdaptiveWakeups events or fewer.
@@ -91,6 +92,11 @@ func TestAdaptiveCoalescesOnlySustainedStreams(t *testing.T) {
 		const step = delay / 8
 		w := coalesce.New(delay, coalesce.WithAdaptive())
 		defer w.Close()
+		w.Wake() // it starts out coalescing
+		want(t, w, 0, 0)
+		time.Sleep(delay)
+		synctest.Wait()
+		want(t, w, 1, 1) // a thin window: immediate from now on
 		for range 3 * coalesce.AdaptiveWakeups { // a burst: all at once
 			w.Wake()
 			want(t, w, 1, 1)
@@ -124,6 +130,16 @@ func TestAdaptiveCoalescesOnlySustainedStreams(t *testing.T) {
 	})
 }
 
+// thin takes a new adaptive Waker out of coalescing with a window that
+// catches one event.
+func thin(t *testing.T, w *coalesce.Waker, delay time.Duration) {
+	t.Helper()
+	w.Wake()
+	time.Sleep(delay)
+	synctest.Wait()
+	want(t, w, 1, 1)
+}
+
 // TestAdaptiveThresholds pins WithAdaptive's two boundaries: exactly
 // AdaptiveWakeups wakeups per delay never start coalescing, and a busy
 // period followed exactly a delay after its last wakeup does.
@@ -133,6 +149,7 @@ func TestAdaptiveThresholds(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			w := coalesce.New(delay, coalesce.WithAdaptive())
 			defer w.Close()
+			thin(t, w, delay)
 			for range 5 * coalesce.AdaptiveWakeups {
 				w.Wake()
 				want(t, w, 1, 1)
@@ -144,6 +161,7 @@ func TestAdaptiveThresholds(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			w := coalesce.New(delay, coalesce.WithAdaptive())
 			defer w.Close()
+			thin(t, w, delay)
 			for range coalesce.AdaptiveWakeups + 1 {
 				w.Wake()
 				want(t, w, 1, 1)

@@ -43,13 +43,13 @@ func WithFunc(fn func(events uint64)) Option {
 }
 
 // WithAdaptive coalesces only while the consumer would otherwise be
-// woken often, for longer than a delay. It starts out waking the consumer
-// at once for every event that opens a window, as with a delay of 0, and
-// counts those wakeups over periods of one delay: when a period ends with
-// more than AdaptiveWakeups of them and events go on coming, it switches
-// to coalescing under the policy in force (audit, or the debounce of
-// WithMaxWait), and it switches back when a window runs its whole delay
-// and catches AdaptiveWakeups events or fewer. A trickle of events, or a
+// woken often, for longer than a delay. It starts out coalescing under the
+// policy in force (audit, or the debounce of WithMaxWait) and stops when
+// a window runs its whole delay and catches AdaptiveWakeups events or
+// fewer. From then on it wakes the consumer at once for every event that
+// opens a window, as with a delay of 0, and counts those wakeups over
+// periods of one delay: when a period ends with more than AdaptiveWakeups
+// of them and events go on coming, it coalesces again. A trickle of events, or a
 // short burst, so pays no latency and no timer (a timer's wakeup on an
 // otherwise idle process costs more than the few immediate wakeups it
 // would save), and a sustained stream is coalesced. Latency stays below

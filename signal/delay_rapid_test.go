@@ -131,7 +131,7 @@ func delayRun(delay time.Duration, batch uint64, adaptive bool, ops []delayOp) s
 	}
 	s := signal.New(0, opts...)
 	defer s.Close()
-	m := &delayModel{delay: delay, batch: batch, adaptive: adaptive}
+	m := &delayModel{delay: delay, batch: batch, adaptive: adaptive, hot: adaptive}
 	start := time.Now()
 	reads := make(chan delayRead, 1)
 	for i, o := range ops {

@@ -94,8 +94,8 @@ func TestWakeBatchCountsUnits(t *testing.T) {
 	})
 }
 
-// TestAdaptiveWakeJudgesWindowsByAdds: with WithAdaptiveWake, readers
-// are woken at once until a delay has needed more than
+// TestAdaptiveWakeJudgesWindowsByAdds: with WithAdaptiveWake, after a
+// thin first window, readers are woken at once until a delay has needed more than
 // coalesce.AdaptiveWakeups wakeups; then adds are coalesced, and a window
 // that catches more than that many adds keeps coalescing on.
 func TestAdaptiveWakeJudgesWindowsByAdds(t *testing.T) {
@@ -114,6 +114,7 @@ func TestAdaptiveWakeJudgesWindowsByAdds(t *testing.T) {
 				t.Fatalf("Wait = %+v after %v, want %d after %v", got, time.Since(start), adds, wait)
 			}
 		}
+		addAndWait(1, delay) // it starts out coalescing; a thin window ends that
 		for range 8 { // a wakeup per delay/8 for a whole delay: at once
 			addAndWait(1, 0)
 			time.Sleep(delay / 8)

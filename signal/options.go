@@ -39,12 +39,14 @@ func WithWakeBatch(n uint64) Option {
 }
 
 // WithAdaptiveWake makes the delay set with WithWakeDelay (which it
-// requires) adaptive, with package coalesce's WithAdaptive policy: blocked
-// readers are woken at once while wakeups are few, and adds are coalesced
-// only once a stream has needed more than coalesce.AdaptiveWakeups
-// wakeups within a delay and goes on. A trickle or a short burst of adds
-// is then served as without a delay, and a sustained stream costs one
-// wakeup per delay. This is the recommended setting.
+// requires) adaptive, with package coalesce's WithAdaptive policy: adds are
+// coalesced while a stream keeps each window busy (more than
+// coalesce.AdaptiveWakeups adds finding a reader blocked), and once a
+// window catches fewer, blocked readers are woken at once until a whole
+// delay has needed more than that many wakeups again. A trickle or a
+// short burst of adds is then served as without a delay (after the first
+// window), and a sustained stream costs one wakeup per delay. This is the
+// recommended setting.
 func WithAdaptiveWake() Option {
 	return optionFunc(func(s *Signal) { s.adaptive = true })
 }

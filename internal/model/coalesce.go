@@ -89,7 +89,7 @@ func NewCoalescer(delay time.Duration, maxBatch uint64, maxWait time.Duration) *
 const adaptiveWakeups = 4
 
 // Adaptive switches c to the adaptive policy of coalesce.WithAdaptive and
-// returns c. Out of coalescing, the first event of a window fires at once,
+// returns c. It starts out coalescing. Out of coalescing, the first event of a window fires at once,
 // and these immediate wakeups are counted over periods of at least one
 // delay, each starting at the first event after the last one ended. A
 // period that ended with more than 4 of them, followed within a delay of
@@ -98,7 +98,7 @@ const adaptiveWakeups = 4
 // window that expires (not one flushed or cut short by maxBatch) holds 4
 // events or fewer.
 func (c *Coalescer) Adaptive() *Coalescer {
-	c.adaptive = true
+	c.adaptive, c.hot = true, true
 	return c
 }
 
