@@ -283,14 +283,23 @@ func (w *Waker) Ready() <-chan struct{} { return w.c }
 
 // Events returns the events handed over by wakeups and not yet reported,
 // and resets that count. Call it after a receive from C; Wait calls it for
-// you. After Close it also returns the events still pending.
+// you. If a later wakeup left a token on C meanwhile, Events takes that
+// token too, since it returns that wakeup's events: a receive from C
+// never finds a wakeup with no events. After Close it also returns the
+// events still pending.
 func (w *Waker) Events() uint64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n := w.delivered
 	w.delivered = 0
 	if w.closed.Load() {
-		n += w.pending.Swap(0)
+		return n + w.pending.Swap(0)
+	}
+	if n != 0 {
+		select {
+		case <-w.c: // the token of a wakeup whose events n includes
+		default:
+		}
 	}
 	return n
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/coalesce"
+	"github.com/evsync/evsync/internal/testkit"
 )
 
 // wakeups drains C without blocking and returns how many tokens and events
@@ -96,7 +97,7 @@ func TestAdaptiveCoalescesOnlySustainedStreams(t *testing.T) {
 		want(t, w, 0, 0)
 		time.Sleep(delay)
 		synctest.Wait()
-		want(t, w, 1, 1) // a thin window: immediate from now on
+		want(t, w, 1, 1)                         // a thin window: immediate from now on
 		for range 3 * coalesce.AdaptiveWakeups { // a burst: all at once
 			w.Wake()
 			want(t, w, 1, 1)
@@ -279,6 +280,34 @@ func TestWaitReportsEventsAndCancels(t *testing.T) {
 
 // nilCtx is a nil context, for the ErrInvalid case.
 var nilCtx context.Context
+
+// TestNoEmptyWakeup: a wakeup that fires between a Wait's receive and
+// its Events merges into that Wait's report, and leaves no token behind
+// for a next Wait to return (0, nil) with.
+func TestNoEmptyWakeup(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := coalesce.New(0)
+		defer w.Close()
+		type res struct {
+			n   uint64
+			err error
+		}
+		r := testkit.Park(func() res {
+			n, err := w.Wait(context.Background())
+			return res{n, err}
+		})
+		w.Wake() // hands the token straight to the parked Wait
+		w.Wake() // fires again before that Wait has run
+		if got := <-r; got.n != 2 || got.err != nil {
+			t.Fatalf("Wait = %+v, want both events", got)
+		}
+		select {
+		case <-w.C():
+			t.Fatalf("a token is left on C with no events (%v)", w)
+		default:
+		}
+	})
+}
 
 func TestFlushRacingTheTimer(t *testing.T) {
 	// Flush at the very moment the timer fires: exactly one wakeup, and a

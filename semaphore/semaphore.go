@@ -224,7 +224,9 @@ func (s *Semaphore) ReleaseWait(ctx context.Context, n uint64) error {
 	if ctx == nil || n > s.limit() {
 		return ErrInvalid
 	}
-	if s.rel.Len() == 0 {
+	// Releasing 0 never needs room (a write of 0 never blocks), so it
+	// does not queue behind blocked writers either.
+	if n == 0 || s.rel.Len() == 0 {
 		if err := s.count.Add(n, s.limit()); err != ErrWouldBlock {
 			if err == nil {
 				s.addedUnits(n)

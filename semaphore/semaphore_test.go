@@ -273,6 +273,23 @@ func TestReleaseWaitBackPressure(t *testing.T) {
 	})
 }
 
+// TestReleaseWaitZeroNeverWaits: releasing 0 needs no room, so
+// ReleaseWait(ctx, 0) returns nil at once even behind a blocked writer and
+// with a done context, as Release(0) and a kernel write of 0 do.
+func TestReleaseWaitZeroNeverWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := semaphore.New(3, semaphore.WithLimit(3))
+		defer s.Close()
+		blocked, cancel := context.WithCancel(context.Background())
+		res := testkit.Park(func() error { return s.ReleaseWait(blocked, 1) })
+		testkit.MustNil(t, s.ReleaseWait(context.Background(), 0))
+		testkit.MustNil(t, s.ReleaseWait(testkit.Cancelled(), 0))
+		testkit.WantCount(t, s, 3)
+		cancel()
+		testkit.ErrIs(t, "the blocked ReleaseWait", <-res, context.Canceled)
+	})
+}
+
 func TestReleaseWaitCanceledAndClosed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := semaphore.New(1, semaphore.WithLimit(1))

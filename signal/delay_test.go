@@ -115,7 +115,7 @@ func TestAdaptiveWakeJudgesWindowsByAdds(t *testing.T) {
 			}
 		}
 		addAndWait(1, delay) // it starts out coalescing; a thin window ends that
-		for range 8 { // a wakeup per delay/8 for a whole delay: at once
+		for range 8 {        // a wakeup per delay/8 for a whole delay: at once
 			addAndWait(1, 0)
 			time.Sleep(delay / 8)
 		}

@@ -162,7 +162,9 @@ func (s *Signal) AddWait(ctx context.Context, n uint64) error {
 	if ctx == nil || n > Max {
 		return ErrInvalid
 	}
-	if s.writers.Len() == 0 {
+	// Adding 0 never needs room (a write of 0 never blocks), so it does
+	// not queue behind blocked writers either.
+	if n == 0 || s.writers.Len() == 0 {
 		if err := s.count.Add(n, Max); err != ErrWouldBlock {
 			if err == nil {
 				s.added(n)

@@ -159,6 +159,23 @@ func TestAddWaitBackPressure(t *testing.T) {
 	})
 }
 
+// TestAddWaitZeroNeverWaits: adding 0 needs no room, so AddWait(ctx, 0)
+// returns nil at once even behind a blocked writer and with a done
+// context, as Add(0) and a kernel write of 0 do.
+func TestAddWaitZeroNeverWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := signal.New(signal.Max)
+		defer s.Close()
+		blocked, cancel := context.WithCancel(context.Background())
+		res := testkit.Park(func() error { return s.AddWait(blocked, 1) })
+		testkit.MustNil(t, s.AddWait(context.Background(), 0))
+		testkit.MustNil(t, s.AddWait(testkit.Cancelled(), 0))
+		testkit.WantCount(t, s, signal.Max)
+		cancel()
+		testkit.ErrIs(t, "the blocked AddWait", <-res, context.Canceled)
+	})
+}
+
 func TestCloseKeepsSumReadableThenRefuses(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := signal.New(signal.Max)
