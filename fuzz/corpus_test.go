@@ -1,0 +1,270 @@
+package fuzz_test
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var updateCorpus = flag.Bool("update-corpus", false, "rewrite the seed files testdata/fuzz/*/seed-* from corpusSeeds")
+
+// A target is a fuzz target's run function, for the corpus tests.
+type target struct {
+	name string
+	run  func(t *testing.T, data []byte, tl tally)
+	// seeds are the hand-written inputs (see decode_test.go for the
+	// format), written to testdata/fuzz/<name>/seed-<key>.
+	seeds map[string]string
+	// want are the tally labels the corpus must reach: every operation
+	// and every outcome it can have.
+	want []string
+	// linuxOnly marks a target that exists on Linux only.
+	linuxOnly bool
+}
+
+var targets = []target{
+	{
+		name: "FuzzSemaphore", run: runSemaphore,
+		seeds: map[string]string{
+			// New(0): Ready armed then fired, TryAcquire both ways, the
+			// context choices, a parked Acquire granted, overflow at Max,
+			// and everything after Close.
+			"basics": "10" + "YR1YT1T1A11A01R1A21A1iRiRhR1W11W21Ta" + "A0hW01" +
+				"CR1W01A12A01",
+			// Parked Acquires: cancelled while queued, granted in order,
+			// refused by Close, and a cancel after the return.
+			"parked": "10" + "A02A01K0R1" + "R1A03CK2K0",
+			// WithLimit(1): reservations pending, granted at once (also
+			// Reserve(0)), too big, granted by a Release, handed back by
+			// Cancel, kept by a Cancel that would pass the limit, refused
+			// after Close; a Release past the limit.
+			"reserve": "20" + "V1V0V2R1X0V1R1X2R1" + "CV1V1",
+			// WithLimit(1<<63) from 1<<63 - 1 (an edge relative to the
+			// limit, 'd'): the top of the range and a raw 8-byte amount.
+			"zero": "00" + "YR1T1Y",
+			// Two parked Acquires: the first cancelled right before a
+			// Release, whose unit must go to the second.
+			"cancel-then-release": "10" + "A01A01L01" + "A02L11",
+			"limits":              "9d" + "R1R1T\x80\x80R#\x01\x00\x00\x00\x00\x00\x00\x80A1rW1m",
+		},
+		want: []string{
+			"New/zero value", "New/default limit", "New/WithLimit",
+			"Acquire/ok", "Acquire/ErrInvalid", "Acquire/ErrClosed", "Acquire/Canceled", "Acquire/parked",
+			"Parked Acquire/ok", "Parked Acquire/ErrClosed", "Parked Acquire/Canceled", "CancelParked/after return",
+			"TryAcquire/true", "TryAcquire/false",
+			"Release/ok", "Release/ErrWouldBlock", "Release/ErrInvalid", "Release/ErrClosed",
+			"ReleaseWait/ok", "ReleaseWait/Canceled", "ReleaseWait/ErrInvalid", "ReleaseWait/ErrClosed",
+			"Reserve/ok", "Reserve/pending", "Reserve/ErrInvalid", "Reserve/ErrClosed",
+			"Cancel/true", "Cancel/false",
+			"Ready/fired", "Ready/armed", "Close/ok",
+			"CancelThenRelease/ok",
+		},
+	},
+	{
+		name: "FuzzSignal", run: runSignal,
+		seeds: map[string]string{
+			// New(0): Ready, Add and Take, the context choices of Wait,
+			// two parked Waits each handed a sum (by Add and AddWait), a
+			// third cancelled, overflow at Max, and everything after
+			// Close, including a parked Wait it refuses.
+			"basics": "10" + "YA3YTTR1R2R0R0YA5W05R0K0" + "AhA1AiW11W21R0W01" +
+				"TR0CA1W01R0",
+			// The zero value, and a count that starts at Max.
+			"zero": "0" + "0A1T",
+			// Two parked Waits: the first cancelled right before an Add,
+			// whose sum must go to the second.
+			"cancel-then-add": "10" + "R0R0L03" + "R0L02",
+			"full":            "1h" + "A0A1W11TA#\xfe\xff\xff\xff\xff\xff\xff\xffT",
+		},
+		want: []string{
+			"New/zero value", "New/initial",
+			"Add/ok", "Add/ErrWouldBlock", "Add/ErrInvalid", "Add/ErrClosed", "Add/handed to a parked Wait",
+			"AddWait/ok", "AddWait/Canceled", "AddWait/ErrInvalid", "AddWait/ErrClosed", "AddWait/handed to a parked Wait",
+			"Take/zero", "Take/non-zero",
+			"Wait/ok", "Wait/Canceled", "Wait/ErrInvalid", "Wait/ErrClosed", "Wait/parked",
+			"Parked Wait/ok", "Parked Wait/ErrClosed", "Parked Wait/Canceled",
+			"Ready/fired", "Ready/armed", "Close/ok",
+			"CancelThenAdd/handed to a parked Wait", "CancelThenAdd/ok",
+		},
+	},
+	{
+		name: "FuzzCoalesce", run: runCoalesce,
+		seeds: map[string]string{
+			// Audit, 5ms: a window of three Wakes, Wait in every form, a
+			// parked Wait woken by the timer, one cancelled, Flush, and
+			// Close with an event pending.
+			"audit": "2000" + "TW2A3TA3TX1X2X0W0A5X0KW0FRW1" + "CX0X0",
+			// Debounce, 5ms with maxWait 10ms and maxBatch 3: a stream
+			// that extends the window, the batch threshold, and a parked
+			// Wait refused by Close.
+			"debounce": "2320" + "W0A4W0A4W0X0A9W0A4W0A4W0A4A9R" + "X0CT",
+			// Adaptive, 5ms: five immediate wakeups within a delay, then a
+			// stream that is coalesced until a quiet window.
+			"adaptive": "2001" + "W0TW0TW0TW0TW0TA5W0W0TA5TW3A9A9W0TA9",
+			// Zero delay: every Wake wakes at once.
+			"zero": "0000" + "X0W0W3TRW1X0",
+		},
+		want: []string{
+			"New/audit", "New/debounce", "New/maxBatch", "New/zero delay", "New/adaptive",
+			"Wake", "Advance", "Flush", "Close",
+			"C/true", "C/false", "Ready/true", "Ready/false",
+			"Wait/ok", "Wait/Canceled", "Wait/ErrInvalid", "Wait/ErrClosed", "Wait/parked",
+			"Parked Wait/ok", "Parked Wait/ErrClosed", "Parked Wait/Canceled",
+		},
+	},
+	{
+		name: "FuzzKernel", run: runKernel, linuxOnly: true,
+		seeds: map[string]string{
+			// EFD_SEMAPHORE from 0 and plain from 0: reads at 0, the
+			// context choices, every poll state, writes up to Max and past
+			// it, the invalid write, and fdinfo.
+			"semaphore": "00" + "RS1S2PW1PRWhPW1WiB01B21S0B01B11R" + "F",
+			"plain":     "10" + "RS1S2PW1PRWhPW1WiB01B21S0B01B11R" + "F",
+			// Initial counts above eventfd(2)'s 32 bits.
+			"initial-semaphore": "0q" + "RPF",
+			"initial-plain":     "1r" + "RPF",
+		},
+		want: kernelWant(),
+	},
+}
+
+// kernelWant is every kernel operation and outcome, in both modes.
+func kernelWant() []string {
+	var want []string
+	for _, mode := range []string{"semaphore", "plain"} {
+		want = append(want, "Open/"+mode)
+		for _, l := range []string{
+			"write/ok", "write/ErrWouldBlock", "write/ErrInvalid",
+			"blocking write/ok", "blocking write/Canceled", "blocking write/ErrInvalid",
+			"read/ok", "read/ErrWouldBlock",
+			"blocking read/ok", "blocking read/Canceled", "blocking read/ErrInvalid",
+			"poll/in=false out=true", "poll/in=true out=true", "poll/in=true out=false",
+			"fdinfo/ok",
+		} {
+			want = append(want, mode+" "+l)
+		}
+	}
+	return want
+}
+
+// TestWriteCorpus writes the seed corpus from corpusSeeds when run with
+// -update-corpus: go test ./fuzz -run TestWriteCorpus -update-corpus.
+func TestWriteCorpus(t *testing.T) {
+	if !*updateCorpus {
+		t.Skip("run with -update-corpus to rewrite the seed corpus")
+	}
+	for _, tg := range targets {
+		dir := filepath.Join("testdata", "fuzz", tg.name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, seed := range tg.seeds {
+			if err := os.WriteFile(filepath.Join(dir, "seed-"+name), encodeCorpus([]byte(seed)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestCorpusMatchesSeeds: every hand-written seed is in the corpus as
+// written, so the files and corpusSeeds cannot drift apart.
+func TestCorpusMatchesSeeds(t *testing.T) {
+	for _, tg := range targets {
+		for name, seed := range tg.seeds {
+			path := filepath.Join("testdata", "fuzz", tg.name, "seed-"+name)
+			got, err := readCorpus(path)
+			if err != nil {
+				t.Fatalf("%v (regenerate with -update-corpus)", err)
+			}
+			if !bytes.Equal(got, []byte(seed)) {
+				t.Errorf("%s = %q, corpusSeeds has %q (regenerate with -update-corpus)", path, got, seed)
+			}
+		}
+	}
+}
+
+// TestCorpusCoverage runs every corpus file of every target (the seeds and
+// anything the fuzzer added) with a tally and fails unless each
+// operation and each outcome in the target's want list was reached: the
+// corpus that go test runs covers every operation and every error.
+func TestCorpusCoverage(t *testing.T) {
+	for _, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			if tg.linuxOnly && runtime.GOOS != "linux" {
+				t.Skip("Linux only")
+			}
+			files, err := filepath.Glob(filepath.Join("testdata", "fuzz", tg.name, "*"))
+			if err != nil || len(files) == 0 {
+				t.Fatalf("no corpus for %s: %v", tg.name, err)
+			}
+			tl := tally{}
+			for _, f := range files {
+				data, err := readCorpus(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tg.run(t, data, tl)
+			}
+			var missing []string
+			for _, w := range tg.want {
+				if tl[w] == 0 {
+					missing = append(missing, w)
+				}
+			}
+			if len(missing) != 0 {
+				t.Errorf("the corpus never reaches %q\nreached: %v", missing, labels(tl))
+			}
+		})
+	}
+}
+
+func labels(tl tally) []string {
+	var l []string
+	for k := range tl {
+		l = append(l, k)
+	}
+	slices.Sort(l)
+	return l
+}
+
+// The corpus file format of go test: a header line, then one line per
+// argument; the targets here take one []byte.
+const corpusHeader = "go test fuzz v1"
+
+func encodeCorpus(data []byte) []byte {
+	return fmt.Appendf(nil, "%s\n[]byte(%q)\n", corpusHeader, data)
+}
+
+// readCorpus reads a corpus file with one []byte argument.
+func readCorpus(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, len(b)+1)
+	if !sc.Scan() || sc.Text() != corpusHeader {
+		return nil, fmt.Errorf("%s: no %q header", path, corpusHeader)
+	}
+	if !sc.Scan() {
+		return nil, fmt.Errorf("%s: no argument", path)
+	}
+	line := strings.TrimSpace(sc.Text())
+	inner, ok := strings.CutPrefix(line, "[]byte(")
+	if inner, ok2 := strings.CutSuffix(inner, ")"); ok && ok2 {
+		s, err := strconv.Unquote(inner)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		return []byte(s), nil
+	}
+	return nil, fmt.Errorf("%s: argument %q is not a []byte", path, line)
+}

@@ -1,0 +1,100 @@
+package fuzz_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/evsync/evsync/internal/model"
+	"github.com/evsync/evsync/internal/testkit"
+)
+
+// maxParked bounds the blocking calls a run keeps parked at once, and
+// maxKept the reservations and Ready channels it keeps checking.
+const (
+	maxParked = 8
+	maxKept   = 16
+)
+
+// readyList keeps the channels Ready returned, each with the model's
+// ticket for it, to check that each is closed exactly when the model says
+// it has fired.
+type readyList []readyTicket
+
+type readyTicket struct {
+	ch     <-chan struct{}
+	ticket model.Ticket
+}
+
+// add checks a channel just returned by Ready and keeps it; it returns
+// the outcome for the tally: "fired" if it was closed at once, else
+// "armed".
+func (rl *readyList) add(t *trail, m *model.Counter, ch <-chan struct{}) string {
+	ticket := m.Ready()
+	got, want := testkit.IsClosed(ch), m.Fired(ticket)
+	if got != want {
+		t.fail("Ready() closed at once = %v, model %v", got, want)
+	}
+	if *rl = append(*rl, readyTicket{ch, ticket}); len(*rl) > maxKept {
+		*rl = (*rl)[1:]
+	}
+	if got {
+		return "fired"
+	}
+	return "armed"
+}
+
+// check checks every kept channel against the model.
+func (rl readyList) check(t *trail, m *model.Counter) {
+	for i, r := range rl {
+		if got, want := testkit.IsClosed(r.ch), m.Fired(r.ticket); got != want {
+			t.fail("Ready channel #%d closed = %v, model %v", i, got, want)
+		}
+	}
+}
+
+// validate fails t if the model's own invariants are broken, which would
+// be a harness bug (a call the model does not allow).
+func validate(t *trail, m interface{ Validate() error }) {
+	if err := m.Validate(); err != nil {
+		t.fail("model: %v", err)
+	}
+}
+
+// result is the outcome of a blocking call parked in a goroutine.
+type result struct {
+	v   uint64
+	err error
+}
+
+// settled reports, without blocking, the result of a parked call, if it
+// has returned.
+func settled(ch <-chan result) (result, bool) {
+	select {
+	case r := <-ch:
+		return r, true
+	default:
+		return result{}, false
+	}
+}
+
+// A trail keeps the descriptions of a run's steps, so that a failure
+// reports the steps that led to it.
+type trail struct {
+	t     *testing.T
+	steps []string
+}
+
+// add records a step that went through.
+func (tr *trail) add(step string) { tr.steps = append(tr.steps, step) }
+
+// fail stops the run with the message and the last steps before the
+// failing one (which the message names).
+func (tr *trail) fail(format string, args ...any) {
+	tr.t.Helper()
+	var b strings.Builder
+	for _, s := range tr.steps[max(0, len(tr.steps)-30):] {
+		fmt.Fprintf(&b, "\n\t%s", s)
+	}
+	tr.t.Fatalf("step %d: %s\nafter %d steps, the last ones:%s", len(tr.steps), fmt.Sprintf(format, args...), len(tr.steps), b.String())
+}

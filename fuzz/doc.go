@@ -1,0 +1,25 @@
+// Package fuzz holds evsync's native Go fuzz targets and its
+// linearizability checks; it has no API of its own, only tests.
+//
+// Each fuzz target decodes its input into a configuration and a sequence
+// of operations and makes them, one at a time, on a real primitive and on
+// its reference model in internal/model, comparing every result:
+//
+//	FuzzSemaphore  semaphore.Semaphore against model.Counter (Semaphore mode)
+//	FuzzSignal     signal.Signal against model.Counter (Plain mode)
+//	FuzzCoalesce   coalesce.Waker on synctest's fake clock against model.Coalescer
+//	FuzzKernel     a kernel eventfd (EFD_SEMAPHORE or plain, non-blocking)
+//	               against the matching primitive and model (Linux only)
+//
+// Blocking calls are made only where their outcome is decided
+// sequentially: with a nil or an already cancelled context, with a live
+// context where the model says the call completes at once, or parked in a
+// goroutine of a testing/synctest bubble, where synctest.Wait tells when
+// it has settled. The input format is described in decode_test.go; the
+// seed corpus under testdata/fuzz covers every operation and every error,
+// which TestCorpusCoverage checks. run.sh runs each target in turn.
+//
+// The linearizability tests record concurrent histories of semaphore and
+// signal calls with internal/lincheck and check them with porcupine
+// against a sequential model of the count.
+package fuzz

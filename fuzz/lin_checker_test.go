@@ -1,0 +1,117 @@
+package fuzz_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/evsync/evsync/internal/lincheck"
+	"github.com/evsync/evsync/semaphore"
+	"github.com/evsync/evsync/signal"
+)
+
+// call builds a recorded call of client, in [callAt, retAt].
+func call(client int, in any, out output, callAt, retAt int64) porcupine.Operation {
+	return porcupine.Operation{ClientId: client, Input: in, Output: out, Call: callAt, Return: retAt}
+}
+
+// TestModelsRejectBrokenHistories feeds the checker hand-made histories
+// that no correct semaphore or signal could produce, and histories that
+// differ from them only in timing or in an allowed outcome, and checks
+// that the first are rejected (with a visualisation written) and the
+// second accepted: the linearizability tests can fail.
+func TestModelsRejectBrokenHistories(t *testing.T) {
+	acq := func(n uint64) semCall { return semCall{op: semAcquire, n: n} }
+	rel := func(n uint64) semCall { return semCall{op: semRelease, n: n} }
+	try := func(n uint64) semCall { return semCall{op: semTryAcquire, n: n} }
+	take, wait, count := sigCall{op: sigTake}, sigCall{op: sigWait}, sigCall{op: sigCount}
+	add := func(n uint64) sigCall { return sigCall{op: sigAdd, n: n} }
+	ok := output{}
+	for _, c := range []struct {
+		name  string
+		model porcupine.Model
+		ops   []porcupine.Operation
+		legal bool
+	}{
+		{"one released unit acquired twice", semModel(semaphore.Max, 0), []porcupine.Operation{
+			call(0, rel(1), ok, 1, 2),
+			call(1, acq(1), ok, 3, 6),
+			call(2, acq(1), ok, 4, 5),
+		}, false},
+		{"the second acquire was cancelled instead", semModel(semaphore.Max, 0), []porcupine.Operation{
+			call(0, rel(1), ok, 1, 2),
+			call(1, acq(1), ok, 3, 6),
+			call(2, acq(1), output{err: context.Canceled}, 4, 5),
+		}, true},
+		{"count above the limit", semModel(2, 2), []porcupine.Operation{
+			call(0, rel(1), ok, 1, 2),
+		}, false},
+		{"a refused release", semModel(2, 2), []porcupine.Operation{
+			call(0, rel(1), output{err: semaphore.ErrWouldBlock}, 1, 2),
+		}, true},
+		{"uncontended TryAcquire fails with units there", semModel(semaphore.Max, 1), []porcupine.Operation{
+			call(0, try(1), output{v: 0}, 1, 2),
+		}, false},
+		{"TryAcquire fails behind an overlapping Acquire", semModel(semaphore.Max, 1), []porcupine.Operation{
+			call(0, semCall{op: semTryAcquire, n: 1, contended: true}, output{v: 0}, 2, 3),
+			call(1, acq(2), output{err: context.Canceled}, 1, 4),
+		}, true},
+		{"release accepted after Close returned", semModel(semaphore.Max, 0), []porcupine.Operation{
+			call(0, closeCall, ok, 1, 2),
+			call(1, rel(1), ok, 3, 4),
+		}, false},
+		{"acquire cancelled after Close returned", semModel(semaphore.Max, 0), []porcupine.Operation{
+			call(0, closeCall, ok, 1, 2),
+			call(1, acq(1), output{err: context.Canceled}, 3, 4),
+		}, false},
+		{"a sum read twice", sigModel(0), []porcupine.Operation{
+			call(0, add(5), ok, 1, 2),
+			call(1, take, output{v: 5}, 3, 4),
+			call(2, wait, output{v: 5}, 5, 6),
+		}, false},
+		{"two adds read as one sum", sigModel(0), []porcupine.Operation{
+			call(0, add(2), ok, 1, 2),
+			call(1, add(3), ok, 1, 3),
+			call(2, wait, output{v: 5}, 4, 5),
+			call(2, count, output{v: 0}, 6, 7),
+		}, true},
+		{"a sum lost", sigModel(0), []porcupine.Operation{
+			call(0, add(2), ok, 1, 2),
+			call(1, add(3), ok, 3, 4),
+			call(2, wait, output{v: 3}, 5, 6),
+			call(2, count, output{v: 0}, 7, 8),
+		}, false},
+		{"Wait closed with a count left", sigModel(4), []porcupine.Operation{
+			call(0, closeCall, ok, 1, 2),
+			call(1, wait, output{err: signal.ErrClosed}, 3, 4),
+		}, false},
+	} {
+		var ft fakeT
+		res := lincheck.Check(&ft, c.name, c.model, c.ops, linTimeout)
+		switch {
+		case c.legal && res != porcupine.Ok:
+			t.Errorf("%s: %v, want Ok (%s)", c.name, res, ft.msg)
+		case !c.legal && res != porcupine.Illegal:
+			t.Errorf("%s: %v, want Illegal", c.name, res)
+		case !c.legal:
+			_, path, found := strings.Cut(ft.msg, "visualisation: ")
+			if _, err := os.Stat(path); !found || err != nil {
+				t.Errorf("%s: report %q names no visualisation file", c.name, ft.msg)
+			}
+			os.Remove(path)
+		}
+	}
+}
+
+// fakeT records the checker's report instead of failing the test.
+type fakeT struct {
+	testing.TB
+	msg string
+}
+
+func (f *fakeT) Helper() {}
+
+func (f *fakeT) Errorf(format string, args ...any) { f.msg = fmt.Sprintf(format, args...) }
