@@ -23,6 +23,7 @@ func workloads() []workload {
 			ws = append(ws, semWorkload(name, limit, true, contended(g)))
 		}
 	}
+	ws = append(ws, readyqWorkloads()...)
 	pp := sigWorkload("signal ping-pong", false, pingPong)
 	pp.cases = append(pp.cases, bench{"chan", chanPingPong})
 	return append(ws,

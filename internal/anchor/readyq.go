@@ -1,0 +1,334 @@
+package anchor
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/evsync/evsync/readyq"
+)
+
+// This file holds the ready queues readyq is measured against, and the
+// driver that the readyq benchmarks, the nested bench module (which adds
+// client-go's workqueue) and cmd/evbench share.
+
+// ReadyQueue is a work queue of int keys as the readyq benchmarks see it:
+// producers Add keys, consumers Take batches and call Done for them.
+type ReadyQueue interface {
+	// Add marks k as needing work. A deduplicating queue ignores a key
+	// already queued and re-queues a key marked while in flight at Done.
+	Add(k int)
+	// Take waits until at least one key is queued, then appends up to max
+	// of them to buf[:0] and returns it with true; it returns false once
+	// the queue is closed and empty.
+	Take(buf []int, max int) ([]int, bool)
+	// Done ends the processing of keys taken earlier.
+	Done(keys []int)
+	// Next is Done(done) then Take(done, max), in one step where the
+	// implementation can: the consumer loop's call.
+	Next(done []int, max int) ([]int, bool)
+	// Close refuses further keys and releases consumers once the queue is
+	// empty. Nobody may Add after Close.
+	Close()
+}
+
+// ReadyQueueImpl names a ready-queue implementation and the batch its
+// consumers take.
+type ReadyQueueImpl struct {
+	Name  string // the impl= key: "evsync-b1", "mutex-b64", "chan", ...
+	Batch int    // max per Take
+	New   func() ReadyQueue
+}
+
+// ReadyQueues returns the implementations in the main module: evsync's
+// readyq and a mutex+slice+map queue, each with batches of 1 and 64, and
+// a buffered channel (no deduplication, one key per Take).
+func ReadyQueues() []ReadyQueueImpl {
+	return []ReadyQueueImpl{
+		{"evsync-b1", 1, newEvsyncQueue},
+		{"evsync-b64", 64, newEvsyncQueue},
+		{"mutex-b1", 1, newMutexQueue},
+		{"mutex-b64", 64, newMutexQueue},
+		{"chan", 1, newChanQueue},
+	}
+}
+
+type evsyncQueue struct{ q *readyq.Queue[int] }
+
+func newEvsyncQueue() ReadyQueue { return evsyncQueue{readyq.New[int]()} }
+
+func (e evsyncQueue) Add(k int) { e.q.Add(k) }
+func (e evsyncQueue) Take(buf []int, max int) ([]int, bool) {
+	buf, err := e.q.WaitAppend(context.Background(), buf[:0], max)
+	return buf, err == nil
+}
+func (e evsyncQueue) Done(keys []int) { e.q.Done(keys...) }
+func (e evsyncQueue) Next(done []int, max int) ([]int, bool) {
+	buf, err := e.q.Next(context.Background(), done, max)
+	return buf, err == nil
+}
+func (e evsyncQueue) Close() { e.q.Close() }
+
+// mutexQueue is the hand-written deduplicating queue: a slice FIFO, a map
+// of key states and a sync.Cond, the way client-go's workqueue is built
+// (dirty and processing sets), plus batch takes.
+type mutexQueue struct {
+	mu     sync.Mutex
+	cond   sync.Cond
+	fifo   []int
+	head   int
+	state  map[int]uint8 // dirty, processing bits
+	closed bool
+}
+
+const (
+	dirty uint8 = 1 << iota
+	processing
+)
+
+func newMutexQueue() ReadyQueue {
+	q := &mutexQueue{state: make(map[int]uint8)}
+	q.cond.L = &q.mu
+	return q
+}
+
+func (q *mutexQueue) Add(k int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	s := q.state[k]
+	if q.closed || s&dirty != 0 {
+		return
+	}
+	q.state[k] = s | dirty
+	if s&processing == 0 {
+		q.push(k)
+	}
+}
+
+func (q *mutexQueue) push(k int) {
+	if q.head > len(q.fifo)/2 { // reuse the consumed front
+		q.fifo = q.fifo[:copy(q.fifo, q.fifo[q.head:])]
+		q.head = 0
+	}
+	q.fifo = append(q.fifo, k)
+	q.cond.Signal()
+}
+
+// Take copies the batch under the lock, as a straightforward queue does.
+func (q *mutexQueue) Take(buf []int, max int) ([]int, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.take(buf, max)
+}
+
+func (q *mutexQueue) take(buf []int, max int) ([]int, bool) {
+	for q.head == len(q.fifo) && !q.closed {
+		q.cond.Wait()
+	}
+	if q.head == len(q.fifo) {
+		return buf[:0], false
+	}
+	n := min(max, len(q.fifo)-q.head)
+	buf = append(buf[:0], q.fifo[q.head:q.head+n]...)
+	q.head += n
+	for _, k := range buf {
+		q.state[k] = processing
+	}
+	return buf, true
+}
+
+func (q *mutexQueue) Done(keys []int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.done(keys)
+}
+
+// Next finishes and takes under one lock, as Next does for evsync.
+func (q *mutexQueue) Next(done []int, max int) ([]int, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.done(done)
+	return q.take(done, max)
+}
+
+func (q *mutexQueue) done(keys []int) {
+	for _, k := range keys {
+		if q.state[k]&dirty != 0 {
+			q.state[k] = dirty
+			q.push(k)
+		} else {
+			delete(q.state, k)
+		}
+	}
+}
+
+func (q *mutexQueue) Close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	q.cond.Broadcast()
+}
+
+// chanQueue is a buffered channel with room for every key: no
+// deduplication, so every Add is a hand-out, and Add blocks when it is
+// full.
+type chanQueue chan int
+
+func newChanQueue() ReadyQueue { return make(chanQueue, 1000) }
+
+func (c chanQueue) Add(k int) { c <- k }
+func (c chanQueue) Take(buf []int, max int) ([]int, bool) {
+	k, ok := <-c
+	if !ok {
+		return buf[:0], false
+	}
+	return append(buf[:0], k), true
+}
+func (c chanQueue) Done([]int)                             {}
+func (c chanQueue) Next(done []int, max int) ([]int, bool) { return c.Take(done, max) }
+func (c chanQueue) Close()                                 { close(c) }
+
+// ReadyQueueLoad is one run of the ready-queue workload: Producers
+// goroutines each Add the keys 0..Keys-1 round-robin (starting at
+// different offsets) while Consumers goroutines Take batches of up to
+// Batch, finishing each batch as they ask for the next (Next).
+type ReadyQueueLoad struct {
+	Producers, Consumers, Batch, Keys int
+}
+
+// Run runs the load on q until the consumers have been handed at least
+// target keys or stop is set, whichever comes first; then the producers
+// stop, q is closed and the consumers drain it. It returns how many keys
+// were handed out and how many Adds were made.
+func (l ReadyQueueLoad) Run(q ReadyQueue, target int64, stop *atomic.Bool) (items, adds int64) {
+	var handed, added atomic.Int64
+	var done atomic.Bool
+	var pw, cw sync.WaitGroup
+	for c := 0; c < l.Consumers; c++ {
+		cw.Go(func() {
+			buf := make([]int, 0, l.Batch)
+			for {
+				var ok bool
+				if buf, ok = q.Next(buf, l.Batch); !ok {
+					return
+				}
+				if handed.Add(int64(len(buf))) >= target {
+					done.Store(true)
+				}
+			}
+		})
+	}
+	for p := 0; p < l.Producers; p++ {
+		pw.Go(func() {
+			n := int64(0)
+			for k := p * l.Keys / l.Producers; !done.Load() && !stop.Load(); k++ {
+				if k == l.Keys {
+					k = 0
+				}
+				q.Add(k)
+				n++
+			}
+			added.Add(n)
+		})
+	}
+	pw.Wait()
+	q.Close()
+	cw.Wait()
+	return handed.Load(), added.Load()
+}
+
+// NewEvsyncQueue returns evsync's readyq as a ReadyQueue.
+func NewEvsyncQueue() ReadyQueue { return newEvsyncQueue() }
+
+// NewMutexQueue returns the mutex+slice+map queue.
+func NewMutexQueue() ReadyQueue { return newMutexQueue() }
+
+// spliceItems is the size of the batch AddLatency hands out.
+const spliceItems = 100_000
+
+// AddLatency is the body of the Add-latency benchmarks. Each of its b.N
+// rounds fills q with spliceItems keys, then times Adds of
+// new keys: with splice set, while another goroutine takes all
+// spliceItems keys in one Take (only the Adds made before that Take
+// returns count); without, 256 Adds with nothing else under way; then it
+// empties q. It reports the mean (ns/add) and the largest (max-ns/add)
+// time of an Add; ns/op is the time of a whole round, filling included.
+func AddLatency(b *testing.B, q ReadyQueue, splice bool) {
+	var total, worst time.Duration
+	var count int64
+	buf := make([]int, 0, spliceItems)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N { // the timer runs throughout: ns/op is a whole round
+		for k := range spliceItems {
+			q.Add(k)
+		}
+		t, w, n := timeAdds(q, &buf, splice)
+		total, worst, count = total+t, max(worst, w), count+n
+		cleanUp(q, buf, n)
+	}
+	if count > 0 {
+		b.ReportMetric(float64(total.Nanoseconds())/float64(count), "ns/add")
+		b.ReportMetric(float64(worst.Nanoseconds()), "max-ns/add")
+	}
+}
+
+// timeAdds makes the timed Adds of one round (keys from spliceItems on)
+// and returns their total and largest time and their number. With
+// splice, the batch taken ends up in *buf.
+func timeAdds(q ReadyQueue, buf *[]int, splice bool) (total, worst time.Duration, n int64) {
+	limit, done := int64(256), &atomic.Bool{}
+	started := make(chan struct{})
+	finished := make(chan struct{})
+	if splice {
+		limit = 1 << 20
+		go func() {
+			close(started)
+			*buf, _ = q.Take((*buf)[:0], spliceItems)
+			done.Store(true)
+			close(finished)
+		}()
+		<-started
+	}
+	for ; n < limit && !done.Load(); n++ {
+		t0 := time.Now()
+		q.Add(spliceItems + int(n))
+		d := time.Since(t0)
+		total, worst = total+d, max(worst, d)
+	}
+	if splice {
+		<-finished
+	}
+	return total, worst, n
+}
+
+// cleanUp empties q after a round: Done for the batch taken (if any),
+// then take and finish everything left.
+func cleanUp(q ReadyQueue, batch []int, adds int64) {
+	q.Done(batch)
+	left := spliceItems + int(adds)
+	if len(batch) != 0 {
+		left = int(adds)
+	}
+	for left > 0 {
+		rest, _ := q.Take(nil, left)
+		q.Done(rest)
+		left -= len(rest)
+	}
+}
+
+// BenchReadyQueue runs load on q for b.N keys handed out and reports
+// items/s (keys handed out per second) and adds/s (Add calls per second).
+func BenchReadyQueue(b *testing.B, load ReadyQueueLoad, q ReadyQueue) {
+	var never atomic.Bool
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	items, adds := load.Run(q, int64(b.N), &never)
+	elapsed := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(items)/elapsed.Seconds(), "items/s")
+	b.ReportMetric(float64(adds)/elapsed.Seconds(), "adds/s")
+}

@@ -1,0 +1,132 @@
+package model_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/evsync/evsync/internal/model"
+	"github.com/evsync/evsync/internal/spin"
+)
+
+func wantTake(t *testing.T, q *model.ReadyQ, max int, want ...int) {
+	t.Helper()
+	if got := q.TryTake(max); !slices.Equal(got, want) {
+		t.Fatalf("TryTake(%d) = %v, want %v", max, got, want)
+	}
+	if err := q.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The kernel fact: level-triggered items re-queued at the tail after being
+// reported are served round-robin under maxevents.
+func TestReadyQLevelRoundRobin(t *testing.T) {
+	q := model.NewReadyQ(model.Level, nil)
+	for k := range 5 {
+		q.Add(k)
+	}
+	for _, want := range [][]int{{0, 1}, {2, 3}, {4, 0}, {1, 2}, {3, 4}} {
+		wantTake(t, q, 2, want...)
+		q.Done(want...)
+	}
+}
+
+// The kernel fact: arrivals during a scan go to the overflow list and are
+// put back in arrival order.
+func TestReadyQKeptAsideInArrivalOrder(t *testing.T) {
+	q := model.NewReadyQ(model.Edge, nil)
+	for k := range 4 {
+		q.Add(k)
+	}
+	wantTake(t, q, 4, 0, 1, 2, 3)
+	for _, k := range []int{2, 0, 3} {
+		if !q.Add(k) {
+			t.Fatalf("Add(%d) in flight = false", k)
+		}
+	}
+	if q.Aside() != 3 || q.Add(2) {
+		t.Fatalf("Aside = %d", q.Aside())
+	}
+	if n := q.Done(0, 1, 2, 3, 3); n != 4 {
+		t.Fatalf("Done = %d, want 4", n)
+	}
+	wantTake(t, q, 4, 2, 0, 3)
+}
+
+// The kernel fact: one-shot items are disarmed until re-armed.
+func TestReadyQOneShot(t *testing.T) {
+	q := model.NewReadyQ(model.OneShot, nil)
+	q.Add(1)
+	wantTake(t, q, 1, 1)
+	q.Done(1)
+	q.Add(1)
+	wantTake(t, q, 1)
+	if q.Disarmed() != 1 || !q.Rearm(1) || q.Rearm(1) {
+		t.Fatal("Rearm")
+	}
+	wantTake(t, q, 1, 1)
+}
+
+func TestReadyQCloseRules(t *testing.T) {
+	q := model.NewReadyQ(model.Edge, nil)
+	q.Add(1)
+	q.Add(2)
+	wantTake(t, q, 1, 1)
+	q.Add(1)
+	q.Close()
+	if q.Add(3) {
+		t.Fatal("Add after Close")
+	}
+	if items, err := q.Wait(5); err != nil || !slices.Equal(items, []int{2}) {
+		t.Fatalf("Wait = %v, %v", items, err)
+	}
+	if _, err := q.Wait(5); err != spin.ErrWouldBlock {
+		t.Fatalf("Wait with a kept-aside mark in flight: %v, want ErrWouldBlock", err)
+	}
+	q.Done(1, 2)
+	if items, err := q.Wait(5); err != nil || !slices.Equal(items, []int{1}) {
+		t.Fatalf("Wait = %v, %v", items, err)
+	}
+	q.Done(1)
+	if _, err := q.Wait(5); err != spin.ErrClosed {
+		t.Fatalf("Wait = %v, want ErrClosed", err)
+	}
+	if _, err := q.Wait(0); err != spin.ErrInvalid {
+		t.Fatalf("Wait(0) = %v", err)
+	}
+	if q.Drain() != nil {
+		t.Fatal("Drain")
+	}
+}
+
+func TestReadyQReadyTickets(t *testing.T) {
+	q := model.NewReadyQ(model.Edge, nil)
+	tk := q.Ready()
+	if q.Fired(tk) {
+		t.Fatal("fired on an empty queue")
+	}
+	q.Add(1)
+	if !q.Fired(tk) || !q.Fired(q.Ready()) {
+		t.Fatal("not fired after Add")
+	}
+	if err := q.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReadyQRemove(t *testing.T) {
+	q := model.NewReadyQ(model.Level, func(k int) bool { return k != 2 })
+	q.Add(1)
+	q.Add(2)
+	q.Add(3)
+	if !q.Remove(3) || q.Remove(3) || q.Remove(9) {
+		t.Fatal("Remove")
+	}
+	wantTake(t, q, 5, 1, 2)
+	q.Remove(1)
+	q.Done(1, 2)
+	wantTake(t, q, 5) // 1 removed, 2 no longer ready
+	if len(q.Known()) != 0 {
+		t.Fatalf("Known = %v", q.Known())
+	}
+}

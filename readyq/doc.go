@@ -1,0 +1,68 @@
+// Package readyq provides a splice-able ready queue with the semantics of
+// epoll's ready list: producers mark items ready, consumers take them out
+// in batches, and an item is queued at most once and held by at most one
+// consumer at a time.
+//
+// # The epoll mapping
+//
+//	readyq                        epoll (fs/eventpoll.c)
+//	Add(item)                     ep_poll_callback: item onto rdllist (once)
+//	Wait(ctx, max), TryTake(max)  epoll_wait: rdllist spliced onto txlist, up to maxevents
+//	an item in flight (until Done) an item on txlist during ep_send_events
+//	a mark kept aside             an arrival on ovflist during the scan
+//	Done(items...)                ep_done_scan: ovflist put back in arrival order,
+//	                              level-triggered items re-added at the tail
+//	Next(ctx, done, max)          Done(done...) and the next epoll_wait in one step
+//	Edge / Level / OneShot        EPOLLET / default (LT) / EPOLLONESHOT
+//	WithRecheck(ready)            the re-poll of a level-triggered file
+//	Rearm(item)                   EPOLL_CTL_MOD of a one-shot item
+//	Remove(item)                  EPOLL_CTL_DEL
+//	Ready()                       poll on the epoll fd itself
+//
+// The one difference is how long an item stays "on the txlist": epoll's
+// scan ends when epoll_wait returns, a readyq hand-out ends at Done, when
+// the consumer has finished with the item. That is what client-go's
+// workqueue calls processing; readyq keeps its guarantee (never handed to
+// two consumers at once, a mark made meanwhile never lost) and adds batch
+// hand-outs, trigger modes, Remove, cancellation, Close and Drain.
+//
+// # Guarantees
+//
+// An item is queued at most once, and queued items are handed out in the
+// order of their first mark. A hand-out of any size holds the lock for
+// O(1) time (plus a walk over the holes Remove left, if any): a batch is
+// taken off the list by moving one index, and batches of more than a few
+// hundred items are copied out after the lock is released, so producers
+// never wait for a large hand-out. An item marked while in flight is kept
+// aside and queued again at its Done: it is never lost and never handed to
+// two consumers at once. Remove wins over every later hand-out. A Wait
+// that gives up loses nothing (see Queue's cancel-safety paragraph).
+//
+// # Locking
+//
+// Unlike the evsync counters, whose fast paths are single atomic
+// operations, every readyq call takes the queue's mutex for a short,
+// bounded section (a map lookup, a few index moves): deduplication needs
+// the item map. Waiting goes through internal/spin like everywhere else,
+// and observers (Len, InFlight, Stats, String) read atomics only.
+//
+// # Close and Drain
+//
+// Close refuses new marks. Consumers then drain what is queued, and what
+// Done still queues from marks kept aside before Close, and get ErrClosed
+// once nothing is left to hand out: a Wait on a closed queue with nothing
+// queued keeps waiting while some item in flight has a kept-aside mark,
+// because its Done will queue it, and returns ErrClosed as soon as no Done
+// can queue anything. A consumer must therefore call Done for what it
+// holds before it waits again, as the usual loop does. Drain waits, on an
+// open or closed queue, until nothing is queued and nothing is in flight.
+//
+// # Bad input
+//
+// A nil context and max ≤ 0 make Wait and WaitAppend return ErrInvalid
+// (TryTake returns nothing); Drain returns ErrInvalid for a nil context.
+// Done, Remove and Rearm of an item the queue does not hold in the right
+// state are no-ops that report it (Done's count, false). Add after Close
+// returns false. None of them panics or blocks; only New and the options
+// panic, for arguments that can only be programming errors.
+package readyq

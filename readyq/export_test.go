@@ -1,0 +1,19 @@
+package readyq
+
+// SetBigBatch makes q copy hand-outs of more than n slots outside its lock
+// (n ≥ 1), so that tests reach that path with small batches.
+func SetBigBatch[T comparable](q *Queue[T], n int) { q.bigBatch = n }
+
+// SetCopyHook has q call f while it copies a large batch out, after the
+// lock is released.
+func SetCopyHook[T comparable](q *Queue[T], f func()) { q.hook = f }
+
+// Slots returns the size of q's ready-list array (0 before the first Add).
+func Slots[T comparable](q *Queue[T]) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.list.arr == nil {
+		return 0
+	}
+	return len(q.list.arr.slots)
+}

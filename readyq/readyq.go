@@ -1,0 +1,274 @@
+package readyq
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/evsync/evsync/internal/spin"
+)
+
+// Errors returned by this package; they are the same values in every
+// evsync package and work with errors.Is.
+var (
+	// ErrInvalid is returned by Wait, WaitAppend and Drain for a nil
+	// context, and by Wait and WaitAppend for max ≤ 0.
+	ErrInvalid = spin.ErrInvalid
+	// ErrClosed is returned by Wait and WaitAppend once the queue is
+	// closed and nothing is left to hand out.
+	ErrClosed = spin.ErrClosed
+)
+
+// A Mode is how an item is queued again after it was handed out.
+type Mode uint8
+
+const (
+	// Edge (the default) queues an item again only if it is marked again:
+	// a mark made while it is in flight is kept aside and queued at Done
+	// (EPOLLET).
+	Edge Mode = iota
+	// Level queues an item again at the tail at every Done, so items that
+	// stay ready take turns (round-robin), until Remove, or until the
+	// queue's recheck function (WithRecheck) reports the item no longer
+	// ready (epoll's default, level-triggered, re-polled after each
+	// report).
+	Level
+	// OneShot disarms an item when it is handed out: marks are kept until
+	// Rearm, which queues the item if it was marked meanwhile
+	// (EPOLLONESHOT).
+	OneShot
+)
+
+func (m Mode) valid() bool { return m <= OneShot }
+
+// String returns "edge", "level" or "oneshot".
+func (m Mode) String() string {
+	switch m {
+	case Edge:
+		return "edge"
+	case Level:
+		return "level"
+	case OneShot:
+		return "oneshot"
+	}
+	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
+
+// A Queue is a ready queue of items of type T: a FIFO list in which an
+// item is queued at most once, plus the items handed out and not yet
+// Done (in flight). See the package documentation for the full contract.
+//
+// The zero value is an empty, open, edge-triggered queue; New sets the
+// mode and a recheck function. A Queue must not be copied after first use.
+//
+// A mark (Add, AddMode, Rearm) synchronizes before the hand-out that
+// returns the item, and a Done synchronizes before the hand-out that
+// returns the item next; every change synchronizes before the Drain and
+// Ready wake-ups it causes.
+//
+// Fairness: items are handed out in the order they were first marked (a
+// mark kept aside while the item was in flight counts from the Done that
+// queues it). Blocked Wait callers are served in FIFO order, each with up
+// to its max items at once; TryTake never takes items a blocked caller is
+// owed, because a caller only blocks while nothing is queued. Level items
+// go back to the tail at Done, so no ready item is starved.
+//
+// Cancel safety: a Wait, WaitAppend or Drain that returns ctx.Err()
+// changed nothing. Items are never handed to a caller whose context is
+// already done: they go to the next caller or stay queued. If items were
+// handed over while the context was still live and it ended before the
+// caller woke, the call took effect first and returns the items with a nil
+// error, so no item is lost between the queue and a caller that gives up.
+type Queue[T comparable] struct {
+	_ noCopy
+
+	mu       sync.Mutex   // the state lock
+	items    map[T]*entry // every item the queue knows; only with mu held
+	spare    []*entry     // recycled entries; only with mu held
+	list     fifo[T]      // the queued items; only with mu held
+	marks    uint64       // kept-aside marks so far: their arrival numbers; only with mu held
+	aside    atomic.Int64 // in flight with a mark Done will queue (keeps Wait waiting after Close); written with mu held
+	inflight int          // items handed out, not yet Done; only with mu held
+	disarmed int          // one-shot items waiting for Rearm; only with mu held
+	closed   atomic.Bool  // written with mu held; read without by Add's fast refusal
+	requeue  []requeue[T] // Done's scratch space; only with mu held
+
+	wl       spin.Lock      // the waiters' lock: taken after mu, or alone by a cancelled waiter
+	wlHeld   bool           // settle took wl; unlock releases it after mu; only with mu held
+	waiters  spin.Queue     // blocked Wait callers; only with wl held
+	recs     []*waitRec[T]  // their records, indexed by Waiter.Need; only with wl held
+	freeRecs []uint64       // unused indexes of recs; only with wl held
+	recPool  sync.Pool      // recycled *waitRec[T]
+	drainers spin.Queue     // blocked Drain callers; only with wl held
+	ready    spin.Notifier  // Ready(); only with mu held
+	stats    publishedStats // for Len, InFlight, Stats and Ready's fast path
+
+	mode     Mode
+	recheck  func(T) bool // WithRecheck; nil: level items stay ready
+	bigBatch int          // hand-outs above this many slots are copied outside the lock; 0: defaultBigBatch
+	hook     func()       // tests only: runs while a large batch is copied out
+}
+
+// defaultBigBatch is the largest hand-out copied under the lock. Copying
+// a few hundred items costs about as much as a second lock round trip,
+// which the copy outside the lock needs (see fifo.go), so smaller
+// hand-outs copy at once.
+const defaultBigBatch = 256
+
+// New returns an empty queue configured by opts. It panics if an option
+// is invalid (see WithMode and WithRecheck).
+func New[T comparable](opts ...Option) *Queue[T] {
+	var c config
+	for _, o := range opts {
+		o.apply(&c)
+	}
+	q := &Queue[T]{mode: c.mode, items: make(map[T]*entry)}
+	if c.recheck != nil {
+		f, ok := c.recheck.(func(T) bool)
+		if !ok {
+			panic(fmt.Sprintf("readyq: WithRecheck takes a %T, the queue needs a func(%T) bool", c.recheck, *new(T)))
+		}
+		q.recheck = f
+	}
+	return q
+}
+
+// Close closes the queue. From then on Add, AddMode and Rearm change
+// nothing and return false. What is queued is still handed out, marks kept
+// aside are still queued at Done, and Wait returns ErrClosed once nothing
+// is queued and no item in flight has a kept-aside mark; until then a
+// blocked Wait keeps waiting, since a Done may still queue an item. Level
+// items are no longer queued again at Done. Drain is unaffected. Close is
+// idempotent.
+func (q *Queue[T]) Close() {
+	q.mu.Lock()
+	defer q.unlock()
+	if !q.closed.Load() {
+		q.closed.Store(true)
+		q.settle()
+	}
+}
+
+// settle serves blocked callers after a change: queued items go to blocked
+// Wait callers, oldest first; after Close, once nothing is left to hand
+// out, they get ErrClosed; Drain callers are released once nothing is
+// queued or in flight; an armed Ready channel fires if a Wait would not
+// block; the counters are published. Only with mu held.
+func (q *Queue[T]) settle() {
+	if q.waiters.Len() > 0 || q.drainers.Len() > 0 {
+		q.settleWaiters()
+	}
+	if q.ready.Armed() && q.readyNow() {
+		q.ready.Fire()
+	}
+	q.publish()
+}
+
+// settleWaiters is settle's part for blocked callers. It takes wl, which
+// unlock releases (and so wakes them) after mu. Only with mu held.
+func (q *Queue[T]) settleWaiters() {
+	if !q.wlHeld {
+		q.wl.Lock()
+		q.wlHeld = true
+	}
+	for q.list.live > 0 && q.waiters.Len() > 0 {
+		w := q.waiters.Front()
+		if w == nil {
+			break
+		}
+		q.grant(w)
+	}
+	if q.waiters.Len() > 0 && q.exhausted() {
+		for w := q.waiters.Front(); w != nil; w = q.waiters.Front() {
+			q.dropRec(w.Need)
+			q.waiters.Reject(&q.wl, w)
+		}
+	}
+	if q.drainers.Len() > 0 && q.list.live == 0 && q.inflight == 0 {
+		for w := q.drainers.Front(); w != nil; w = q.drainers.Front() {
+			q.drainers.Grant(&q.wl, w, 0)
+		}
+	}
+}
+
+// exhausted reports whether a closed queue has nothing left to hand out:
+// nothing queued and no Done that could queue an item again.
+func (q *Queue[T]) exhausted() bool {
+	return q.closed.Load() && q.list.live == 0 && q.aside.Load() == 0
+}
+
+// readyNow reports whether a Wait would return at once.
+func (q *Queue[T]) readyNow() bool { return q.list.live > 0 || q.exhausted() }
+
+// Len returns the number of queued items.
+func (q *Queue[T]) Len() int { return int(q.stats.queued.Load()) }
+
+// InFlight returns the number of items handed out and not yet Done.
+func (q *Queue[T]) InFlight() int { return int(q.stats.inflight.Load()) }
+
+// publishedStats are the counters observers read without the lock.
+type publishedStats struct {
+	queued, inflight, disarmed atomic.Int64
+}
+
+// publish stores the counters that changed. Only with mu held.
+func (q *Queue[T]) publish() {
+	store(&q.stats.queued, q.list.live)
+	store(&q.stats.inflight, q.inflight)
+	store(&q.stats.disarmed, q.disarmed)
+}
+
+func store(a *atomic.Int64, v int) {
+	if a.Load() != int64(v) {
+		a.Store(int64(v))
+	}
+}
+
+// Stats is a snapshot of a queue's state.
+type Stats struct {
+	Queued   int  // items waiting to be handed out (Len)
+	InFlight int  // items handed out, not yet Done
+	Aside    int  // in-flight items marked again, to be queued at Done
+	Disarmed int  // one-shot items waiting for Rearm
+	Waiting  int  // blocked Wait callers
+	Draining int  // blocked Drain callers
+	Closed   bool // Close has been called
+}
+
+// Stats returns a snapshot read with atomic loads only: it never takes the
+// lock, so observers never slow producers or consumers. The fields are
+// read one by one and may be mutually inconsistent under concurrent use.
+func (q *Queue[T]) Stats() Stats {
+	return Stats{
+		Queued:   int(q.stats.queued.Load()),
+		InFlight: int(q.stats.inflight.Load()),
+		Aside:    int(q.aside.Load()),
+		Disarmed: int(q.stats.disarmed.Load()),
+		Waiting:  q.waiters.Len(),
+		Draining: q.drainers.Len(),
+		Closed:   q.closed.Load(),
+	}
+}
+
+// String formats a Stats snapshot, e.g.
+// "readyq{queued=3 inflight=2 aside=1 disarmed=0 waiting=0 draining=0}".
+func (q *Queue[T]) String() string { return q.Stats().String() }
+
+// String formats the snapshot.
+func (st Stats) String() string {
+	closed := ""
+	if st.Closed {
+		closed = " closed"
+	}
+	return fmt.Sprintf("readyq{queued=%d inflight=%d aside=%d disarmed=%d waiting=%d draining=%d%s}",
+		st.Queued, st.InFlight, st.Aside, st.Disarmed, st.Waiting, st.Draining, closed)
+}
+
+// noCopy lets go vet's copylocks check flag copies of a Queue.
+type noCopy struct{}
+
+// Lock is a no-op; its presence is what go vet looks for.
+func (*noCopy) Lock() {}
+
+// Unlock is a no-op, the pair of Lock.
+func (*noCopy) Unlock() {}

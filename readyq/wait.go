@@ -1,0 +1,274 @@
+package readyq
+
+import (
+	"context"
+
+	"github.com/evsync/evsync/internal/spin"
+)
+
+// Wait waits until at least one item is queued, then hands out up to max
+// of them, oldest first, in one step. It returns the items and nil; nil
+// and ErrInvalid at once if ctx is nil or max ≤ 0; nil and ctx.Err() if
+// ctx ends first (items already queued are handed out even if ctx is
+// done); nil and ErrClosed once the queue is closed and nothing is left to
+// hand out (see Close). The items are in flight until Done.
+func (q *Queue[T]) Wait(ctx context.Context, max int) ([]T, error) {
+	items, err := q.WaitAppend(ctx, nil, max)
+	if len(items) == 0 {
+		items = nil
+	}
+	return items, err
+}
+
+// WaitAppend is Wait appending the items to buf: a consumer that passes
+// back its previous batch, as buf[:0], allocates nothing once buf is large
+// enough. On error it returns buf unchanged.
+func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error) {
+	if ctx == nil || max <= 0 {
+		return buf, ErrInvalid
+	}
+	q.mu.Lock()
+	return q.waitAndUnlock(ctx, buf, max)
+}
+
+// Next is the consumer loop's call: Done(done...) followed by
+// WaitAppend(ctx, done[:0], max), in one step where it can (one lock
+// round trip instead of two; with a recheck function it makes the two
+// calls). Items Done go to blocked Wait callers first, as they would
+// with the two calls. It returns ErrInvalid, having done nothing, for a
+// nil ctx or max ≤ 0; on any other error the Done has taken effect and it
+// returns done[:0].
+//
+//	var batch []T
+//	for {
+//		batch, err = q.Next(ctx, batch, 64)
+//		if err != nil {
+//			return err
+//		}
+//		... work on batch ...
+//	}
+func (q *Queue[T]) Next(ctx context.Context, done []T, max int) ([]T, error) {
+	if ctx == nil || max <= 0 {
+		return done, ErrInvalid
+	}
+	if q.recheck != nil { // the recheck runs outside the lock
+		q.Done(done...)
+		return q.WaitAppend(ctx, done[:0], max)
+	}
+	q.mu.Lock()
+	q.finish(done, nil)
+	q.settle()
+	return q.waitAndUnlock(ctx, done[:0], max)
+}
+
+// waitAndUnlock is WaitAppend with mu held (and wl too, if settle took
+// it); it releases both.
+func (q *Queue[T]) waitAndUnlock(ctx context.Context, buf []T, max int) ([]T, error) {
+	if q.list.live > 0 {
+		return q.takeAndUnlock(buf, max), nil
+	}
+	if q.exhausted() {
+		q.unlock()
+		return buf, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		q.unlock()
+		return buf, err
+	}
+	return q.park(ctx, buf, max)
+}
+
+// A waitRec is what a blocked Wait caller is handed: the granter appends
+// the items to buf under the lock, the caller reads it after waking.
+type waitRec[T comparable] struct {
+	buf []T
+	max int
+}
+
+// park blocks the caller, who holds mu, until items are handed to it, the
+// queue is exhausted after Close, or ctx ends. The caller's Waiter carries
+// the index of its record in recs (Waiter.Need), through which a granter
+// reaches the caller's buffer; the granter (or the rejecter) frees the
+// index, a cancelled caller frees it itself.
+//
+// The waiter is pushed with both locks held, so that every later change
+// (made under mu) sees it. A cancelled waiter takes only wl: it changes
+// nothing but the waiters' list, and a waiter only exists while nothing is
+// queued, so its leaving cannot strand items or other waiters.
+func (q *Queue[T]) park(ctx context.Context, buf []T, max int) ([]T, error) {
+	r, _ := q.recPool.Get().(*waitRec[T])
+	if r == nil {
+		r = new(waitRec[T])
+	}
+	r.buf, r.max = buf, max
+	if !q.wlHeld {
+		q.wl.Lock()
+		q.wlHeld = true
+	}
+	w := q.waiters.Get(ctx, q.holdRec(r))
+	q.waiters.Push(w)
+	q.unlock()
+	out := q.waiters.Park(ctx, &q.wl, w)
+	idx := w.Need
+	q.waiters.Put(w)
+	var err error
+	switch out {
+	case spin.Granted, spin.GrantedLate: // late: handed over while ctx was live, so it counts
+		buf = r.buf
+	case spin.Rejected:
+		err = ErrClosed
+	case spin.Cancelled: // Park returned with wl held; nothing was handed over
+		q.dropRec(idx)
+		q.wl.Unlock()
+		err = ctx.Err()
+	}
+	r.buf = nil
+	q.recPool.Put(r)
+	return buf, err
+}
+
+// holdRec files r and returns its index. Only with wl held.
+func (q *Queue[T]) holdRec(r *waitRec[T]) uint64 {
+	if n := len(q.freeRecs); n > 0 {
+		i := q.freeRecs[n-1]
+		q.freeRecs = q.freeRecs[:n-1]
+		q.recs[i] = r
+		return i
+	}
+	q.recs = append(q.recs, r)
+	return uint64(len(q.recs) - 1)
+}
+
+// dropRec frees index i. Only with wl held.
+func (q *Queue[T]) dropRec(i uint64) {
+	q.recs[i] = nil
+	q.freeRecs = append(q.freeRecs, i)
+}
+
+// grant hands the blocked caller w up to its max queued items. The copy
+// happens under the lock: it is bounded by max and by what the granter
+// itself just queued, since a caller only blocks while nothing is queued.
+// Only with mu and wl held.
+func (q *Queue[T]) grant(w *spin.Waiter) {
+	r := q.recs[w.Need]
+	k := min(r.max, q.list.live)
+	arr := q.list.arr
+	lo, hi := q.list.splice(k)
+	q.inflight += k
+	r.buf = arr.copyOut(r.buf, lo, hi)
+	q.dropRec(w.Need)
+	q.waiters.Grant(&q.wl, w, uint64(k))
+}
+
+// TryTake hands out up to max queued items, oldest first, without
+// waiting. It returns nil if nothing is queued or max ≤ 0. The items are
+// in flight until Done. On a closed queue it hands out what is left.
+func (q *Queue[T]) TryTake(max int) []T {
+	items := q.TryTakeAppend(nil, max)
+	if len(items) == 0 {
+		return nil
+	}
+	return items
+}
+
+// TryTakeAppend is TryTake appending the items to buf (see WaitAppend).
+func (q *Queue[T]) TryTakeAppend(buf []T, max int) []T {
+	if max <= 0 || q.stats.queued.Load() == 0 {
+		return buf
+	}
+	q.mu.Lock()
+	return q.takeAndUnlock(buf, max)
+}
+
+// takeAndUnlock hands out up to max queued items, appends them to buf and
+// unlocks mu (and wl, if held). The splice itself is O(1) under the lock (see fifo.go); a
+// large batch is copied out after the lock is released, so producers
+// never wait behind the copy.
+func (q *Queue[T]) takeAndUnlock(buf []T, max int) []T {
+	k := min(max, q.list.live)
+	if k == 0 {
+		q.unlock()
+		return buf
+	}
+	arr := q.list.arr
+	lo, hi := q.list.splice(k)
+	q.inflight += k
+	big := hi-lo > q.bigBatchSize()
+	if !big {
+		buf = arr.copyOut(buf, lo, hi)
+	} else {
+		arr.scans.Add(1) // before the unlock: a push that needs room sees it
+	}
+	q.publish()
+	q.unlock()
+	if big {
+		if q.hook != nil {
+			q.hook()
+		}
+		buf = arr.copyOut(buf, lo, hi)
+		arr.scans.Add(-1) // after the last read of the slots
+	}
+	return buf
+}
+
+func (q *Queue[T]) bigBatchSize() int {
+	if q.bigBatch == 0 {
+		return defaultBigBatch
+	}
+	return q.bigBatch
+}
+
+// Drain waits until nothing is queued and nothing is in flight, on an open
+// or a closed queue. It returns nil then; ErrInvalid at once for a nil
+// ctx; ctx.Err() if ctx ends first. Items keep flowing meanwhile: Drain
+// only watches (on an open queue it returns at the first moment the queue
+// is idle, which producers may end at once). A queue with level items and
+// no recheck function, or with queued items and no consumer, does not
+// drain by itself.
+func (q *Queue[T]) Drain(ctx context.Context) error {
+	if ctx == nil {
+		return ErrInvalid
+	}
+	q.mu.Lock()
+	if q.list.live == 0 && q.inflight == 0 {
+		q.mu.Unlock()
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		q.mu.Unlock()
+		return err
+	}
+	q.wl.Lock()
+	w := q.drainers.Get(ctx, 0)
+	q.drainers.Push(w)
+	q.wl.Unlock()
+	q.mu.Unlock()
+	out := q.drainers.Park(ctx, &q.wl, w)
+	q.drainers.Put(w)
+	if out == spin.Cancelled { // Park returned with wl held
+		q.wl.Unlock()
+		return ctx.Err()
+	}
+	return nil // drainers are only ever granted
+}
+
+// closedCh is what Ready returns when a Wait would not block.
+var closedCh = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// Ready returns a channel that is closed once a Wait would not block: an
+// item is queued, or the queue is closed and nothing is left to hand out
+// (epoll_wait's readiness). Each call returns a channel for the next such
+// moment. A goroutine woken by it may find the items taken by another
+// consumer (TryTake then returns nothing) and calls Ready again; on a
+// closed queue, Wait tells the two cases apart.
+func (q *Queue[T]) Ready() <-chan struct{} {
+	if q.stats.queued.Load() != 0 {
+		return closedCh
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.readyNow() {
+		return closedCh
+	}
+	return q.ready.Arm()
+}
