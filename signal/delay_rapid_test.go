@@ -8,31 +8,35 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/coalesce"
+	"github.com/evsync/evsync/internal/model"
 	"github.com/evsync/evsync/signal"
 	"pgregory.net/rapid"
 )
 
 // delayModel is what a delayed signal with one reader must do, on an
-// explicit clock: an add that finds the reader blocked opens a window
-// (unless one is open), and the window's end hands the reader the whole
-// count, if there is any; an add that brings the count to the batch
-// threshold ends the window at once. Take and a reader that finds a
-// non-zero count are never delayed.
+// explicit clock. Its coalescer is the model of package coalesce's Waker,
+// and its events are the adds the signal notes: an add that finds the
+// reader blocked notes one while no more than limit are pending (one per
+// window; AdaptiveWakeups+1 with the adaptive policy, which judges windows
+// by them), and an add that brings the count to the batch threshold notes
+// one and flushes. Each wakeup hands the reader the whole count, if there
+// is any. Take and a reader that finds a non-zero count are never delayed.
 type delayModel struct {
-	delay    time.Duration
-	batch    uint64
-	adaptive bool
-	now      time.Duration
-	lastFire time.Duration // adaptive: when the coalescer last fired
-	hot      bool          // adaptive: coalescing
-	events   uint64        // events the coalescer has pending (adds noted in the window)
-	period   time.Duration // adaptive, not hot: when the counted wakeups began
-	fires    int           // adaptive, not hot: immediate wakeups since period
-	count    uint64
-	parked   bool          // the reader is blocked in Wait
-	open     bool          // a window is open: a wakeup is due at deadline
-	deadline time.Duration // only while open
-	got      []delayRead   // reader returns not yet checked
+	c      *model.Coalescer
+	batch  uint64
+	limit  uint64
+	count  uint64
+	parked bool        // the reader is blocked in Wait
+	got    []delayRead // reader returns not yet checked
+}
+
+func newDelayModel(delay time.Duration, batch uint64, adaptive bool) *delayModel {
+	m := &delayModel{c: model.NewCoalescer(delay, 0, 0), batch: batch}
+	if adaptive {
+		m.c.Adaptive()
+		m.limit = coalesce.AdaptiveWakeups
+	}
+	return m
 }
 
 // delayRead is one return of the reader's Wait: the sum and when.
@@ -46,77 +50,42 @@ func (m *delayModel) add(n uint64) {
 	if n == 0 || !m.parked {
 		return
 	}
-	limit := uint64(0) // an add notes an event while no more than limit are pending
-	if m.adaptive {
-		limit = coalesce.AdaptiveWakeups
-	}
+	before := m.c.Wakeups()
 	switch {
 	case m.batch != 0 && m.count >= m.batch:
-		// the add notes an event (which may open a window or fire at
-		// once) and flushes it
-		if !m.open {
-			m.immediate()
-		}
-		m.open = false
-		m.fire()
-	case m.open:
-		if m.events <= limit {
-			m.events++
-		}
-	case m.immediate():
-		m.fire()
-	default:
-		m.open, m.deadline, m.events = true, m.now+m.delay, 1
+		m.c.Wake()
+		m.c.Flush()
+	case m.c.Pending() <= m.limit:
+		m.c.Wake()
+	}
+	if m.c.Wakeups() != before {
+		m.serve(m.c.Now())
 	}
 }
 
-// immediate is coalesce.WithAdaptive's choice for an event that opens a
-// window: at once (true) or a window (false).
-func (m *delayModel) immediate() bool {
-	if !m.adaptive || m.hot {
-		return false
-	}
-	if m.fires == 0 || m.now-m.period >= m.delay {
-		busy := m.fires > coalesce.AdaptiveWakeups && m.now-m.lastFire <= m.delay
-		m.period, m.fires = m.now, 0
-		if busy {
-			m.hot = true
-			return false
-		}
-	}
-	m.fires++
-	return true
-}
-
-// fire is the coalescer's wakeup: the reader gets the count, if any.
-func (m *delayModel) fire() {
-	m.lastFire, m.events = m.now, 0
-	m.serve()
-}
-
-// serve hands the count to the blocked reader, if there is any count.
-func (m *delayModel) serve() {
+// serve hands the count to the blocked reader at time at, if there is
+// any count.
+func (m *delayModel) serve(at time.Duration) {
 	if m.count != 0 {
-		m.got = append(m.got, delayRead{m.count, m.now})
+		m.got = append(m.got, delayRead{m.count, at})
 		m.count, m.parked = 0, false
 	}
 }
 
 func (m *delayModel) park() {
 	m.parked = true
-	m.serve() // a Wait that finds a count takes it at once
+	m.serve(m.c.Now()) // a Wait that finds a count takes it at once
 }
 
+// advance moves the clock; a window that ends on the way wakes the
+// reader at its deadline (only one can: the next needs an add).
 func (m *delayModel) advance(d time.Duration) {
-	end := m.now + d
-	if m.open && m.deadline <= end {
-		m.now, m.open = m.deadline, false
-		if m.hot && m.events <= coalesce.AdaptiveWakeups {
-			m.hot = false
-		}
-		m.fire()
+	armed, deadline := m.c.Armed()
+	before := m.c.Wakeups()
+	m.c.Advance(d)
+	if armed && m.c.Wakeups() != before {
+		m.serve(deadline)
 	}
-	m.now = end
 }
 
 // delayRun drives a real delayed signal and the model with ops, in a
@@ -131,7 +100,7 @@ func delayRun(delay time.Duration, batch uint64, adaptive bool, ops []delayOp) s
 	}
 	s := signal.New(0, opts...)
 	defer s.Close()
-	m := &delayModel{delay: delay, batch: batch, adaptive: adaptive, hot: adaptive}
+	m := newDelayModel(delay, batch, adaptive)
 	start := time.Now()
 	reads := make(chan delayRead, 1)
 	for i, o := range ops {
@@ -161,7 +130,7 @@ func delayRun(delay time.Duration, batch uint64, adaptive bool, ops []delayOp) s
 		}
 		synctest.Wait()
 		if diff := delayCompare(s, m, reads); diff != "" {
-			return fmt.Sprintf("after step %d (%+v) at %v: %s", i, o, m.now, diff)
+			return fmt.Sprintf("after step %d (%+v) at %v: %s", i, o, m.c.Now(), diff)
 		}
 	}
 	s.Close() // ends a reader still blocked

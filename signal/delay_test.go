@@ -62,11 +62,12 @@ func TestWakeBatchWakesAtOnce(t *testing.T) {
 		s := signal.New(0, signal.WithWakeDelay(time.Second), signal.WithWakeBatch(3))
 		defer s.Close()
 		r := park(context.Background(), s)
+		start := time.Now()
 		for range 3 {
 			testkit.MustNil(t, s.Add(1))
 		}
-		if got := <-r; got.v != 3 {
-			t.Fatalf("Wait = %+v, want 3 at the threshold", got)
+		if got := <-r; got.v != 3 || time.Since(start) != 0 {
+			t.Fatalf("Wait = %+v after %v, want 3 at once at the threshold", got, time.Since(start))
 		}
 	})
 }
