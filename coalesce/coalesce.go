@@ -61,10 +61,12 @@ type Waker struct {
 	mu        sync.Mutex
 	c         chan struct{} // the wakeup token; closed by Close
 	delivered uint64        // events handed over by wakeups, not yet reported; only with mu held
-	timer     *time.Timer   // made on first use; only with mu held
-	armed     bool          // timer set to fire; only with mu held
-	deadline  time.Time     // when the armed timer is due; only with mu held
-	stale     int           // callbacks under way that Stop came too late for; only with mu held
+	slots     []*slot       // the timers, made on first use (see slot); only with mu held
+	cur       *slot         // the armed timer, nil if none; only with mu held
+	stale     int           // slots whose run Stop came too late for; only with mu held
+	calling   bool          // WithFunc: a goroutine is passing wakeups to fn; only with mu held
+	queued    uint64        // WithFunc: events of wakeups that came during a call, for it to pass on; only with mu held
+	callsDone chan struct{} // closed when calling ends, if Close waits; only with mu held
 	seen      uint64        // debounce: pending when the timer was last set; only with mu held
 	start     time.Time     // debounce: when the window's first event armed the timer; only with mu held
 	wakeups   uint64        // wakeups fired; only with mu held
@@ -72,10 +74,9 @@ type Waker struct {
 	hot       bool          // WithAdaptive: coalescing; only with mu held
 	period    time.Time     // WithAdaptive, not hot: when the counted wakeups began; only with mu held
 	fires     int           // WithAdaptive, not hot: immediate wakeups since period; only with mu held
-	cbDone    chan struct{} // closed when the last stale callback is gone, if Close waits
+	cbDone    chan struct{} // closed when the last stale run is gone, if Close waits; only with mu held
 
-	fn   func(events uint64) // WithFunc: called per wakeup instead of C
-	fnMu sync.Mutex          // held while fn runs: calls never overlap, and Close waits for one
+	fn func(events uint64) // WithFunc: called per wakeup instead of C
 }
 
 // New returns a Waker with the given delay. It panics if delay is negative
@@ -115,7 +116,7 @@ func (w *Waker) Wake() {
 // arm starts the window for the first pending event.
 func (w *Waker) arm() {
 	w.mu.Lock()
-	if w.closed.Load() || w.armed || w.pending.Load() == 0 {
+	if w.closed.Load() || w.cur != nil || w.pending.Load() == 0 {
 		w.mu.Unlock()
 		return // closed, already armed, or flushed meanwhile
 	}
@@ -162,51 +163,133 @@ func (w *Waker) immediate() bool {
 	return true
 }
 
-// unlockAndCall releases mu and, in WithFunc mode, calls fn for a wakeup
-// of n events. fn runs outside mu (so it may take its own locks and call
-// Wake) but under fnMu, so calls never overlap.
+// unlockAndCall releases mu and, in WithFunc mode, passes a wakeup of n
+// events to fn. Calls never overlap: one goroutine at a time is calling,
+// and a wakeup that comes meanwhile (from another goroutine, or from a
+// Wake or Flush that fn itself makes) adds its events to queued, for that
+// goroutine to pass on as soon as fn returns. So fn runs outside mu and
+// may call Wake and Flush without deadlock. Close waits until no goroutine
+// is calling: events taken before Close reach fn, and no call runs after
+// Close returns.
 func (w *Waker) unlockAndCall(n uint64) {
-	w.mu.Unlock()
 	if n == 0 || w.fn == nil {
+		w.mu.Unlock()
 		return
 	}
-	w.fnMu.Lock()
-	defer w.fnMu.Unlock()
-	if !w.closed.Load() {
+	if w.calling {
+		w.queued += n
+		w.mu.Unlock()
+		return
+	}
+	n += w.queued // left by a call that panicked
+	w.calling, w.queued = true, 0
+	w.mu.Unlock()
+	w.callLoop(n)
+}
+
+// callLoop calls fn with n, then with the events queued meanwhile, until
+// none are. If fn panics, the panic goes on up to the caller, and the
+// Waker stays usable: calling ends, and events still queued are passed on
+// with the next wakeup.
+func (w *Waker) callLoop(n uint64) {
+	defer func() {
+		if n != 0 { // fn panicked
+			w.mu.Lock()
+			w.endCall()
+			w.mu.Unlock()
+		}
+	}()
+	for n != 0 {
 		w.fn(n)
+		w.mu.Lock()
+		n, w.queued = w.queued, 0
+		if n == 0 {
+			w.endCall()
+		}
+		w.mu.Unlock()
 	}
 }
 
-// set (re)arms the timer for d. Only with mu held.
+// endCall ends a goroutine's calling, letting a waiting Close go on. Only
+// with mu held.
+func (w *Waker) endCall() {
+	w.calling = false
+	if w.callsDone != nil {
+		close(w.callsDone)
+		w.callsDone = nil
+	}
+}
+
+// A slot is one of a Waker's timers. time.AfterFunc cannot take back a
+// run that has started, so a timer that Stop came too late for is stale:
+// its run is on its way and will find nothing to do. A stale slot is
+// never Reset until that run has come (Reset would fold the new window
+// into the run under way, or add a second one, and no run could tell
+// which window it belongs to); the next window takes another slot. So a
+// slot has at most one run in the air, every run knows from its slot's
+// state whether it is the armed timer's or a stale one, and Close can
+// wait for exactly the stale ones. There are rarely more than two slots:
+// a new one is made only when every slot is stale, which takes a Flush
+// or Close racing each timer that fires.
+type slot struct {
+	w     *Waker
+	t     *time.Timer
+	state slotState // only with w.mu held
+}
+
+type slotState uint8
+
+const (
+	slotIdle  slotState = iota // no run pending or on its way
+	slotArmed                  // the Waker's armed timer (w.cur)
+	slotStale                  // stopped too late: its run is on its way
+)
+
+// set arms a timer for d, in the first idle slot (a new slot if none is).
+// Only with mu held, and with no timer armed.
 func (w *Waker) set(d time.Duration) {
-	// The deadline is taken before the timer is set, so the timer is due
-	// no earlier than it: a genuine run never looks stale to expire.
-	w.armed, w.deadline = true, time.Now().Add(d)
-	if w.timer == nil {
-		w.timer = time.AfterFunc(d, w.expire)
-	} else {
-		w.timer.Reset(d)
+	var sl *slot
+	for _, c := range w.slots {
+		if c.state == slotIdle {
+			sl = c
+			break
+		}
 	}
+	if sl == nil {
+		sl = &slot{w: w}
+		sl.t = time.AfterFunc(d, sl.expire)
+		w.slots = append(w.slots, sl)
+	} else {
+		sl.t.Reset(d)
+	}
+	sl.state, w.cur = slotArmed, sl
 }
 
-// stop disarms the timer. A callback that has already started cannot be
-// stopped; it is counted as stale and will find nothing to do. Only with
-// mu held.
+// stop disarms the timer. A run that has already started cannot be
+// stopped; its slot turns stale and the run will find nothing to do.
+// Only with mu held.
 func (w *Waker) stop() {
-	if w.armed && !w.timer.Stop() {
+	if w.cur == nil {
+		return
+	}
+	if w.cur.t.Stop() {
+		w.cur.state = slotIdle
+	} else {
+		w.cur.state = slotStale
 		w.stale++
 	}
-	w.armed = false
+	w.cur = nil
 }
 
-// expire is the timer's callback; it runs under mu, so callbacks never
-// overlap. A run that Flush or Close could not stop is stale: it finds the
-// timer disarmed, or armed for a later window whose deadline has not come
-// (timers never fire early, so only a stale run can see that), and does
-// nothing.
-func (w *Waker) expire() {
+// expire is a slot's timer run. It runs under mu, so runs never overlap.
+// A stale run only frees its slot (and lets a waiting Close go on after
+// the last one); the armed timer's run fires the wakeup, or re-arms a
+// debounce.
+func (sl *slot) expire() {
+	w := sl.w
 	w.mu.Lock()
-	if !w.armed || time.Now().Before(w.deadline) {
+	if sl.state != slotArmed {
+		sl.state = slotIdle
 		w.stale--
 		if w.stale == 0 && w.cbDone != nil {
 			close(w.cbDone) // Close is waiting for the last one
@@ -214,7 +297,7 @@ func (w *Waker) expire() {
 		w.mu.Unlock()
 		return
 	}
-	w.armed = false // this run is the timer's: nothing left to stop
+	sl.state, w.cur = slotIdle, nil // this run is the timer's: nothing left to stop
 	if w.maxWait != 0 && w.extend() {
 		w.mu.Unlock()
 		return
@@ -252,7 +335,7 @@ func (w *Waker) fireLocked() uint64 {
 		w.lastFire = time.Now()
 	}
 	if w.fn != nil {
-		return n
+		return n // for unlockAndCall
 	}
 	w.delivered += n
 	select {
@@ -293,6 +376,8 @@ func (w *Waker) Events() uint64 {
 	n := w.delivered
 	w.delivered = 0
 	if w.closed.Load() {
+		n += w.queued // WithFunc: left by a call that panicked
+		w.queued = 0
 		return n + w.pending.Swap(0)
 	}
 	if n != 0 {
@@ -337,21 +422,23 @@ func (w *Waker) Close() {
 	}
 	w.closed.Store(true)
 	w.stop()
-	var wait chan struct{}
-	if w.stale > 0 { // callbacks under way, waiting for mu: let them finish
-		wait = make(chan struct{})
-		w.cbDone = wait
+	var stale, calls chan struct{}
+	if w.stale > 0 { // timer runs under way, waiting for mu: let them finish
+		stale = make(chan struct{})
+		w.cbDone = stale
+	}
+	if w.calling { // a WithFunc call under way: let fn have what it took
+		calls = make(chan struct{})
+		w.callsDone = calls
 	}
 	close(w.c)
 	w.mu.Unlock()
-	if wait != nil {
-		<-wait
+	if stale != nil {
+		<-stale
 	}
-	// A WithFunc call under way finishes before Close returns; later ones
-	// see closed and do not run fn.
-	w.fnMu.Lock()
-	//lint:ignore SA2001 the empty critical section is the wait
-	w.fnMu.Unlock()
+	if calls != nil {
+		<-calls
+	}
 }
 
 // Stats is a snapshot of a Waker's state.
@@ -378,7 +465,7 @@ func (w *Waker) Stats() Stats {
 		Pending:   w.pending.Load(),
 		Delivered: w.delivered,
 		Wakeups:   w.wakeups,
-		Armed:     w.armed,
+		Armed:     w.cur != nil,
 		Closed:    w.closed.Load(),
 	}
 }

@@ -309,6 +309,51 @@ func TestNoEmptyWakeup(t *testing.T) {
 	})
 }
 
+// TestWithFuncMayWake: fn may call Wake and Flush even when they fire at
+// once (delay 0): the wakeup is passed to fn after the call under way
+// returns, on the same goroutine, instead of deadlocking.
+func TestWithFuncMayWake(t *testing.T) {
+	var got []uint64
+	var w *coalesce.Waker
+	w = coalesce.New(0, coalesce.WithFunc(func(n uint64) {
+		got = append(got, n) // calls never overlap
+		if len(got) < 3 {
+			w.Wake()
+			w.Flush()
+		}
+	}))
+	w.Wake()
+	w.Close()
+	if len(got) != 3 || got[0] != 1 || got[1] != 1 || got[2] != 1 {
+		t.Fatalf("fn calls = %v, want [1 1 1]", got)
+	}
+}
+
+// TestWithFuncPanicLeavesWakerUsable: a panic in fn reaches the caller of
+// the Wake, and later wakeups still call fn; Close returns.
+func TestWithFuncPanicLeavesWakerUsable(t *testing.T) {
+	calls := 0
+	w := coalesce.New(0, coalesce.WithFunc(func(n uint64) {
+		calls++
+		if calls == 1 {
+			panic("consumer bug")
+		}
+	}))
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the panic in fn did not reach Wake's caller")
+			}
+		}()
+		w.Wake()
+	}()
+	w.Wake()
+	w.Close()
+	if calls != 2 {
+		t.Fatalf("fn calls = %d, want 2 (one panicked, the next went through)", calls)
+	}
+}
+
 func TestFlushRacingTheTimer(t *testing.T) {
 	// Flush at the very moment the timer fires: exactly one wakeup, and a
 	// later window still gets its own full delay.

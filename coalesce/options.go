@@ -32,9 +32,13 @@ func WithMaxWait(maxWait time.Duration) Option {
 
 // WithFunc makes each wakeup a call of fn with the number of events it
 // covers, instead of a token on C (C then only closes at Close). Calls never
-// overlap and run on the goroutine that caused the wakeup (a Wake, Flush or
-// the timer's), outside the Waker's lock, so fn may call Wake and Flush; it
-// must not block for long and must not call Close. fn must not be nil.
+// overlap: they run on the goroutine that caused the wakeup (a Wake, Flush
+// or the timer's), outside the Waker's lock, unless a call is under way;
+// then that call's goroutine makes the next call, with the events of every
+// wakeup that came meanwhile, as soon as fn returns. So fn may call Wake
+// and Flush. It must not block for long and must not call Close, which
+// waits for calls under way. If fn panics, the panic reaches the goroutine
+// that called it, and the Waker stays usable. fn must not be nil.
 func WithFunc(fn func(events uint64)) Option {
 	if fn == nil {
 		panic("coalesce: WithFunc(nil)")
