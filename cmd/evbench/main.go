@@ -27,7 +27,9 @@
 // times and prints the medians.
 //
 // Operations: an Acquire+Release or TryAcquire+Release pair, an Add+Take
-// pair, a ping-pong round trip, one Add(1) in the writers workloads.
+// pair, a ping-pong round trip, one Add(1) in the writers workloads, one
+// item handed out in the readyq workloads (the channel row there does not
+// de-duplicate; it is the ceiling, not a like-for-like alternative).
 package main
 
 import (
