@@ -121,6 +121,42 @@ var targets = []target{
 		},
 	},
 	{
+		name: "FuzzReadyq", run: runReadyq,
+		seeds: map[string]string{
+			// New(): Ready armed then fired, duplicates, a mark kept
+			// aside and absorbed, every bad max and nil context, Done of
+			// unknown, repeated and marked items, Remove in every state,
+			// Drain in every form, parked Waits served, cancelled and
+			// skipped (L), and Close with a parked Wait.
+			"edge": "10" + "YA1A1A2T1A1A1U0T-W21W10W11W11D11D13D222V05R1R1D11A3R3R3L03D13R3" +
+				"G1A4U1D14A4G1G2G0T1D14A5G0G0K1T1D15" + "W05A5W05K0W05W05L06A5W05W05" +
+				"CA7CD15W01YD256U5T5",
+			// AddMode on an edge queue: every mode, the invalid ones, a
+			// mark kept aside, and after Close.
+			"addmode": "20" + "M10M10M21M13M24T5M10M12D0D212T+" + "CM10",
+			// Next: served at once, parked and served by an Add, parked
+			// and served by a Done after Close, refused, cancelled; the
+			// Append form parked, cancelled and refused by Close.
+			"next": "10" + "A1A2A3N020N01212N0513A4N2114N1014N1114V05K0V05A6V11V10V21A7V11" +
+				"A5T1A5N010N010K1V05N010CD15N1115V11D267",
+			// Level with a recheck: re-queued while ready, dropped when
+			// not, a kept-aside mark first, not re-queued after Close.
+			"level": "31" + "A1A2T2D12S1D11T1A2D12T1S1CD12G1",
+			// One-shot: disarmed with and without a mark, Rearm in every
+			// state, Remove of disarmed items, after Close.
+			"oneshot": "40" + "A1T1A1D11A1E1T1E1D11E1A1T1D11E1R1A2T1D12A2R2D12A3T1D13D13" +
+				"CE3M31",
+			// Kept-aside marks: two re-queued by one Done in the order
+			// they arrived, to a parked Wait(1) that takes only the first;
+			// a mark dropped by Remove in flight, and an Add that makes
+			// the item known again.
+			"marks": "10" + "A1A2T2A2A1W01D212T1" + "A1R1A1D11T1D11",
+			// The zero value.
+			"zero": "00" + "A1W01D11Y",
+		},
+		want: readyqWant(),
+	},
+	{
 		name: "FuzzKernel", run: runKernel, linuxOnly: true,
 		seeds: map[string]string{
 			// EFD_SEMAPHORE from 0 and plain from 0: reads at 0, the
@@ -134,6 +170,38 @@ var targets = []target{
 		},
 		want: kernelWant(),
 	},
+}
+
+// readyqWant is every readyq operation and outcome.
+func readyqWant() []string {
+	want := []string{
+		"New/zero value", "New/default", "New/edge", "New/level", "New/oneshot", "New/recheck",
+		"Add/queued", "Add/duplicate", "Add/kept aside", "Add/mark absorbed", "Add/kept while disarmed",
+		"Add/handed to a parked Wait", "Add/refused after Close", "Add/known again after Remove in flight",
+		"AddMode/queued", "AddMode/duplicate", "AddMode/kept aside", "AddMode/invalid mode", "AddMode/refused after Close",
+		"CancelThenAdd/handed to a parked Wait", "CancelThenAdd/queued",
+		"TryTake/items", "TryTake/none", "TryTake/max<=0",
+		"TryTakeAppend/items", "TryTakeAppend/none", "TryTakeAppend/max<=0",
+		"Done/empty", "Done/unknown", "Done/queued item", "Done/idle or disarmed item", "Done/repeated",
+		"Done/edge forgotten", "Done/removed item forgotten", "Done/kept-aside mark re-queued",
+		"Done/level re-queued", "Done/level dropped by recheck", "Done/level not re-queued after Close",
+		"Done/one-shot disarmed", "Done/one-shot disarmed with a mark", "Done/one-shot re-armed",
+		"Remove/unknown", "Remove/queued", "Remove/in flight", "Remove/in flight, already removed", "Remove/idle or disarmed",
+		"Rearm/queued", "Rearm/idle", "Rearm/in flight", "Rearm/refused", "Rearm/after Close",
+		"Drain/ok", "Drain/Canceled", "Drain/ErrInvalid", "Drain/parked",
+		"Parked Drain/ok", "Parked Drain/Canceled",
+		"Ready/fired", "Ready/armed", "Ready/fired later",
+		"Close/ok", "Close/again", "SetReady/false",
+	}
+	for _, op := range []string{"Wait", "WaitAppend", "Next"} {
+		for _, l := range []string{"ok", "ErrInvalid nil ctx", "ErrInvalid max<=0", "Canceled", "ErrClosed", "parked"} {
+			want = append(want, op+"/"+l)
+		}
+		for _, l := range []string{"ok", "ErrClosed", "Canceled"} {
+			want = append(want, "Parked "+op+"/"+l)
+		}
+	}
+	return want
 }
 
 // kernelWant is every kernel operation and outcome, in both modes.

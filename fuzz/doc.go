@@ -8,6 +8,8 @@
 //	FuzzSemaphore  semaphore.Semaphore against model.Counter (Semaphore mode)
 //	FuzzSignal     signal.Signal against model.Counter (Plain mode)
 //	FuzzCoalesce   coalesce.Waker on synctest's fake clock against model.Coalescer
+//	FuzzReadyq     readyq.Queue[int] (every mode, with and without a recheck
+//	               function) against model.ReadyQ
 //	FuzzKernel     a kernel eventfd (EFD_SEMAPHORE or plain, non-blocking)
 //	               against the matching primitive and model (Linux only)
 //
@@ -19,7 +21,9 @@
 // seed corpus under testdata/fuzz covers every operation and every error,
 // which TestCorpusCoverage checks. run.sh runs each target in turn.
 //
-// The linearizability tests record concurrent histories of semaphore and
-// signal calls with internal/lincheck and check them with porcupine
-// against a sequential model of the count.
+// The linearizability tests record concurrent histories of semaphore,
+// signal and readyq calls with internal/lincheck and check them with
+// porcupine against sequential models: of the count for the counters, of
+// the queue order, the items in flight and their kept-aside marks for
+// readyq.
 package fuzz

@@ -22,7 +22,8 @@ func call(client int, in any, out output, callAt, retAt int64) porcupine.Operati
 // that no correct semaphore or signal could produce, and histories that
 // differ from them only in timing or in an allowed outcome, and checks
 // that the first are rejected (with a visualisation written) and the
-// second accepted: the linearizability tests can fail.
+// second accepted: the linearizability tests can fail. The readyq
+// histories are in lin_readyq_test.go.
 func TestModelsRejectBrokenHistories(t *testing.T) {
 	acq := func(n uint64) semCall { return semCall{op: semAcquire, n: n} }
 	rel := func(n uint64) semCall { return semCall{op: semRelease, n: n} }
@@ -30,12 +31,7 @@ func TestModelsRejectBrokenHistories(t *testing.T) {
 	take, wait, count := sigCall{op: sigTake}, sigCall{op: sigWait}, sigCall{op: sigCount}
 	add := func(n uint64) sigCall { return sigCall{op: sigAdd, n: n} }
 	ok := output{}
-	for _, c := range []struct {
-		name  string
-		model porcupine.Model
-		ops   []porcupine.Operation
-		legal bool
-	}{
+	cases := []brokenHistory{
 		{"one released unit acquired twice", semModel(semaphore.Max, 0), []porcupine.Operation{
 			call(0, rel(1), ok, 1, 2),
 			call(1, acq(1), ok, 3, 6),
@@ -88,7 +84,8 @@ func TestModelsRejectBrokenHistories(t *testing.T) {
 			call(0, closeCall, ok, 1, 2),
 			call(1, wait, output{err: signal.ErrClosed}, 3, 4),
 		}, false},
-	} {
+	}
+	for _, c := range append(cases, readyqBrokenHistories()...) {
 		var ft fakeT
 		res := lincheck.Check(&ft, c.name, c.model, c.ops, linTimeout)
 		switch {
@@ -104,6 +101,14 @@ func TestModelsRejectBrokenHistories(t *testing.T) {
 			os.Remove(path)
 		}
 	}
+}
+
+// A brokenHistory is a hand-made history and whether it is linearizable.
+type brokenHistory struct {
+	name  string
+	model porcupine.Model
+	ops   []porcupine.Operation
+	legal bool
 }
 
 // fakeT records the checker's report instead of failing the test.

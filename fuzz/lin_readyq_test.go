@@ -1,0 +1,528 @@
+package fuzz_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/evsync/evsync/internal/lincheck"
+	"github.com/evsync/evsync/readyq"
+)
+
+// TestReadyqLinearizable checks concurrent histories of a readyq.Queue
+// against rqLinModel: producers Add and Remove items and read Len,
+// consumers take batches with TryTake and Wait (with contexts that never
+// end, end mid-wait or have ended) and Done what they hold, and one more
+// client Closes the queue at a random moment. Edge and level queues.
+//
+// What this checks beyond the sequential tests: under any interleaving,
+// an item is queued at most once and handed to one consumer at a time, a
+// batch is always the head of the queue in FIFO order (by first mark,
+// kept-aside marks re-queued at Done in arrival order, level items after
+// them), a mark made while the item is in flight is never lost, Remove
+// wins over later hand-outs, Close is one instant after which marks are
+// refused, and Wait returns ErrClosed exactly when nothing is queued and
+// no Done can queue anything.
+func TestReadyqLinearizable(t *testing.T) {
+	for _, mode := range []readyq.Mode{readyq.Edge, readyq.Level} {
+		t.Run(mode.String(), func(t *testing.T) {
+			checkLinearizable(t, "readyq "+mode.String(), rqLinWorkload(mode), rqLinWant)
+		})
+	}
+}
+
+var rqLinWant = []string{
+	"Add/true", "Add/false", "Remove/true", "Remove/false", "Len/read",
+	"TryTake/items", "TryTake/none",
+	"Wait/ok", "Wait/Canceled", "Wait/ErrClosed",
+	"Done/all", "Done/some",
+}
+
+const (
+	rqLinKeys      = 3 // items 0…2: small, so that marks collide
+	rqLinProducers = 2
+	rqLinConsumers = 3
+	rqLinMaxBatch  = 3
+	rqLinCalls     = 12 // per worker: more than linCalls, for marks made while items are in flight
+)
+
+type rqLinOp uint8
+
+const (
+	rqLinAdd rqLinOp = iota
+	rqLinRemove
+	rqLinLen
+	rqLinTryTake
+	rqLinWait
+	rqLinDone
+)
+
+var rqLinOpNames = [...]string{"Add", "Remove", "Len", "TryTake", "Wait", "Done"}
+
+// rqLinCall is the input of a readyq call: the item of Add and Remove,
+// the max of TryTake and Wait, the items of Done.
+type rqLinCall struct {
+	op    rqLinOp
+	k     int
+	max   int
+	items []int
+}
+
+func (c rqLinCall) String() string {
+	switch c.op {
+	case rqLinAdd, rqLinRemove:
+		return fmt.Sprintf("%s(%d)", rqLinOpNames[c.op], c.k)
+	case rqLinTryTake, rqLinWait:
+		return fmt.Sprintf("%s(%d)", rqLinOpNames[c.op], c.max)
+	case rqLinDone:
+		return fmt.Sprintf("Done(%v)", c.items)
+	}
+	return "Len()"
+}
+
+// rqLinOut is what a readyq call returned: Add's and Remove's ok, the
+// items of TryTake and Wait, the count of Len and Done, Wait's error.
+type rqLinOut struct {
+	ok    bool
+	items []int
+	n     int
+	err   error
+}
+
+func (o rqLinOut) String() string {
+	if o.err != nil {
+		return errName(o.err)
+	}
+	return fmt.Sprintf("ok=%v items=%v n=%d", o.ok, o.items, o.n)
+}
+
+// rqLinState is the state of the porcupine model: comparable (strings
+// of item digits and bitmasks), so that porcupine's default equality
+// works, and copied by value, so that Step is pure.
+type rqLinState struct {
+	queue   string // queued items, oldest first
+	aside   string // in-flight items with a kept-aside mark, in the marks' arrival order
+	flight  uint8  // items in flight (bit k)
+	removed uint8  // items in flight that were Removed (Done forgets them)
+	closed  bool
+}
+
+func (s rqLinState) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "queue=[%s] inflight=%03b", s.queue, s.flight)
+	if s.aside != "" {
+		fmt.Fprintf(&b, " aside=[%s]", s.aside)
+	}
+	if s.removed != 0 {
+		fmt.Fprintf(&b, " removed=%03b", s.removed)
+	}
+	if s.closed {
+		b.WriteString(" closed")
+	}
+	return b.String()
+}
+
+func hashRQState(s any) uint64 {
+	st := s.(rqLinState)
+	h := uint64(st.flight) | uint64(st.removed)<<8
+	if st.closed {
+		h |= 1 << 16
+	}
+	for _, c := range st.queue + "|" + st.aside {
+		h = h*31 + uint64(c)
+	}
+	return h
+}
+
+func rqKey(k int) byte { return byte('0' + k) }
+
+// exhausted reports whether a Wait would return ErrClosed: closed,
+// nothing queued, and no Done that could queue an item (edge and level
+// items return at Done only with a kept-aside mark once closed).
+func (s rqLinState) exhausted() bool { return s.closed && s.queue == "" && s.aside == "" }
+
+// rqLinModel is the sequential model of a queue whose items all have the
+// given mode (Edge or Level, without a recheck function).
+func rqLinModel(mode readyq.Mode) porcupine.Model {
+	return porcupine.Model{
+		Init: func() any { return rqLinState{} },
+		Step: func(state, in, out any) (bool, any) {
+			s := state.(rqLinState)
+			if in == closeCall {
+				s.closed = true
+				return true, s
+			}
+			return rqLinStep(s, in.(rqLinCall), out.(rqLinOut), mode)
+		},
+		Hash:              hashRQState,
+		DescribeOperation: describeOp,
+		DescribeState:     func(s any) string { return s.(rqLinState).String() },
+	}
+}
+
+func rqLinStep(s rqLinState, c rqLinCall, o rqLinOut, mode readyq.Mode) (bool, any) {
+	switch c.op {
+	case rqLinAdd:
+		ok, next := rqAdd(s, c.k)
+		return o.ok == ok, next
+	case rqLinRemove:
+		ok, next := rqRemove(s, c.k)
+		return o.ok == ok, next
+	case rqLinLen:
+		return o.n == len(s.queue), s
+	case rqLinTryTake:
+		return rqTake(s, c.max, o.items)
+	case rqLinWait:
+		switch o.err {
+		case nil:
+			return len(o.items) != 0 && s.queue != "" && rqTakeOK(s, c.max, o.items), rqTaken(s, o.items)
+		case readyq.ErrClosed:
+			return s.exhausted(), s
+		case context.Canceled: // it waited, and gave up with no effect
+			return s.queue == "" && !s.exhausted(), s
+		}
+		return false, s
+	case rqLinDone:
+		n, next := rqDone(s, c.items, mode)
+		return o.n == n, next
+	}
+	return false, s
+}
+
+// rqAdd is Add(k): refused after Close, false for a queued item and for
+// an item in flight with a mark already kept aside; a mark on an item in
+// flight is kept aside (an item in flight that was Removed is known again,
+// with that mark); any other item is queued at the tail.
+func rqAdd(s rqLinState, k int) (bool, rqLinState) {
+	bit := uint8(1) << k
+	switch {
+	case s.closed, strings.IndexByte(s.queue, rqKey(k)) >= 0:
+		return false, s
+	case s.flight&bit != 0 && strings.IndexByte(s.aside, rqKey(k)) >= 0:
+		return false, s
+	case s.flight&bit != 0:
+		s.removed &^= bit
+		s.aside += string(rqKey(k))
+	default:
+		s.queue += string(rqKey(k))
+	}
+	return true, s
+}
+
+// rqRemove is Remove(k): a queued item leaves the queue; one in flight
+// loses its mark and is forgotten at its Done (a second Remove is false).
+func rqRemove(s rqLinState, k int) (bool, rqLinState) {
+	bit := uint8(1) << k
+	switch {
+	case strings.IndexByte(s.queue, rqKey(k)) >= 0:
+		s.queue = strings.Replace(s.queue, string(rqKey(k)), "", 1)
+	case s.flight&bit != 0 && s.removed&bit == 0:
+		s.removed |= bit
+		s.aside = strings.Replace(s.aside, string(rqKey(k)), "", 1)
+	default:
+		return false, s
+	}
+	return true, s
+}
+
+// rqTakeOK reports whether items are what a hand-out of up to max takes
+// from s: the head of the queue, min(max, queued) of them.
+func rqTakeOK(s rqLinState, max int, items []int) bool {
+	if len(items) != min(max, len(s.queue)) {
+		return false
+	}
+	for i, k := range items {
+		if s.queue[i] != rqKey(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// rqTaken is s after items were handed out from the head of the queue.
+func rqTaken(s rqLinState, items []int) rqLinState {
+	s.queue = s.queue[min(len(items), len(s.queue)):]
+	for _, k := range items {
+		s.flight |= 1 << k
+	}
+	return s
+}
+
+// rqTake is TryTake(max): the head of the queue, nothing if it is empty.
+func rqTake(s rqLinState, max int, items []int) (bool, any) {
+	return rqTakeOK(s, max, items), rqTaken(s, items)
+}
+
+// rqDone is Done(items...): it returns how many were in flight and the
+// state after. Each item in flight is forgotten (Removed, or an edge item
+// without a mark) or queued again at the tail: first the items with a
+// kept-aside mark, in the marks' arrival order, then level items (on an
+// open queue) in the order given.
+func rqDone(s rqLinState, items []int, mode readyq.Mode) (int, rqLinState) {
+	n := 0
+	var marked uint8
+	var level []byte
+	for _, k := range items {
+		bit := uint8(1) << k
+		if s.flight&bit == 0 {
+			continue // not in flight, or already Done in this call
+		}
+		n++
+		s.flight &^= bit
+		switch {
+		case s.removed&bit != 0:
+			s.removed &^= bit
+		case strings.IndexByte(s.aside, rqKey(k)) >= 0:
+			marked |= bit
+		case mode == readyq.Level && !s.closed:
+			level = append(level, rqKey(k))
+		}
+	}
+	var rest []byte
+	for i := range len(s.aside) {
+		if c := s.aside[i]; marked&(1<<(c-'0')) != 0 {
+			s.queue += string(c)
+		} else {
+			rest = append(rest, c)
+		}
+	}
+	s.aside = string(rest)
+	s.queue += string(level)
+	return n, s
+}
+
+// rqLinWorkload returns the workload of a queue in the given mode.
+func rqLinWorkload(mode readyq.Mode) workload {
+	return func(rng *rand.Rand, tl tally) (porcupine.Model, []porcupine.Operation) {
+		q := readyq.New[int](readyq.WithMode(mode))
+		workers := rqLinProducers + rqLinConsumers
+		seeds := make([]uint64, workers)
+		for i := range seeds {
+			seeds[i] = rng.Uint64()
+		}
+		yields := rng.IntN(150)
+		var rec lincheck.Recorder
+		rec.Run(workers+1, func(c *lincheck.Client, i int) {
+			r := rand.New(rand.NewPCG(seeds[min(i, workers-1)], uint64(i)))
+			switch {
+			case i == workers:
+				closer(c, yields, q.Close)
+			case i < rqLinProducers:
+				rqProducer(c, q, r)
+			default:
+				rqConsumer(c, q, r)
+			}
+		})
+		ops := rec.Operations()
+		for _, op := range ops {
+			if c, ok := op.Input.(rqLinCall); ok {
+				tl.hit(rqLinOpNames[c.op], rqLinOutcome(c, op.Output.(rqLinOut)))
+			}
+		}
+		return rqLinModel(mode), ops
+	}
+}
+
+func rqLinOutcome(c rqLinCall, o rqLinOut) string {
+	switch c.op {
+	case rqLinAdd, rqLinRemove:
+		return fmt.Sprint(o.ok)
+	case rqLinLen:
+		return "read"
+	case rqLinTryTake:
+		if len(o.items) == 0 {
+			return "none"
+		}
+		return "items"
+	case rqLinDone:
+		if o.n == len(c.items) {
+			return "all"
+		}
+		return "some"
+	}
+	return errName(o.err)
+}
+
+// rqProducer marks and removes random items and reads Len.
+func rqProducer(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand) {
+	for range rqLinCalls {
+		k := r.IntN(rqLinKeys)
+		switch n := r.IntN(20); {
+		case n < 12:
+			lincheck.Record(c, rqLinCall{op: rqLinAdd, k: k}, func() rqLinOut { return rqLinOut{ok: q.Add(k)} })
+		case n < 17:
+			lincheck.Record(c, rqLinCall{op: rqLinRemove, k: k}, func() rqLinOut { return rqLinOut{ok: q.Remove(k)} })
+		default:
+			lincheck.Record(c, rqLinCall{op: rqLinLen}, func() rqLinOut { return rqLinOut{n: q.Len()} })
+		}
+		maybeYield(r)
+	}
+}
+
+// rqConsumer takes batches with TryTake or Wait and Done's them, at once
+// or after its next TryTake, sometimes naming an item twice; it holds
+// nothing when it Waits or returns (a consumer must Done what it holds
+// before it waits again: a Wait on a closed queue waits for the Done of
+// a kept-aside mark).
+func rqConsumer(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand) {
+	var held []int
+	for range rqLinCalls {
+		max := 1 + r.IntN(rqLinMaxBatch)
+		if r.IntN(2) == 0 {
+			held = append(held, lincheck.Record(c, rqLinCall{op: rqLinTryTake, max: max}, func() rqLinOut {
+				return rqLinOut{items: q.TryTake(max)}
+			}).items...)
+		} else {
+			held = rqDoneHeld(c, q, r, held)
+			ctx, stop := linCtx(r)
+			held = append(held, lincheck.Record(c, rqLinCall{op: rqLinWait, max: max}, func() rqLinOut {
+				items, err := q.Wait(ctx, max)
+				return rqLinOut{items: items, err: err}
+			}).items...)
+			stop()
+		}
+		maybeYield(r)
+		if r.IntN(3) != 0 {
+			held = rqDoneHeld(c, q, r, held)
+		}
+	}
+	rqDoneHeld(c, q, r, held)
+}
+
+// rqDoneHeld calls Done for the items held, if any, one of them twice
+// one time in four, and returns held emptied.
+func rqDoneHeld(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand, held []int) []int {
+	if len(held) == 0 {
+		return held
+	}
+	items := slices.Clone(held)
+	if r.IntN(4) == 0 {
+		items = append(items, held[r.IntN(len(held))])
+	}
+	lincheck.Record(c, rqLinCall{op: rqLinDone, items: items}, func() rqLinOut { return rqLinOut{n: q.Done(items...)} })
+	return held[:0]
+}
+
+// readyqBrokenHistories are hand-made readyq histories for
+// TestModelsRejectBrokenHistories: each broken one next to the history it
+// differs from only in timing or an allowed outcome.
+func readyqBrokenHistories() []brokenHistory {
+	edge, level := rqLinModel(readyq.Edge), rqLinModel(readyq.Level)
+	op := func(client int, in any, out rqLinOut, callAt, retAt int64) porcupine.Operation {
+		return porcupine.Operation{ClientId: client, Input: in, Output: out, Call: callAt, Return: retAt}
+	}
+	add := func(k int) rqLinCall { return rqLinCall{op: rqLinAdd, k: k} }
+	remove := func(k int) rqLinCall { return rqLinCall{op: rqLinRemove, k: k} }
+	take := func(max int) rqLinCall { return rqLinCall{op: rqLinTryTake, max: max} }
+	wait := func(max int) rqLinCall { return rqLinCall{op: rqLinWait, max: max} }
+	done := func(ks ...int) rqLinCall { return rqLinCall{op: rqLinDone, items: ks} }
+	okOut := rqLinOut{ok: true}
+	items := func(ks ...int) rqLinOut { return rqLinOut{items: ks} }
+	count := func(n int) rqLinOut { return rqLinOut{n: n} }
+	closed, canceled := rqLinOut{err: readyq.ErrClosed}, rqLinOut{err: context.Canceled}
+	return []brokenHistory{
+		{"readyq: an item handed to two consumers at once", edge, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(1, wait(1), items(1), 3, 6),
+			op(2, take(1), items(1), 4, 5),
+		}, false},
+		{"readyq: the item handed to the second consumer after a Done", edge, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(0, add(1), okOut, 3, 9), // kept aside while in flight
+			op(1, wait(1), items(1), 3, 6),
+			op(1, done(1), count(1), 7, 8),
+			op(2, take(1), items(1), 4, 10),
+		}, true},
+		{"readyq: a kept-aside mark lost at Done", edge, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(1, take(1), items(1), 3, 4),
+			op(0, add(1), okOut, 5, 6),
+			op(1, done(1), count(1), 7, 8),
+			op(1, take(1), items(), 9, 10),
+		}, false},
+		{"readyq: a kept-aside mark re-queued at Done", edge, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(1, take(1), items(1), 3, 4),
+			op(0, add(1), okOut, 5, 6),
+			op(1, done(1), count(1), 7, 8),
+			op(1, take(1), items(1), 9, 10),
+		}, true},
+		{"readyq: an Add accepted after Close returned", edge, []porcupine.Operation{
+			op(0, closeCall, rqLinOut{}, 1, 2),
+			op(1, add(1), okOut, 3, 4),
+		}, false},
+		{"readyq: an Add accepted during Close", edge, []porcupine.Operation{
+			op(0, closeCall, rqLinOut{}, 1, 4),
+			op(1, add(1), okOut, 2, 3),
+			op(1, take(1), items(1), 5, 6),
+		}, true},
+		{"readyq: FIFO broken", edge, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(0, add(2), okOut, 3, 4),
+			op(1, take(1), items(2), 5, 6),
+		}, false},
+		{"readyq: FIFO by the order the overlapping marks took effect", edge, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 4),
+			op(2, add(2), okOut, 2, 3),
+			op(1, take(1), items(2), 5, 6),
+		}, true},
+		{"readyq: marks re-queued out of arrival order", edge, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(0, add(2), okOut, 3, 4),
+			op(1, take(2), items(1, 2), 5, 6),
+			op(0, add(2), okOut, 7, 8),
+			op(0, add(1), okOut, 9, 10),
+			op(1, done(1, 2), count(2), 11, 12),
+			op(1, take(1), items(1), 13, 14),
+		}, false},
+		{"readyq: a Wait refused by Close while an item is queued", edge, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(0, closeCall, rqLinOut{}, 3, 4),
+			op(1, wait(1), closed, 5, 6),
+		}, false},
+		{"readyq: a Wait refused by Close while a Done can still queue a mark", edge, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(1, take(1), items(1), 3, 4),
+			op(0, add(1), okOut, 5, 6),
+			op(0, closeCall, rqLinOut{}, 7, 8),
+			op(2, wait(1), closed, 9, 10),
+		}, false},
+		{"readyq: that Wait cancelled instead", edge, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(1, take(1), items(1), 3, 4),
+			op(0, add(1), okOut, 5, 6),
+			op(0, closeCall, rqLinOut{}, 7, 8),
+			op(2, wait(1), canceled, 9, 10),
+		}, true},
+		{"readyq: a Wait cancelled while an item was queued throughout", edge, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(1, wait(1), canceled, 3, 4),
+		}, false},
+		{"readyq: a removed item handed out", edge, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(0, remove(1), okOut, 3, 4),
+			op(1, take(1), items(1), 5, 6),
+		}, false},
+		{"readyq: a level item not re-queued at Done", level, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(1, take(1), items(1), 3, 4),
+			op(1, done(1), count(1), 5, 6),
+			op(1, take(1), items(), 7, 8),
+		}, false},
+		{"readyq: a level item re-queued at Done", level, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(1, take(1), items(1), 3, 4),
+			op(1, done(1, 1), count(1), 5, 6),
+			op(1, take(1), items(1), 7, 8),
+		}, true},
+		{"readyq: a repeated item counted twice by Done", level, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(1, take(1), items(1), 3, 4),
+			op(1, done(1, 1), count(2), 5, 6),
+		}, false},
+	}
+}
