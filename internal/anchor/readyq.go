@@ -59,16 +59,25 @@ type evsyncQueue struct{ q *readyq.Queue[int] }
 
 func newEvsyncQueue() ReadyQueue { return evsyncQueue{readyq.New[int]()} }
 
+// Add marks k ready.
 func (e evsyncQueue) Add(k int) { e.q.Add(k) }
+
+// Take waits for a batch, reusing buf.
 func (e evsyncQueue) Take(buf []int, max int) ([]int, bool) {
 	buf, err := e.q.WaitAppend(context.Background(), buf[:0], max)
 	return buf, err == nil
 }
+
+// Done finishes keys.
 func (e evsyncQueue) Done(keys []int) { e.q.Done(keys...) }
+
+// Next finishes done and waits for the next batch in one call.
 func (e evsyncQueue) Next(done []int, max int) ([]int, bool) {
 	buf, err := e.q.Next(context.Background(), done, max)
 	return buf, err == nil
 }
+
+// Close closes the queue.
 func (e evsyncQueue) Close() { e.q.Close() }
 
 // mutexQueue is the hand-written deduplicating queue: a slice FIFO, a map
@@ -94,6 +103,8 @@ func newMutexQueue() ReadyQueue {
 	return q
 }
 
+// Add marks k ready unless it is already marked; a key in processing is
+// queued again at its Done.
 func (q *mutexQueue) Add(k int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -139,6 +150,7 @@ func (q *mutexQueue) take(buf []int, max int) ([]int, bool) {
 	return buf, true
 }
 
+// Done finishes keys, queuing again those marked meanwhile.
 func (q *mutexQueue) Done(keys []int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -164,6 +176,8 @@ func (q *mutexQueue) done(keys []int) {
 	}
 }
 
+// Close wakes every waiting Take, which then returns false once the queue
+// is empty.
 func (q *mutexQueue) Close() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -178,7 +192,10 @@ type chanQueue chan int
 
 func newChanQueue() ReadyQueue { return make(chanQueue, 1000) }
 
+// Add sends k (a duplicate is a second hand-out).
 func (c chanQueue) Add(k int) { c <- k }
+
+// Take receives one key, whatever max is.
 func (c chanQueue) Take(buf []int, max int) ([]int, bool) {
 	k, ok := <-c
 	if !ok {
@@ -186,9 +203,15 @@ func (c chanQueue) Take(buf []int, max int) ([]int, bool) {
 	}
 	return append(buf[:0], k), true
 }
-func (c chanQueue) Done([]int)                             {}
+
+// Done does nothing: a channel has no in-flight state.
+func (c chanQueue) Done([]int) {}
+
+// Next is Take.
 func (c chanQueue) Next(done []int, max int) ([]int, bool) { return c.Take(done, max) }
-func (c chanQueue) Close()                                 { close(c) }
+
+// Close closes the channel.
+func (c chanQueue) Close() { close(c) }
 
 // ReadyQueueLoad is one run of the ready-queue workload: Producers
 // goroutines each Add the keys 0..Keys-1 round-robin (starting at
