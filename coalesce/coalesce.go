@@ -75,6 +75,7 @@ type Waker struct {
 	period    time.Time     // WithAdaptive, not hot: when the counted wakeups began; only with mu held
 	fires     int           // WithAdaptive, not hot: immediate wakeups since period; only with mu held
 	cbDone    chan struct{} // closed when the last stale run is gone, if Close waits; only with mu held
+	closeDone chan struct{} // made by the first Close, closed when it returns; set with mu held
 
 	fn func(events uint64) // WithFunc: called per wakeup instead of C
 }
@@ -96,10 +97,13 @@ func New(delay time.Duration, opts ...Option) *Waker {
 	return w
 }
 
-// Wake notes one event. It never blocks and does not allocate; only the
-// first event of a window (and the one that reaches the batch threshold)
-// takes the lock, to arm the timer or to wake the consumer. After Close it
-// does nothing.
+// Wake notes one event. It does not allocate and never waits for the
+// consumer; only the first event of a window (and the one that reaches the
+// batch threshold) takes the lock, to arm the timer or to wake the
+// consumer. In WithFunc mode a wakeup that Wake causes at once (delay 0,
+// the batch threshold, WithAdaptive serving at once) runs fn on Wake's
+// goroutine, with the wakeups that come while it runs. After Close it does
+// nothing.
 func (w *Waker) Wake() {
 	if w.closed.Load() {
 		return
@@ -181,21 +185,27 @@ func (w *Waker) unlockAndCall(n uint64) {
 		w.mu.Unlock()
 		return
 	}
-	n += w.queued // left by a call that panicked
-	w.calling, w.queued = true, 0
+	w.calling = true
 	w.mu.Unlock()
 	w.callLoop(n)
 }
 
 // callLoop calls fn with n, then with the events queued meanwhile, until
 // none are. If fn panics, the panic goes on up to the caller, and the
-// Waker stays usable: calling ends, and events still queued are passed on
-// with the next wakeup.
+// Waker stays usable: calling ends, and events queued meanwhile become
+// pending again, with a timer armed for them, so they still get their
+// wakeup within the delay.
 func (w *Waker) callLoop(n uint64) {
 	defer func() {
 		if n != 0 { // fn panicked
 			w.mu.Lock()
 			w.endCall()
+			if q := w.queued; q != 0 {
+				w.queued = 0
+				if w.pending.Add(q) == q && !w.closed.Load() && w.cur == nil {
+					w.set(w.delay)
+				}
+			}
 			w.mu.Unlock()
 		}
 	}()
@@ -376,8 +386,6 @@ func (w *Waker) Events() uint64 {
 	n := w.delivered
 	w.delivered = 0
 	if w.closed.Load() {
-		n += w.queued // WithFunc: left by a call that panicked
-		w.queued = 0
 		return n + w.pending.Swap(0)
 	}
 	if n != 0 {
@@ -411,16 +419,21 @@ func (w *Waker) Wait(ctx context.Context) (events uint64, err error) {
 
 // Close stops the waker: the timer is stopped, and when Close returns no
 // callback is running and none will (in WithFunc mode, fn is not running
-// and will not be called again; fn must not call Close itself). C is closed; the events noted before
-// Close stay readable through Events and Wait. Later Wake calls do
-// nothing. Close is idempotent.
+// and will not be called again; fn must not call Close itself). C is
+// closed; the events noted before Close stay readable through Events and
+// Wait. Later Wake calls do nothing. Close is idempotent, and every call
+// returns only once the first one has finished.
 func (w *Waker) Close() {
 	w.mu.Lock()
 	if w.closed.Load() {
+		done := w.closeDone
 		w.mu.Unlock()
+		<-done
 		return
 	}
 	w.closed.Store(true)
+	w.closeDone = make(chan struct{})
+	defer close(w.closeDone)
 	w.stop()
 	var stale, calls chan struct{}
 	if w.stale > 0 { // timer runs under way, waiting for mu: let them finish

@@ -354,6 +354,56 @@ func TestWithFuncPanicLeavesWakerUsable(t *testing.T) {
 	}
 }
 
+// TestSecondCloseWaitsForTheFirst: a Close that finds the Waker closing
+// returns only when the first Close has finished waiting for the call
+// under way, so after any Close returns no callback runs.
+func TestSecondCloseWaitsForTheFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		w := coalesce.New(0, coalesce.WithFunc(func(uint64) { <-release }))
+		wake := testkit.Park(func() bool { w.Wake(); return true })
+		first := testkit.Park(func() bool { w.Close(); return true })
+		second := testkit.Park(func() bool { w.Close(); return true })
+		testkit.Pending(t, first)
+		testkit.Pending(t, second) // fn is still running
+		close(release)
+		<-wake
+		<-first
+		<-second
+	})
+}
+
+// TestWithFuncPanicKeepsQueuedEvents: events whose wakeup came while fn
+// was running are not stranded when that call panics: they get a wakeup
+// of their own.
+func TestWithFuncPanicKeepsQueuedEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		var calls, events int
+		w := coalesce.New(0, coalesce.WithFunc(func(n uint64) {
+			calls++
+			events += int(n)
+			if calls == 1 {
+				<-release
+				panic("consumer bug")
+			}
+		}))
+		defer w.Close()
+		first := testkit.Park(func() any {
+			defer func() { recover() }()
+			w.Wake()
+			return nil
+		})
+		w.Wake() // a wakeup while fn runs: queued for that call
+		close(release)
+		<-first
+		synctest.Wait()
+		if calls != 2 || events != 2 {
+			t.Fatalf("fn got %d calls for %d events, want the queued event in a call of its own", calls, events)
+		}
+	})
+}
+
 func TestFlushRacingTheTimer(t *testing.T) {
 	// Flush at the very moment the timer fires: exactly one wakeup, and a
 	// later window still gets its own full delay.

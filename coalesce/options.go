@@ -56,8 +56,9 @@ func WithFunc(fn func(events uint64)) Option {
 // of them and events go on coming, it coalesces again. A trickle of events, or a
 // short burst, so pays no latency and no timer (a timer's wakeup on an
 // otherwise idle process costs more than the few immediate wakeups it
-// would save), and a sustained stream is coalesced. Latency stays below
-// the delay.
+// would save), after the first window, and a sustained stream is
+// coalesced. No event waits longer than the delay (maxWait with
+// WithMaxWait).
 func WithAdaptive() Option {
 	return optionFunc(func(w *Waker) { w.adaptive = true })
 }

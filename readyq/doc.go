@@ -29,11 +29,14 @@
 // # Guarantees
 //
 // An item is queued at most once, and queued items are handed out in the
-// order of their first mark. A hand-out of any size holds the lock for
-// O(1) time (plus a walk over the holes Remove left, if any): a batch is
-// taken off the list by moving one index, and batches of more than a few
-// hundred items are copied out after the lock is released, so producers
-// never wait for a large hand-out. An item marked while in flight is kept
+// order of their first mark. A hand-out that a Wait, TryTake or Next
+// makes holds the lock for O(1) time (plus a walk over the holes Remove
+// left, if any): a batch is taken off the list by moving one index, and
+// batches of more than a few hundred items are copied out after the lock
+// is released, so producers never wait for a large hand-out. The one
+// exception is a Done that puts back many items while a caller is blocked
+// in Wait: it hands them to that caller, up to its max, under the lock.
+// An item marked while in flight is kept
 // aside and queued again at its Done: it is never lost and never handed to
 // two consumers at once. Remove wins over every later hand-out. A Wait
 // that gives up loses nothing (see Queue's cancel-safety paragraph).

@@ -148,7 +148,10 @@ func (q *Queue[T]) dropRec(i uint64) {
 // grant hands the blocked caller w up to its max queued items. The copy
 // happens under the lock: it is bounded by max and by what the granter
 // itself just queued, since a caller only blocks while nothing is queued.
-// Only with mu and wl held.
+// That is one item for an Add, but it can be many for a Done that puts
+// back many kept-aside or level items, and so is the one hand-out whose
+// copy is not O(1) under the lock (see the package doc). Only with mu and
+// wl held.
 func (q *Queue[T]) grant(w *spin.Waiter) {
 	r := q.recs[w.Need]
 	k := min(r.max, q.list.live)

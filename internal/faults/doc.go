@@ -14,7 +14,7 @@
 //     (1<<64-2), limits at that maximum, and adds or releases of 1 and of
 //     the maximum;
 //   - a consumer callback that panics (coalesce.WithFunc, and readyq's
-//     recheck function when that package is present).
+//     recheck function).
 //
 // Each test checks conservation exactly (nothing lost, nothing read
 // twice), with sums kept in 128 bits where they can pass 1<<64, and that

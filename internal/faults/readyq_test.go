@@ -1,7 +1,7 @@
 package faults_test
 
-// The readyq fault tests live in this file alone, so that it can be
-// dropped while package readyq is not in the tree.
+// The readyq fault tests: the same storms, Close races and panicking
+// callbacks as for the counters, for the ready queue.
 
 import (
 	"context"

@@ -38,7 +38,8 @@ func TestCoalesceWithFuncCloseKeepsFiredEvents(t *testing.T) {
 		}
 	}))
 
-	// A Flush's call of fn holds the callback lock.
+	// A Flush's call of fn is under way: the timer's wakeup will queue
+	// behind it.
 	w.Wake()
 	flushed := make(chan struct{})
 	go func() { defer close(flushed); w.Flush() }()
