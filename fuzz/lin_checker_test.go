@@ -2,7 +2,6 @@ package fuzz_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -86,17 +85,17 @@ func TestModelsRejectBrokenHistories(t *testing.T) {
 		}, false},
 	}
 	for _, c := range append(cases, readyqBrokenHistories()...) {
-		var ft fakeT
+		var ft lincheck.Capture
 		res := lincheck.Check(&ft, c.name, c.model, c.ops, linTimeout)
 		switch {
 		case c.legal && res != porcupine.Ok:
-			t.Errorf("%s: %v, want Ok (%s)", c.name, res, ft.msg)
+			t.Errorf("%s: %v, want Ok (%s)", c.name, res, ft.Msg)
 		case !c.legal && res != porcupine.Illegal:
 			t.Errorf("%s: %v, want Illegal", c.name, res)
 		case !c.legal:
-			_, path, found := strings.Cut(ft.msg, "visualisation: ")
+			_, path, found := strings.Cut(ft.Msg, "visualisation: ")
 			if _, err := os.Stat(path); !found || err != nil {
-				t.Errorf("%s: report %q names no visualisation file", c.name, ft.msg)
+				t.Errorf("%s: report %q names no visualisation file", c.name, ft.Msg)
 			}
 			os.Remove(path)
 		}
@@ -110,13 +109,3 @@ type brokenHistory struct {
 	ops   []porcupine.Operation
 	legal bool
 }
-
-// fakeT records the checker's report instead of failing the test.
-type fakeT struct {
-	testing.TB
-	msg string
-}
-
-func (f *fakeT) Helper() {}
-
-func (f *fakeT) Errorf(format string, args ...any) { f.msg = fmt.Sprintf(format, args...) }

@@ -255,9 +255,6 @@ func (q *Queue[T]) Drain(ctx context.Context) error {
 	return nil // drainers are only ever granted
 }
 
-// closedCh is what Ready returns when a Wait would not block.
-var closedCh = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
-
 // Ready returns a channel that is closed once a Wait would not block: an
 // item is queued, or the queue is closed and nothing is left to hand out
 // (epoll_wait's readiness). Each call returns a channel for the next such
@@ -266,12 +263,12 @@ var closedCh = func() chan struct{} { c := make(chan struct{}); close(c); return
 // closed queue, Wait tells the two cases apart.
 func (q *Queue[T]) Ready() <-chan struct{} {
 	if q.stats.queued.Load() != 0 {
-		return closedCh
+		return spin.ClosedChan()
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.readyNow() {
-		return closedCh
+		return spin.ClosedChan()
 	}
 	return q.ready.Arm()
 }

@@ -188,3 +188,17 @@ func fileSafe(name string) string {
 	}
 	return b.String()
 }
+
+// A Capture stands in for a test in Check and keeps its report (the last
+// Errorf) instead of failing: for tests that feed Check a history that
+// must be rejected and look at what it said.
+type Capture struct {
+	testing.TB
+	Msg string
+}
+
+// Helper does nothing.
+func (c *Capture) Helper() {}
+
+// Errorf keeps the formatted report in Msg.
+func (c *Capture) Errorf(format string, args ...any) { c.Msg = fmt.Sprintf(format, args...) }

@@ -78,13 +78,13 @@ func TestCheckRejectsAndVisualizes(t *testing.T) {
 		op(0, 2, 0, 3, 4),  // write(2)
 		op(1, -1, 1, 5, 6), // read() → 1, after write(2) returned
 	}
-	var ft fakeT
+	var ft lincheck.Capture
 	if res := lincheck.Check(&ft, "stale read", register, bad, 10*time.Second); res != porcupine.Illegal {
 		t.Fatalf("Check = %v, want Illegal", res)
 	}
-	_, path, ok := strings.Cut(ft.msg, "visualisation: ")
+	_, path, ok := strings.Cut(ft.Msg, "visualisation: ")
 	if !ok || !strings.Contains(path, "stale-read") {
-		t.Fatalf("report %q names no visualisation file", ft.msg)
+		t.Fatalf("report %q names no visualisation file", ft.Msg)
 	}
 	info, err := os.Stat(path)
 	if err != nil || info.Size() == 0 {
@@ -109,13 +109,3 @@ func TestOverlap(t *testing.T) {
 		}
 	}
 }
-
-// fakeT records the last error instead of failing.
-type fakeT struct {
-	testing.TB
-	msg string
-}
-
-func (f *fakeT) Helper() {}
-
-func (f *fakeT) Errorf(format string, args ...any) { f.msg = fmt.Sprintf(format, args...) }

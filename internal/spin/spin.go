@@ -328,6 +328,10 @@ type Notifier struct {
 // closedCh is always ready: Ready's answer when no wait is needed (no allocation).
 var closedCh = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
+// ClosedChan returns a channel that is always ready (closed), without
+// allocating: the answer of a Ready method when no wait is needed.
+func ClosedChan() <-chan struct{} { return closedCh }
+
 // Arm returns the channel the next Fire closes, making one if needed. The
 // caller holds the lock and must re-check its condition after Arm returns
 // (Armed is published first: the waiter side of the no-lost-wakeup
