@@ -318,19 +318,24 @@ func seedWriteRead(s anchor.Signal, c seedCase, stop *atomic.Bool, r *seedRow) e
 // is more than ten slots late. rate 0 writes in a tight loop.
 func pace(rate int, stop *atomic.Bool, write func()) uint64 {
 	var n uint64
+	// Each loop makes its first writes before it looks at stop: on a
+	// loaded machine a writer may start only after a very short run has
+	// been stopped, and a run must write something.
 	if rate <= 0 {
-		for !stop.Load() {
+		for {
 			for range batch {
 				write()
 			}
 			n += batch
+			if stop.Load() {
+				return n
+			}
 		}
-		return n
 	}
 	slot := max(time.Millisecond, time.Second/time.Duration(rate))
 	per := int(int64(rate) * int64(slot) / int64(time.Second))
 	next := time.Now()
-	for !stop.Load() {
+	for first := true; first || !stop.Load(); first = false {
 		for range per {
 			write()
 		}

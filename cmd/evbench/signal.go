@@ -135,13 +135,17 @@ func writeAndRead(s anchor.Signal, w int, stop *atomic.Bool) (tally, error) {
 	return n, err
 }
 
+// addLoop adds 1 until stop, and at least once: on a loaded machine a
+// writer may start only after a very short run has been stopped.
 func addLoop(s anchor.Signal, stop *atomic.Bool) tally {
 	var n tally
-	for !stop.Load() {
+	for {
 		s.Add(1)
 		n.ops++
+		if stop.Load() {
+			return n
+		}
 	}
-	return n
 }
 
 // readLoop Waits until finished is raised, then takes what is left.
