@@ -398,12 +398,16 @@ func (w *Waker) Events() uint64 {
 }
 
 // Wait waits for the next wakeup and returns how many events it covers. It
-// returns ErrInvalid for a nil ctx, ctx.Err() if ctx ends first (no event
-// is lost: they stay for the next call), and, after Close, the events
-// noted before Close and then ErrClosed.
+// returns ErrInvalid for a nil ctx; ctx.Err() at once if ctx is already
+// done, even if a wakeup is there, and if ctx ends while it waits (no event
+// is lost either way: they stay for the next call); and, after Close, the
+// events noted before Close and then ErrClosed.
 func (w *Waker) Wait(ctx context.Context) (events uint64, err error) {
 	if ctx == nil {
 		return 0, ErrInvalid
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
 	}
 	select {
 	case _, ok := <-w.c:

@@ -272,6 +272,16 @@ func TestWaitReportsEventsAndCancels(t *testing.T) {
 		if _, err := w.Wait(ctx); !errors.Is(err, context.Canceled) {
 			t.Fatalf("Wait(cancelled) = %v", err)
 		}
+		// A done context stops Wait even with a wakeup there; the events
+		// stay for the next Wait.
+		w.Wake()
+		w.Flush()
+		if n, err := w.Wait(ctx); !errors.Is(err, context.Canceled) || n != 0 {
+			t.Fatalf("Wait(cancelled) with a wakeup there = %d, %v", n, err)
+		}
+		if n, err := w.Wait(context.Background()); err != nil || n != 1 {
+			t.Fatalf("Wait after the stopped one = %d, %v, want 1", n, err)
+		}
 		if _, err := w.Wait(nilCtx); !errors.Is(err, coalesce.ErrInvalid) {
 			t.Fatalf("Wait(nil) = %v", err)
 		}

@@ -27,12 +27,11 @@ import (
 //	C        Close
 //	T        a receive from C() without waiting, then Events()
 //	R        the same through Ready()
-//	X ctx    Wait(ctx): nil must return ErrInvalid; a cancelled context
-//	         is used only where the model says Wait would park (a select
-//	         between a ready token and a done context is a coin toss);
-//	         a live one parks the call in a goroutine where it would
-//	         park, and the model's TryWait tells what it returns once a
-//	         wakeup comes or the Waker is closed
+//	X ctx    Wait(ctx): nil must return ErrInvalid; an already cancelled
+//	         context must return context.Canceled and take nothing, even
+//	         with a wakeup there; a live one parks the call in a goroutine
+//	         where it would park, and the model's TryWait tells what it
+//	         returns once a wakeup comes or the Waker is closed
 //	K        cancel the parked Wait's context
 //
 // At most one Wait is parked at a time: the Waker has one consumer.
@@ -197,10 +196,11 @@ func (r *coRun) wait(k ctxKind) string {
 		v, err := r.w.Wait(nilCtx)
 		r.tl.err("Wait", err)
 		r.sameResult(desc, result{v, err}, result{err: coalesce.ErrInvalid})
-	case r.parks() && k == ctxCancelled:
+	case k == ctxCancelled:
 		v, err := r.w.Wait(cancelled)
+		events, _, werr := r.m.Wait(model.Done)
 		r.tl.err("Wait", err)
-		r.sameResult(desc, result{v, err}, result{err: context.Canceled})
+		r.sameResult(desc, result{v, err}, result{events, werr})
 	case r.parks():
 		ctx, cancel := context.WithCancel(context.Background())
 		p := &coParked{cancel: cancel, res: make(chan result, 1)}

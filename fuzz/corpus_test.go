@@ -38,7 +38,7 @@ var targets = []target{
 			// context choices, a parked Acquire granted, overflow at Max,
 			// and everything after Close.
 			"basics": "10" + "YR1YT1T1A11A01R1A21A1iRiRhR1W11W21Ta" + "A0hW01" +
-				"CR1W01A12A01",
+				"CR1W01A02A01A11",
 			// Parked Acquires: cancelled while queued, granted in order,
 			// refused by Close, and a cancel after the return.
 			"parked": "10" + "A02A01K0R1" + "R1A03CK2K0",
@@ -128,8 +128,8 @@ var targets = []target{
 			// unknown, repeated and marked items, Remove in every state,
 			// Drain in every form, parked Waits served, cancelled and
 			// skipped (L), and Close with a parked Wait.
-			"edge": "10" + "YA1A1A2T1A1A1U0T-W21W10W11W11D11D13D222V05R1R1D11A3R3R3L03D13R3" +
-				"G1A4U1D14A4G1G2G0T1D14A5G0G0K1T1D15" + "W05A5W05K0W05W05L06A5W05W05" +
+			"edge": "10" + "YA1A1A2T1A1A1U0T-W21W10W11W01D11D13D222V05R1R1D11A3R3R3L03D13R3" +
+				"G0A4U1D14A4G1G2G0T1D14A5G0G0K1T1D15" + "W05A5W05K0W05W05L06A5W05W05" +
 				"CA7CD15W01YD256U5T5",
 			// AddMode on an edge queue: every mode, the invalid ones, a
 			// mark kept aside, and after Close.
@@ -138,7 +138,7 @@ var targets = []target{
 			// and served by a Done after Close, refused, cancelled; the
 			// Append form parked, cancelled and refused by Close.
 			"next": "10" + "A1A2A3N020N01212N0513A4N2114N1014N1114V05K0V05A6V11V10V21A7V11" +
-				"A5T1A5N010N010K1V05N010CD15N1115V11D267",
+				"A5T1A5N010N010K1V05N010CD15N0115V01D267",
 			// Level with a recheck: re-queued while ready, dropped when
 			// not, a kept-aside mark first, not re-queued after Close.
 			"level": "31" + "A1A2T2D12S1D11T1A2D12T1S1CD12G1",

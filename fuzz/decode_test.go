@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"strings"
 
+	"github.com/evsync/evsync/internal/model"
 	"github.com/evsync/evsync/internal/spin"
 )
 
@@ -109,6 +110,15 @@ const (
 
 // ctx decodes a context choice.
 func (d *decoder) ctx() ctxKind { return ctxKind(d.byte() % 3) }
+
+// model is the context state the models take for k (not for ctxNil,
+// which no model call sees): Done for an already cancelled context.
+func (k ctxKind) model() model.Ctx {
+	if k == ctxCancelled {
+		return model.Done
+	}
+	return model.Live
+}
 
 // cancelled is the already cancelled context of the blocking calls.
 var cancelled = func() context.Context {

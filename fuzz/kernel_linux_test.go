@@ -28,7 +28,9 @@ import (
 //	W n       write(n): Release(n) or Add(n)
 //	B ctx n   write(n): ReleaseWait(ctx, n) or AddWait(ctx, n); where the
 //	          kernel says EAGAIN the call gets a cancelled context and must
-//	          return context.Canceled, a nil one must return ErrInvalid
+//	          return context.Canceled, a nil one must return ErrInvalid, and
+//	          an already cancelled one must return context.Canceled (or
+//	          ErrInvalid for 1<<64-1) without the kernel's write being made
 //	R         read(): TryAcquire(1) (1, or EAGAIN) or Take() (0 for EAGAIN)
 //	S ctx     read(): Acquire(ctx, 1) or Wait(ctx), as for B
 //	P         poll(): POLLIN and POLLOUT against Count, Ready and the model
@@ -161,6 +163,12 @@ func (r *kernelRun) writeWait(k ctxKind, n uint64) string {
 		r.sameErr(desc, r.s.writeWait(nilCtx, n), semaphore.ErrInvalid)
 		return desc
 	}
+	if k == ctxCancelled { // a done context stops the call: no write at all
+		want := r.m.WriteWait(model.Done, n)
+		r.tl.err(r.mode+" blocking write", want)
+		r.sameErr(desc, r.s.writeWait(cancelled, n), want)
+		return desc
+	}
 	kerr := r.fd.Write(n)
 	if kerr == semaphore.ErrWouldBlock {
 		k = ctxCancelled
@@ -168,7 +176,7 @@ func (r *kernelRun) writeWait(k ctxKind, n uint64) string {
 	want := cancelledErr(kerr)
 	r.tl.err(r.mode+" blocking write", want)
 	r.sameErr(desc, r.s.writeWait(k.context(), n), want)
-	r.sameErr("model WriteWait", r.m.WriteWait(n), kerr)
+	r.sameErr("model WriteWait", r.m.WriteWait(model.Live, n), kerr)
 	return desc
 }
 
@@ -178,6 +186,12 @@ func (r *kernelRun) readWait(k ctxKind) string {
 		v, err := r.s.readWait(nilCtx)
 		r.tl.err(r.mode+" blocking read", semaphore.ErrInvalid)
 		r.sameRead(desc, v, err, 0, semaphore.ErrInvalid)
+		return desc
+	}
+	if k == ctxCancelled { // a done context stops the call: no read at all
+		v, err := r.s.readWait(cancelled)
+		r.tl.err(r.mode+" blocking read", context.Canceled)
+		r.sameRead(desc, v, err, 0, context.Canceled)
 		return desc
 	}
 	kv, kerr := r.fd.Read()

@@ -58,9 +58,20 @@ func TestModelsRejectBrokenHistories(t *testing.T) {
 			call(0, closeCall, ok, 1, 2),
 			call(1, rel(1), ok, 3, 4),
 		}, false},
-		{"acquire cancelled after Close returned", semModel(semaphore.Max, 0), []porcupine.Operation{
+		{"acquire with a context that never ends cancelled", semModel(semaphore.Max, 0), []porcupine.Operation{
+			call(1, semCall{op: semAcquire, n: 1, ctx: ctxNever}, output{err: context.Canceled}, 3, 4),
+		}, false},
+		{"acquire with an ended context took the units there", semModel(semaphore.Max, 1), []porcupine.Operation{
+			call(1, semCall{op: semAcquire, n: 1, ctx: ctxEnded}, ok, 1, 2),
+		}, false},
+		{"acquire with an ended context stopped after Close", semModel(semaphore.Max, 1), []porcupine.Operation{
 			call(0, closeCall, ok, 1, 2),
-			call(1, acq(1), output{err: context.Canceled}, 3, 4),
+			call(1, semCall{op: semAcquire, n: 1, ctx: ctxEnded}, output{err: context.Canceled}, 3, 4),
+			call(1, try(1), output{v: 1}, 5, 6),
+		}, true},
+		{"AddWait with an ended context added", sigModel(0), []porcupine.Operation{
+			call(0, sigCall{op: sigAddWait, n: 1, ctx: ctxEnded}, ok, 1, 2),
+			call(1, count, output{v: 1}, 3, 4),
 		}, false},
 		{"a sum read twice", sigModel(0), []porcupine.Operation{
 			call(0, add(5), ok, 1, 2),

@@ -69,6 +69,7 @@ type rqLinCall struct {
 	op    rqLinOp
 	k     int
 	max   int
+	ctx   ctxUse // Wait
 	items []int
 }
 
@@ -76,7 +77,9 @@ func (c rqLinCall) String() string {
 	switch c.op {
 	case rqLinAdd, rqLinRemove:
 		return fmt.Sprintf("%s(%d)", rqLinOpNames[c.op], c.k)
-	case rqLinTryTake, rqLinWait:
+	case rqLinWait:
+		return fmt.Sprintf("%s(%d, ctx %v)", rqLinOpNames[c.op], c.max, c.ctx)
+	case rqLinTryTake:
 		return fmt.Sprintf("%s(%d)", rqLinOpNames[c.op], c.max)
 	case rqLinDone:
 		return fmt.Sprintf("Done(%v)", c.items)
@@ -177,13 +180,14 @@ func rqLinStep(s rqLinState, c rqLinCall, o rqLinOut, mode readyq.Mode) (bool, a
 	case rqLinTryTake:
 		return rqTake(s, c.max, o.items)
 	case rqLinWait:
+		if decided, legal := ctxStep(c.ctx, true, o.err); decided {
+			return legal && len(o.items) == 0, s
+		}
 		switch o.err {
 		case nil:
 			return len(o.items) != 0 && s.queue != "" && rqTakeOK(s, c.max, o.items), rqTaken(s, o.items)
 		case readyq.ErrClosed:
 			return s.exhausted(), s
-		case context.Canceled: // it waited, and gave up with no effect
-			return s.queue == "" && !s.exhausted(), s
 		}
 		return false, s
 	case rqLinDone:
@@ -378,8 +382,8 @@ func rqConsumer(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand) {
 			}).items...)
 		} else {
 			held = rqDoneHeld(c, q, r, held)
-			ctx, stop := linCtx(r)
-			held = append(held, lincheck.Record(c, rqLinCall{op: rqLinWait, max: max}, func() rqLinOut {
+			ctx, u, stop := linCtx(r)
+			held = append(held, lincheck.Record(c, rqLinCall{op: rqLinWait, max: max, ctx: u}, func() rqLinOut {
 				items, err := q.Wait(ctx, max)
 				return rqLinOut{items: items, err: err}
 			}).items...)
@@ -419,6 +423,7 @@ func readyqBrokenHistories() []brokenHistory {
 	remove := func(k int) rqLinCall { return rqLinCall{op: rqLinRemove, k: k} }
 	take := func(max int) rqLinCall { return rqLinCall{op: rqLinTryTake, max: max} }
 	wait := func(max int) rqLinCall { return rqLinCall{op: rqLinWait, max: max} }
+	waitCtx := func(max int, u ctxUse) rqLinCall { return rqLinCall{op: rqLinWait, max: max, ctx: u} }
 	done := func(ks ...int) rqLinCall { return rqLinCall{op: rqLinDone, items: ks} }
 	okOut := rqLinOut{ok: true}
 	items := func(ks ...int) rqLinOut { return rqLinOut{items: ks} }
@@ -498,10 +503,18 @@ func readyqBrokenHistories() []brokenHistory {
 			op(0, closeCall, rqLinOut{}, 7, 8),
 			op(2, wait(1), canceled, 9, 10),
 		}, true},
-		{"readyq: a Wait cancelled while an item was queued throughout", edge, []porcupine.Operation{
-			op(0, add(1), okOut, 1, 2),
-			op(1, wait(1), canceled, 3, 4),
+		{"readyq: a Wait whose context never ends cancelled", edge, []porcupine.Operation{
+			op(1, waitCtx(1, ctxNever), canceled, 3, 4),
 		}, false},
+		{"readyq: a Wait whose context had ended took a queued item", edge, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(1, waitCtx(1, ctxEnded), items(1), 3, 4),
+		}, false},
+		{"readyq: that Wait stopped instead, leaving the item queued", edge, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(1, waitCtx(1, ctxEnded), canceled, 3, 4),
+			op(2, take(1), items(1), 5, 6),
+		}, true},
 		{"readyq: a removed item handed out", edge, []porcupine.Operation{
 			op(0, add(1), okOut, 1, 2),
 			op(0, remove(1), okOut, 3, 4),

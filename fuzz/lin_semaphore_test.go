@@ -1,7 +1,6 @@
 package fuzz_test
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -43,6 +42,7 @@ var semOpNames = [...]string{"Acquire", "TryAcquire", "Release", "ReleaseWait", 
 type semCall struct {
 	op        semOp
 	n         uint64
+	ctx       ctxUse // Acquire, ReleaseWait
 	contended bool
 }
 
@@ -54,6 +54,9 @@ func (c semCall) String() string {
 		if c.contended {
 			return fmt.Sprintf("TryAcquire(%d, contended)", c.n)
 		}
+	}
+	if c.op == semAcquire || c.op == semReleaseWait {
+		return fmt.Sprintf("%s(%d, ctx %v)", semOpNames[c.op], c.n, c.ctx)
 	}
 	return fmt.Sprintf("%s(%d)", semOpNames[c.op], c.n)
 }
@@ -80,6 +83,9 @@ func semStep(s counterState, c semCall, o output, limit uint64) (bool, any) {
 	n := c.n
 	switch c.op {
 	case semAcquire:
+		if decided, legal := ctxStep(c.ctx, n <= limit, o.err); decided {
+			return legal, s
+		}
 		switch o.err {
 		case nil: // granted: n units were there at that moment
 			if n == 0 {
@@ -90,8 +96,6 @@ func semStep(s counterState, c semCall, o output, limit uint64) (bool, any) {
 			return s.closed && n <= limit && n > s.count, s
 		case spin.ErrInvalid:
 			return n > limit, s
-		case context.Canceled: // gave up waiting while open: no effect
-			return !s.closed && n != 0 && n <= limit, s
 		}
 	case semTryAcquire:
 		if o.v == 1 {
@@ -102,9 +106,9 @@ func semStep(s counterState, c semCall, o output, limit uint64) (bool, any) {
 		}
 		return n > limit || n != 0 && (n > s.count || c.contended), s
 	case semRelease:
-		return write(s, n, limit, false, o.err)
+		return write(s, n, limit, ctxNone, o.err)
 	case semReleaseWait:
-		return write(s, n, limit, true, o.err)
+		return write(s, n, limit, c.ctx, o.err)
 	case semCount:
 		return o.v == s.count, s
 	}
@@ -150,8 +154,8 @@ func semRandomCall(c *lincheck.Client, s *semaphore.Semaphore, r *rand.Rand, lim
 	n := linAmount(r, limit)
 	switch k := r.IntN(20); {
 	case k < 6:
-		ctx, stop := linCtx(r)
-		lincheck.Record(c, semCall{op: semAcquire, n: n}, func() output { return output{err: s.Acquire(ctx, n)} })
+		ctx, u, stop := linCtx(r)
+		lincheck.Record(c, semCall{op: semAcquire, n: n, ctx: u}, func() output { return output{err: s.Acquire(ctx, n)} })
 		stop()
 	case k < 9:
 		lincheck.Record(c, semCall{op: semTryAcquire, n: n}, func() output {
@@ -163,8 +167,8 @@ func semRandomCall(c *lincheck.Client, s *semaphore.Semaphore, r *rand.Rand, lim
 	case k < 14:
 		lincheck.Record(c, semCall{op: semRelease, n: n}, func() output { return output{err: s.Release(n)} })
 	case k < 17:
-		ctx, stop := linCtx(r)
-		lincheck.Record(c, semCall{op: semReleaseWait, n: n}, func() output { return output{err: s.ReleaseWait(ctx, n)} })
+		ctx, u, stop := linCtx(r)
+		lincheck.Record(c, semCall{op: semReleaseWait, n: n, ctx: u}, func() output { return output{err: s.ReleaseWait(ctx, n)} })
 		stop()
 	default:
 		lincheck.Record(c, semCall{op: semCount}, func() output { return output{v: s.Count()} })

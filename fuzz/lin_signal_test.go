@@ -1,7 +1,6 @@
 package fuzz_test
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -60,13 +59,19 @@ const (
 var sigOpNames = [...]string{"Add", "AddWait", "Take", "Wait", "Count"}
 
 type sigCall struct {
-	op sigOp
-	n  uint64
+	op  sigOp
+	n   uint64
+	ctx ctxUse // AddWait, Wait
 }
 
 func (c sigCall) String() string {
-	if c.op == sigAdd || c.op == sigAddWait {
+	switch c.op {
+	case sigAdd:
 		return fmt.Sprintf("%s(%d)", sigOpNames[c.op], c.n)
+	case sigAddWait:
+		return fmt.Sprintf("%s(%d, ctx %v)", sigOpNames[c.op], c.n, c.ctx)
+	case sigWait:
+		return fmt.Sprintf("%s(ctx %v)", sigOpNames[c.op], c.ctx)
 	}
 	return sigOpNames[c.op] + "()"
 }
@@ -93,19 +98,20 @@ func sigModel(initial uint64) porcupine.Model {
 func sigStep(s counterState, c sigCall, o output) (bool, any) {
 	switch c.op {
 	case sigAdd:
-		return write(s, c.n, signal.Max, false, o.err)
+		return write(s, c.n, signal.Max, ctxNone, o.err)
 	case sigAddWait:
-		return write(s, c.n, signal.Max, true, o.err)
+		return write(s, c.n, signal.Max, c.ctx, o.err)
 	case sigTake:
 		return o.v == s.count, counterState{0, s.closed}
 	case sigWait:
+		if decided, legal := ctxStep(c.ctx, true, o.err); decided {
+			return legal && o.v == 0, s
+		}
 		switch o.err {
 		case nil:
 			return o.v != 0 && o.v == s.count, counterState{0, s.closed}
 		case spin.ErrClosed:
 			return o.v == 0 && s.closed && s.count == 0, s
-		case context.Canceled:
-			return o.v == 0 && !s.closed, s
 		}
 	case sigCount:
 		return o.v == s.count, s
@@ -182,14 +188,14 @@ func sigRandomCall(c *lincheck.Client, s *signal.Signal, r *rand.Rand) {
 		lincheck.Record(c, sigCall{op: sigAdd, n: n}, func() output { return output{err: s.Add(n)} })
 	case k < 9:
 		n := sigAmount(r)
-		ctx, stop := linCtx(r)
-		lincheck.Record(c, sigCall{op: sigAddWait, n: n}, func() output { return output{err: s.AddWait(ctx, n)} })
+		ctx, u, stop := linCtx(r)
+		lincheck.Record(c, sigCall{op: sigAddWait, n: n, ctx: u}, func() output { return output{err: s.AddWait(ctx, n)} })
 		stop()
 	case k < 12:
 		lincheck.Record(c, sigCall{op: sigTake}, func() output { return output{v: s.Take()} })
 	case k < 17:
-		ctx, stop := linCtx(r)
-		lincheck.Record(c, sigCall{op: sigWait}, func() output {
+		ctx, u, stop := linCtx(r)
+		lincheck.Record(c, sigCall{op: sigWait, ctx: u}, func() output {
 			v, err := s.Wait(ctx)
 			return output{v, err}
 		})

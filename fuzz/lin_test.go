@@ -22,8 +22,12 @@ import (
 // flag, and a pure Step that says which outputs each call may have in
 // each state. A blocking call that succeeds takes effect at some moment
 // between its call and its return (its grant); one that returns ctx.Err()
-// changes nothing, and only an open counter can return it (a call that
-// starts after Close returns ErrClosed or succeeds at once).
+// changes nothing. Each blocking call's input says how its context was
+// made (ctxUse): one that had ended before the call must return
+// context.Canceled (or ErrInvalid for a bad argument); one that never ends
+// must not return it; one that another goroutine cancels at some moment
+// may return it in any state, since the cancel may come before the call
+// starts (a call whose context is done when it starts stops at once).
 //
 // What this checks is that every history can be explained by some order
 // of the calls that respects real time: no unit is lost, made up or
@@ -142,10 +146,46 @@ func (o output) String() string {
 	return strconv.FormatUint(o.v, 10)
 }
 
+// ctxUse is how the context of a recorded blocking call was made (see
+// linCtx); it is part of the call's input.
+type ctxUse uint8
+
+const (
+	ctxEnds  ctxUse = iota // cancelled by another goroutine at some moment
+	ctxNever               // never ends (only Close ends the wait)
+	ctxEnded               // already done when the call starts
+	ctxNone                // the call takes no context (Release, Add)
+)
+
+func (u ctxUse) String() string {
+	return [...]string{"ends", "never ends", "ended", "no ctx"}[u]
+}
+
+// ctxStep decides the outcomes of a blocking call that its context u
+// decides: with an ended context only context.Canceled is legal, and
+// context.Canceled is legal, changing nothing, only with a context that
+// ends. decided is false for every other case, which the call's own step
+// judges. valid is whether the call's arguments are valid (an invalid
+// one returns ErrInvalid whatever the context).
+func ctxStep(u ctxUse, valid bool, err error) (decided, legal bool) {
+	switch {
+	case u == ctxNone || !valid:
+		return false, false
+	case u == ctxEnded:
+		return true, err == context.Canceled
+	case err == context.Canceled:
+		return true, u == ctxEnds
+	}
+	return false, false
+}
+
 // write is the step of a call that adds n, for a counter with the given
-// limit: Release, ReleaseWait, Add, AddWait. wait says whether the call
-// may block (and so return context.Canceled).
-func write(s counterState, n, limit uint64, wait bool, err error) (bool, any) {
+// limit: Release, ReleaseWait, Add, AddWait. u is the blocking call's
+// context, ctxNone for the calls that never wait.
+func write(s counterState, n, limit uint64, u ctxUse, err error) (bool, any) {
+	if decided, legal := ctxStep(u, n <= limit, err); decided {
+		return legal, s
+	}
 	switch err {
 	case nil:
 		if s.closed || n > limit || n > limit-s.count {
@@ -153,30 +193,28 @@ func write(s counterState, n, limit uint64, wait bool, err error) (bool, any) {
 		}
 		return true, counterState{s.count + n, false}
 	case spin.ErrWouldBlock: // Release and Add only: no room
-		return !wait && !s.closed && n <= limit && n > limit-s.count, s
+		return u == ctxNone && !s.closed && n <= limit && n > limit-s.count, s
 	case spin.ErrClosed:
 		return s.closed && n <= limit, s
 	case spin.ErrInvalid:
 		return n > limit, s
-	case context.Canceled:
-		// Even n = 0 may wait: blocked writers are served in FIFO order,
-		// and a later one queues behind them whatever its size.
-		return wait && !s.closed && n <= limit, s
 	}
 	return false, s
 }
 
 // linCtx draws the context of a blocking call: one that never ends (Close
 // ends the wait), one that another goroutine cancels after a few yields,
-// or one already cancelled. stop must be called after the call.
-func linCtx(r *rand.Rand) (ctx context.Context, stop func()) {
+// or one already cancelled, and says which. stop must be called after the
+// call.
+func linCtx(r *rand.Rand) (ctx context.Context, u ctxUse, stop func()) {
 	switch r.IntN(3) {
 	case 0:
-		return context.Background(), func() {}
+		return context.Background(), ctxNever, func() {}
 	case 1:
-		return testkit.CancelSoon(r)
+		ctx, stop := testkit.CancelSoon(r)
+		return ctx, ctxEnds, stop
 	}
-	return cancelled, func() {}
+	return cancelled, ctxEnded, func() {}
 }
 
 // closer is the extra client of every history: it closes the counter

@@ -408,12 +408,16 @@ func (r *rqRun) wait(kind rqKind, k ctxKind, max int, done []int) string {
 		r.tl.hit(kind.String(), "parked")
 		return desc + " parked"
 	}
+	mctx := model.Live // what the model is told: Done for a cancelled call
+	if k == ctxCancelled || blocks {
+		mctx = model.Done
+	}
 	if k == ctxLive && blocks {
 		k = ctxCancelled
 		desc += " (cancelled)"
 	}
-	items, err := r.m.Wait(max)
-	want := rqWant(kind, items, cancelledErr(err))
+	items, err := r.m.Wait(mctx, max)
+	want := rqWant(kind, items, err)
 	got := r.callWait(kind, k.context(), max, done)
 	r.tl.err(kind.String(), want.err)
 	r.sameResult(desc, got, want)
@@ -602,10 +606,12 @@ func (r *rqRun) rearm(k int) string {
 
 func (r *rqRun) drain(k ctxKind) string {
 	desc := fmt.Sprintf("Drain(%v)", k)
-	want := r.m.Drain()
+	want := r.m.Drain(model.Live)
 	switch {
 	case k == ctxNil:
 		want = readyq.ErrInvalid
+	case k == ctxCancelled:
+		want = r.m.Drain(model.Done)
 	case k == ctxLive && want != nil && len(r.parked) < maxParked:
 		r.park(rqDrain, 0, nil)
 		r.tl.hit("Drain", "parked")
@@ -685,7 +691,7 @@ func (r *rqRun) settle() {
 		if p.kind == rqDrain || blocked {
 			return false
 		}
-		items, err := r.m.Wait(p.max)
+		items, err := r.m.Wait(model.Live, p.max)
 		if err == spin.ErrWouldBlock {
 			blocked = true
 			return false
@@ -693,7 +699,7 @@ func (r *rqRun) settle() {
 		r.settling = append(r.settling, rqSettling{p, rqWant(p.kind, items, err)})
 		return true
 	})
-	if r.m.Drain() == nil {
+	if r.m.Drain(model.Live) == nil {
 		r.parked = slices.DeleteFunc(r.parked, func(p *rqParked) bool {
 			if p.kind == rqDrain {
 				r.settling = append(r.settling, rqSettling{p, rqResult{}})

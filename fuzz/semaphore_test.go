@@ -187,7 +187,7 @@ func (r *semRun) acquire(k ctxKind, n uint64) string {
 		if k == ctxLive && r.wouldWait(n) {
 			k = ctxCancelled // too many parked already
 		}
-		want := cancelledErr(r.m.Acquire(n))
+		want := cancelledErr(r.m.Acquire(k.model(), n))
 		r.tl.err("Acquire", want)
 		r.sameErr("Acquire", r.s.Acquire(k.context(), n), want)
 	}
@@ -283,7 +283,7 @@ func (r *semRun) releaseWait(k ctxKind, n uint64) string {
 		r.sameErr("ReleaseWait(nil)", r.s.ReleaseWait(nilCtx, n), semaphore.ErrInvalid)
 		return desc
 	}
-	want := r.m.WriteWait(n)
+	want := r.m.WriteWait(k.model(), n)
 	if want == semaphore.ErrWouldBlock {
 		k = ctxCancelled // a parked writer is not modelled
 	}

@@ -21,7 +21,9 @@ import (
 //
 //	A n       Add(n)
 //	W ctx n   AddWait(ctx, n); a live context is used only where the
-//	          model says it completes at once (else cancelled)
+//	          model says it completes at once (else cancelled); a
+//	          cancelled one must return context.Canceled (or ErrInvalid)
+//	          and add nothing
 //	T         Take()
 //	R ctx     Wait(ctx); a live context parks the call in a goroutine
 //	          when the model says it would wait
@@ -167,6 +169,12 @@ func (r *sigRun) addWait(k ctxKind, n uint64) string {
 		r.sameErr("AddWait(nil)", r.s.AddWait(nilCtx, n), signal.ErrInvalid)
 		return desc
 	}
+	if k == ctxCancelled { // a done context stops the call: nothing added
+		want := r.m.WriteWait(model.Done, n)
+		r.tl.err("AddWait", want)
+		r.sameErr(desc, r.s.AddWait(cancelled, n), want)
+		return desc
+	}
 	if n <= signal.Max && !r.m.Closed() && n > signal.Max-r.m.Count() {
 		// It would wait: a parked writer is not modelled.
 		r.tl.err("AddWait", context.Canceled)
@@ -200,7 +208,7 @@ func (r *sigRun) wait(k ctxKind) string {
 		if k == ctxLive && waits {
 			k = ctxCancelled
 		}
-		want, err := r.m.Wait()
+		want, err := r.m.Wait(k.model())
 		want2 := result{want, cancelledErr(err)}
 		r.tl.err("Wait", want2.err)
 		v, err := r.s.Wait(k.context())

@@ -103,8 +103,9 @@ func (qm *queueMachine) Wait(t *rapid.T) {
 		testkit.SameErr(t, "Wait(nil ctx)", err, readyq.ErrInvalid)
 		return
 	}
-	want, werr := qm.m.Wait(max)
-	ctx, werr := testkit.PickCtx(t, werr)
+	c := testkit.DrawCtx(t)
+	want, werr := qm.m.Wait(c, max)
+	ctx, werr := testkit.PickCtx(c, werr)
 	var got []int
 	var err error
 	if rapid.Bool().Draw(t, "append") {
@@ -137,7 +138,7 @@ func (qm *queueMachine) Done(t *rapid.T) {
 }
 
 // Next finishes some of the items in flight and waits for more in one
-// call; the model makes the two calls.
+// call, with a done context too (the Done still happens).
 func (qm *queueMachine) Next(t *rapid.T) {
 	held := qm.m.InFlightItems()
 	var done []int
@@ -155,13 +156,9 @@ func (qm *queueMachine) Next(t *rapid.T) {
 		}
 		return
 	}
-	var want []int
-	werr := readyq.ErrInvalid
-	if max > 0 {
-		qm.m.Done(done...)
-		want, werr = qm.m.Wait(max)
-	}
-	ctx, werr := testkit.PickCtx(t, werr)
+	c := testkit.DrawCtx(t)
+	want, werr := qm.m.Next(c, done, max)
+	ctx, werr := testkit.PickCtx(c, werr)
 	got, err := qm.q.Next(ctx, done, max)
 	testkit.SameErr(t, "Next", err, werr)
 	if err == readyq.ErrInvalid {

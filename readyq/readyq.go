@@ -74,7 +74,10 @@ func (m Mode) String() string {
 // go back to the tail at Done, so no ready item is starved.
 //
 // Cancel safety: a Wait, WaitAppend or Drain that returns ctx.Err()
-// changed nothing. Items are never handed to a caller whose context is
+// changed nothing. A call whose context is already done when it starts
+// returns ctx.Err() at once, even if items are queued: a done context is a
+// request to stop, so a consumer loop ends even while work keeps arriving
+// (TryTake takes what is there; Next still finishes its done items). Items are never handed to a caller whose context is
 // already done: they go to the next caller or stay queued. If items were
 // handed over while the context was still live and it ended before the
 // caller woke, the call took effect first and returns the items with a nil

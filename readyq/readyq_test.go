@@ -392,14 +392,66 @@ func TestWaitCanceledLosesNothing(t *testing.T) {
 	})
 }
 
-func TestWaitWithDoneContextTakesQueuedItems(t *testing.T) {
+// TestDoneContextStopsWaits: a done context is a request to stop, so Wait,
+// WaitAppend and Drain return ctx.Err() at once and take nothing, even with
+// items queued; TryTake takes them.
+func TestDoneContextStopsWaits(t *testing.T) {
 	q := readyq.New[int]()
+	done := testkit.Cancelled()
 	add(q, 1)
-	got, err := q.Wait(testkit.Cancelled(), 1)
-	testkit.MustNil(t, err)
-	wantItems(t, "Wait", got, 1)
-	_, err = q.Wait(testkit.Cancelled(), 1)
-	testkit.ErrIs(t, "Wait on an empty queue", err, context.Canceled)
+	got, err := q.Wait(done, 1)
+	testkit.ErrIs(t, "Wait(done) with an item queued", err, context.Canceled)
+	wantItems(t, "Wait(done)", got)
+	buf := []int{7}
+	got, err = q.WaitAppend(done, buf, 1)
+	testkit.ErrIs(t, "WaitAppend(done)", err, context.Canceled)
+	wantItems(t, "WaitAppend(done)", got, 7)
+	testkit.ErrIs(t, "Drain(done) with an item queued", q.Drain(done), context.Canceled)
+	_, err = q.Wait(done, 0)
+	testkit.ErrIs(t, "Wait(done, 0)", err, readyq.ErrInvalid)
+	wantItems(t, "TryTake", q.TryTake(1), 1)
+	q.Done(1)
+	testkit.ErrIs(t, "Drain(done) on an idle queue", q.Drain(done), context.Canceled)
+	q.Close()
+	_, err = q.Wait(done, 1)
+	testkit.ErrIs(t, "Wait(done) on an exhausted queue", err, context.Canceled)
+}
+
+// TestNextWithDoneContextFinishesThenStops: Next with a done context still
+// finishes the items it is given (skipping that would strand them), then
+// returns ctx.Err() without taking the next batch. The consumer loop of
+// the package doc so ends once ctx is done, even with a level item that is
+// queued again at every Done.
+func TestNextWithDoneContextFinishesThenStops(t *testing.T) {
+	for _, recheck := range []bool{false, true} {
+		var opts []readyq.Option
+		if recheck {
+			opts = append(opts, readyq.WithRecheck(func(int) bool { return true }))
+		}
+		q := readyq.New[int](append(opts, readyq.WithMode(readyq.Level))...)
+		add(q, 1)
+		ctx, cancel := context.WithCancel(bg)
+		defer cancel()
+		var batch []int
+		var err error
+		handOuts := 0
+		for {
+			batch, err = q.Next(ctx, batch, 64)
+			if err != nil {
+				break
+			}
+			if handOuts++; handOuts == 3 {
+				cancel()
+			}
+		}
+		testkit.ErrIs(t, "Next after cancel", err, context.Canceled)
+		if handOuts != 3 {
+			t.Fatalf("recheck %v: %d hand-outs, want 3 (the loop must stop at the cancel)", recheck, handOuts)
+		}
+		if len(batch) != 0 || q.InFlight() != 0 || q.Len() != 1 {
+			t.Fatalf("recheck %v: Next(done) returned %v with %v: the held item must be finished and queued again", recheck, batch, q)
+		}
+	}
 }
 
 func TestCanceledHeadLetsOthersProceed(t *testing.T) {

@@ -8,10 +8,11 @@ import (
 
 // Wait waits until at least one item is queued, then hands out up to max
 // of them, oldest first, in one step. It returns the items and nil; nil
-// and ErrInvalid at once if ctx is nil or max ≤ 0; nil and ctx.Err() if
-// ctx ends first (items already queued are handed out even if ctx is
-// done); nil and ErrClosed once the queue is closed and nothing is left to
-// hand out (see Close). The items are in flight until Done.
+// and ErrInvalid at once if ctx is nil or max ≤ 0; nil and ctx.Err() at
+// once if ctx is already done, even if items are queued (TryTake takes
+// them regardless), and if ctx ends while it waits; nil and ErrClosed once
+// the queue is closed and nothing is left to hand out (see Close). The
+// items are in flight until Done.
 func (q *Queue[T]) Wait(ctx context.Context, max int) ([]T, error) {
 	items, err := q.WaitAppend(ctx, nil, max)
 	if len(items) == 0 {
@@ -27,6 +28,9 @@ func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error
 	if ctx == nil || max <= 0 {
 		return buf, ErrInvalid
 	}
+	if err := ctx.Err(); err != nil {
+		return buf, err
+	}
 	q.mu.Lock()
 	return q.waitAndUnlock(ctx, buf, max)
 }
@@ -36,8 +40,12 @@ func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error
 // round trip instead of two; with a recheck function it makes the two
 // calls). Items Done go to blocked Wait callers first, as they would
 // with the two calls. It returns ErrInvalid, having done nothing, for a
-// nil ctx or max ≤ 0; on any other error the Done has taken effect and it
-// returns done[:0].
+// nil ctx or max ≤ 0. A done context does not stop the Done (finishing
+// held items is not a wait, and skipping it would strand them): Next
+// finishes them, then returns done[:0] and ctx.Err() without taking
+// anything. On any other error too the Done has taken effect and it
+// returns done[:0]. So the loop below ends once ctx is done, even while
+// items keep being queued.
 //
 //	var batch []T
 //	for {
@@ -58,6 +66,10 @@ func (q *Queue[T]) Next(ctx context.Context, done []T, max int) ([]T, error) {
 	q.mu.Lock()
 	q.finish(done, nil)
 	q.settle()
+	if err := ctx.Err(); err != nil {
+		q.unlock()
+		return done[:0], err
+	}
 	return q.waitAndUnlock(ctx, done[:0], max)
 }
 
@@ -223,7 +235,8 @@ func (q *Queue[T]) bigBatchSize() int {
 
 // Drain waits until nothing is queued and nothing is in flight, on an open
 // or a closed queue. It returns nil then; ErrInvalid at once for a nil
-// ctx; ctx.Err() if ctx ends first. Items keep flowing meanwhile: Drain
+// ctx; ctx.Err() at once if ctx is already done (even on an idle queue),
+// and if ctx ends first. Items keep flowing meanwhile: Drain
 // only watches (on an open queue it returns at the first moment the queue
 // is idle, which producers may end at once). A queue with level items and
 // no recheck function, or with queued items and no consumer, does not
@@ -231,6 +244,9 @@ func (q *Queue[T]) bigBatchSize() int {
 func (q *Queue[T]) Drain(ctx context.Context) error {
 	if ctx == nil {
 		return ErrInvalid
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	q.mu.Lock()
 	if q.list.live == 0 && q.inflight == 0 {

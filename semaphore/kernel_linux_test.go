@@ -41,10 +41,11 @@ func (s kernelSemaphore) Read(k *testkit.KernelRun) {
 	}
 }
 
-// ReadWait is a blocking read with a cancelled context: EAGAIN is
+// ReadWait is a blocking read, with a live context where the kernel's
+// read succeeds and a cancelled one where it would wait: EAGAIN is
 // context.Canceled.
 func (s kernelSemaphore) ReadWait(k *testkit.KernelRun) {
 	_, kerr := k.KernelRead("Acquire")
-	k.SameErr("Acquire(cancelled, 1)", s.Acquire(k.Cancelled, 1), testkit.CancelledErr(kerr))
-	k.SameErr("model Acquire", k.Model.Acquire(1), kerr)
+	k.SameErr("Acquire(ctx, 1)", s.Acquire(k.Ctx(kerr), 1), testkit.CancelledErr(kerr))
+	k.SameErr("model Acquire", k.Model.Acquire(model.Live, 1), kerr)
 }

@@ -73,7 +73,7 @@ func (sm *semMachine) Acquire(t *rapid.T) {
 	n := sm.amount(t, "n")
 	testkit.CheckBlocking(t, "Acquire",
 		func(ctx context.Context) error { return sm.s.Acquire(ctx, n) },
-		func() error { return sm.m.Acquire(n) })
+		func(c model.Ctx) error { return sm.m.Acquire(c, n) })
 }
 
 func (sm *semMachine) TryAcquire(t *rapid.T) {
@@ -92,7 +92,7 @@ func (sm *semMachine) ReleaseWait(t *rapid.T) {
 	n := sm.amount(t, "n")
 	testkit.CheckBlocking(t, "ReleaseWait",
 		func(ctx context.Context) error { return sm.s.ReleaseWait(ctx, n) },
-		func() error { return sm.m.WriteWait(n) })
+		func(c model.Ctx) error { return sm.m.WriteWait(c, n) })
 }
 
 func (sm *semMachine) Reserve(t *rapid.T) {

@@ -44,7 +44,9 @@ var (
 // among themselves.
 //
 // Cancel safety: an Acquire or ReleaseWait that returns ctx.Err() changed
-// nothing. Units are never handed to a waiter whose context is already
+// nothing. A call whose context is already done when it starts returns
+// ctx.Err() at once, even if it could succeed without waiting: a done
+// context is a request to stop (TryAcquire takes what is there). Units are never handed to a waiter whose context is already
 // done: they go to the next waiter in line, so a cancelled waiter at the
 // head never holds up those behind it. If the units were handed over while
 // the context was still live and it ended before the waiter woke, the call
@@ -85,13 +87,17 @@ func (s *Semaphore) limit() uint64 {
 
 // Acquire waits until n units can be taken and takes them all at once. It
 // returns nil on success; ErrInvalid at once if ctx is nil or n is above the
-// limit; ctx.Err() if ctx ends first (units already available are taken even
-// if ctx is done); ErrClosed if the semaphore is closed and fewer than n
+// limit; ctx.Err() at once if ctx is already done, even if the units are
+// there (use TryAcquire to take them regardless), and ctx.Err() if ctx ends
+// while it waits; ErrClosed if the semaphore is closed and fewer than n
 // units are left. On failure the count is unchanged. Acquire(ctx, 0)
-// returns nil at once.
+// returns nil at once (ctx.Err() if ctx is done).
 func (s *Semaphore) Acquire(ctx context.Context, n uint64) error {
 	if ctx == nil || n > s.limit() {
 		return ErrInvalid
+	}
+	if err := ctx.Err(); err != nil {
+		return err // a done context is a request to stop (rule 1)
 	}
 	if n == 0 {
 		return nil
@@ -211,8 +217,9 @@ func (s *Semaphore) addedUnits(n uint64) {
 // ReleaseWait adds n units, waiting while count+n would pass the limit
 // (back-pressure, like a blocking eventfd write). It returns nil once the
 // units are added; ErrInvalid at once for a nil ctx or n above the limit;
-// ctx.Err() if ctx ends first (nothing added); ErrClosed after Close.
-// Waiting callers are served in FIFO order.
+// ctx.Err() at once if ctx is already done, and if ctx ends while it waits
+// (nothing added either way); ErrClosed after Close. Waiting callers are
+// served in FIFO order.
 //
 // As with eventfd, the count never passes the limit, not even for an
 // instant, so units are not passed straight through to a waiting acquirer:
@@ -223,6 +230,9 @@ func (s *Semaphore) addedUnits(n uint64) {
 func (s *Semaphore) ReleaseWait(ctx context.Context, n uint64) error {
 	if ctx == nil || n > s.limit() {
 		return ErrInvalid
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	// Releasing 0 never needs room (a write of 0 never blocks), so it
 	// does not queue behind blocked writers either.

@@ -114,14 +114,35 @@ func TestAcquireCanceledChangesNothing(t *testing.T) {
 	})
 }
 
-func TestAcquireWithDoneContextFailsOnlyIfItMustWait(t *testing.T) {
+// TestAcquireWithDoneContextStops: a done context is a request to stop,
+// so Acquire returns ctx.Err() and takes nothing even with the units there
+// (and for n = 0, and on a closed semaphore); TryAcquire takes them.
+func TestAcquireWithDoneContextStops(t *testing.T) {
 	s := semaphore.New(1)
 	ctx := testkit.Cancelled()
-	testkit.MustNil(t, s.Acquire(ctx, 1)) // units there: taken even though ctx is done
-	testkit.ErrIs(t, "Acquire", s.Acquire(ctx, 1), context.Canceled)
-	if s.Stats().Waiting != 0 {
-		t.Fatal("a done context left a waiter queued")
+	testkit.ErrIs(t, "Acquire(done, 1) with a unit there", s.Acquire(ctx, 1), context.Canceled)
+	testkit.ErrIs(t, "Acquire(done, 0)", s.Acquire(ctx, 0), context.Canceled)
+	testkit.WantCount(t, s, 1)
+	if st := s.Stats(); st.Waiting != 0 {
+		t.Fatalf("a done context left a waiter queued: %v", st)
 	}
+	testkit.ErrIs(t, "Acquire(done, Max+1)", s.Acquire(ctx, semaphore.Max+1), semaphore.ErrInvalid)
+	s.Close()
+	testkit.ErrIs(t, "Acquire(done, 1) after Close", s.Acquire(ctx, 1), context.Canceled)
+	if !s.TryAcquire(1) {
+		t.Fatal("TryAcquire(1) did not take the unit a stopped Acquire left")
+	}
+}
+
+// TestReleaseWaitWithDoneContextStops: ReleaseWait with a done context
+// adds nothing, even where it would not wait.
+func TestReleaseWaitWithDoneContextStops(t *testing.T) {
+	s := semaphore.New(0)
+	ctx := testkit.Cancelled()
+	testkit.ErrIs(t, "ReleaseWait(done, 1)", s.ReleaseWait(ctx, 1), context.Canceled)
+	testkit.ErrIs(t, "ReleaseWait(done, 0)", s.ReleaseWait(ctx, 0), context.Canceled)
+	testkit.WantCount(t, s, 0)
+	testkit.ErrIs(t, "ReleaseWait(done, Max+1)", s.ReleaseWait(ctx, semaphore.Max+1), semaphore.ErrInvalid)
 }
 
 func TestLargeAcquireDoesNotStarve(t *testing.T) {
@@ -152,8 +173,13 @@ func TestTryAcquireDoesNotJumpTheQueue(t *testing.T) {
 		if s.TryAcquire(1) {
 			t.Fatal("TryAcquire took a unit while a waiter was queued")
 		}
-		// Behind a waiter Acquire must wait, so with a done ctx it fails.
-		testkit.ErrIs(t, "Acquire behind a waiter", s.Acquire(testkit.Cancelled(), 1), context.Canceled)
+		// Behind a waiter Acquire must wait: a context that ends while it
+		// does makes it fail, with the unit still there.
+		ctx, cancel := context.WithCancel(context.Background())
+		behind := testkit.Park(func() error { return s.Acquire(ctx, 1) })
+		cancel()
+		testkit.ErrIs(t, "Acquire behind a waiter", <-behind, context.Canceled)
+		testkit.WantCount(t, s, 1)
 		testkit.MustNil(t, s.Release(1))
 		testkit.MustNil(t, <-res)
 	})
@@ -274,8 +300,9 @@ func TestReleaseWaitBackPressure(t *testing.T) {
 }
 
 // TestReleaseWaitZeroNeverWaits: releasing 0 needs no room, so
-// ReleaseWait(ctx, 0) returns nil at once even behind a blocked writer and
-// with a done context, as Release(0) and a kernel write of 0 do.
+// ReleaseWait(ctx, 0) returns nil at once even behind a blocked writer, as
+// Release(0) and a kernel write of 0 do (with a done context it still
+// stops: TestReleaseWaitWithDoneContextStops).
 func TestReleaseWaitZeroNeverWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := semaphore.New(3, semaphore.WithLimit(3))
@@ -283,7 +310,6 @@ func TestReleaseWaitZeroNeverWaits(t *testing.T) {
 		blocked, cancel := context.WithCancel(context.Background())
 		res := testkit.Park(func() error { return s.ReleaseWait(blocked, 1) })
 		testkit.MustNil(t, s.ReleaseWait(context.Background(), 0))
-		testkit.MustNil(t, s.ReleaseWait(testkit.Cancelled(), 0))
 		testkit.WantCount(t, s, 3)
 		cancel()
 		testkit.ErrIs(t, "the blocked ReleaseWait", <-res, context.Canceled)

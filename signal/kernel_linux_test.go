@@ -41,16 +41,17 @@ func (s kernelSignal) Read(k *testkit.KernelRun) {
 	}
 }
 
-// ReadWait is a blocking read with a cancelled context: EAGAIN is
+// ReadWait is a blocking read, with a live context where the kernel's
+// read succeeds and a cancelled one where it would wait: EAGAIN is
 // context.Canceled.
 func (s kernelSignal) ReadWait(k *testkit.KernelRun) {
 	kv, kerr := k.KernelRead("Wait")
-	got, err := s.Wait(k.Cancelled)
-	k.SameErr("Wait(cancelled)", err, testkit.CancelledErr(kerr))
+	got, err := s.Wait(k.Ctx(kerr))
+	k.SameErr("Wait", err, testkit.CancelledErr(kerr))
 	if got != kv {
-		k.Fail("Wait(cancelled) = %d, kernel read = %d", got, kv)
+		k.Fail("Wait = %d, kernel read = %d", got, kv)
 	}
-	mv, merr := k.Model.Wait()
+	mv, merr := k.Model.Wait(model.Live)
 	k.SameErr("model Wait", merr, kerr)
 	if mv != kv {
 		k.Fail("model Wait() = %d, kernel read = %d", mv, kv)

@@ -55,7 +55,7 @@ func (sm *sigMachine) AddWait(t *rapid.T) {
 	n := sm.amount(t)
 	testkit.CheckBlocking(t, "AddWait",
 		func(ctx context.Context) error { return sm.s.AddWait(ctx, n) },
-		func() error { return sm.m.WriteWait(n) })
+		func(c model.Ctx) error { return sm.m.WriteWait(c, n) })
 }
 
 func (sm *sigMachine) Take(t *rapid.T) {
@@ -73,8 +73,9 @@ func (sm *sigMachine) Wait(t *rapid.T) {
 		}
 		return
 	}
-	want, wantErr := sm.m.Wait()
-	ctx, wantErr := testkit.PickCtx(t, wantErr)
+	c := testkit.DrawCtx(t)
+	want, wantErr := sm.m.Wait(c)
+	ctx, wantErr := testkit.PickCtx(c, wantErr)
 	got, err := sm.s.Wait(ctx)
 	testkit.SameErr(t, "Wait", err, wantErr)
 	if got != want {

@@ -46,6 +46,9 @@ var (
 // behind them.
 //
 // Cancel safety: a Wait or AddWait that returns ctx.Err() changed nothing.
+// A call whose context is already done when it starts returns ctx.Err() at
+// once, even if the count is there to take: a done context is a request to
+// stop (Take takes what is there).
 // A sum is never handed to a reader whose context is already done; it goes
 // to the next reader or stays in the count. If a sum was handed over while
 // the context was still live and it ended before the reader woke, the read
@@ -156,11 +159,14 @@ func (s *Signal) addedDelayed() {
 
 // AddWait adds n, waiting while count+n would pass Max (a blocking eventfd
 // write). It returns nil once n is added; ErrInvalid at once for a nil ctx
-// or n = 1<<64-1; ctx.Err() if ctx ends first (nothing added); ErrClosed
-// after Close.
+// or n = 1<<64-1; ctx.Err() at once if ctx is already done, and if ctx
+// ends while it waits (nothing added either way); ErrClosed after Close.
 func (s *Signal) AddWait(ctx context.Context, n uint64) error {
 	if ctx == nil || n > Max {
 		return ErrInvalid
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	// Adding 0 never needs room (a write of 0 never blocks), so it does
 	// not queue behind blocked writers either.
@@ -233,12 +239,16 @@ func (s *Signal) took() {
 }
 
 // Wait waits until the count is non-zero, then takes all of it. It returns
-// the sum and nil; 0 and ErrInvalid for a nil ctx; 0 and ctx.Err() if ctx
-// ends first (a count already there is taken even if ctx is done); 0 and
-// ErrClosed once the signal is closed and empty.
+// the sum and nil; 0 and ErrInvalid for a nil ctx; 0 and ctx.Err() at
+// once if ctx is already done (the count stays, for Take or a later Wait),
+// and if ctx ends while it waits; 0 and ErrClosed once the signal is closed
+// and empty.
 func (s *Signal) Wait(ctx context.Context) (uint64, error) {
 	if ctx == nil {
 		return 0, ErrInvalid
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
 	}
 	if s.readers.Len() == 0 {
 		if v := s.count.TakeAll(); v != 0 {

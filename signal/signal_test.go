@@ -117,6 +117,28 @@ func TestWaitCanceledChangesNothing(t *testing.T) {
 	})
 }
 
+// TestDoneContextStopsWaitAndAddWait: a done context is a request to
+// stop, so Wait takes nothing even with a sum there, and AddWait adds
+// nothing even with room (and for n = 0); Take takes the sum.
+func TestDoneContextStopsWaitAndAddWait(t *testing.T) {
+	s := signal.New(5)
+	done := testkit.Cancelled()
+	if v, err := s.Wait(done); !errors.Is(err, context.Canceled) || v != 0 {
+		t.Fatalf("Wait(done) with a sum there = %d, %v", v, err)
+	}
+	testkit.ErrIs(t, "AddWait(done, 1)", s.AddWait(done, 1), context.Canceled)
+	testkit.ErrIs(t, "AddWait(done, 0)", s.AddWait(done, 0), context.Canceled)
+	testkit.ErrIs(t, "AddWait(done, 1<<64-1)", s.AddWait(done, signal.Max+1), signal.ErrInvalid)
+	testkit.WantCount(t, s, 5)
+	s.Close()
+	if v, err := s.Wait(done); !errors.Is(err, context.Canceled) || v != 0 {
+		t.Fatalf("Wait(done) after Close = %d, %v", v, err)
+	}
+	if v := s.Take(); v != 5 {
+		t.Fatalf("Take() = %d, want the 5 the stopped calls left", v)
+	}
+}
+
 func TestSumRacingCancelIsNotLost(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := signal.New(0)
@@ -160,8 +182,9 @@ func TestAddWaitBackPressure(t *testing.T) {
 }
 
 // TestAddWaitZeroNeverWaits: adding 0 needs no room, so AddWait(ctx, 0)
-// returns nil at once even behind a blocked writer and with a done
-// context, as Add(0) and a kernel write of 0 do.
+// returns nil at once even behind a blocked writer, as Add(0) and a kernel
+// write of 0 do (with a done context it still stops:
+// TestDoneContextStopsWaitAndAddWait).
 func TestAddWaitZeroNeverWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := signal.New(signal.Max)
@@ -169,7 +192,6 @@ func TestAddWaitZeroNeverWaits(t *testing.T) {
 		blocked, cancel := context.WithCancel(context.Background())
 		res := testkit.Park(func() error { return s.AddWait(blocked, 1) })
 		testkit.MustNil(t, s.AddWait(context.Background(), 0))
-		testkit.MustNil(t, s.AddWait(testkit.Cancelled(), 0))
 		testkit.WantCount(t, s, signal.Max)
 		cancel()
 		testkit.ErrIs(t, "the blocked AddWait", <-res, context.Canceled)

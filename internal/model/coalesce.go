@@ -12,14 +12,15 @@
 //	Wake()                                     Wake()
 //	Flush()                                    Flush()
 //	Close()                                    Close()
-//	Wait(ctx)                                  TryWait()
+//	Wait(ctx)                                  Wait(ctx)
 //	receive from C() (or Ready())              TryWait(), count ignored
 //	fake clock moves by d                      Advance(d)
 //	Stats-style observations                   Pending, Armed, Wakeups, Closed, Now
 //
 // TryWait is the non-blocking consumer: (n, true, nil) is Wait returning
-// (n, nil); (0, false, nil) means Wait would park (with a cancelled context
-// it returns ctx.Err()); (0, false, ErrClosed) is Wait returning ErrClosed.
+// (n, nil); (0, false, nil) means Wait would park; (0, false, ErrClosed)
+// is Wait returning ErrClosed. Wait(ctx) is TryWait for a Live context;
+// with Done it returns context.Canceled and changes nothing.
 // A Wake made at the very instant of a deadline is modelled as coming after
 // the expiry, which is the order synctest gives when the sleeper wakes.
 
@@ -251,6 +252,15 @@ func (c *Coalescer) TryWait() (events uint64, ok bool, err error) {
 		return 0, false, spin.ErrClosed
 	}
 	return events, true, nil
+}
+
+// Wait models Wait(ctx): (0, false, context.Canceled) if ctx is Done,
+// changing nothing, else TryWait.
+func (c *Coalescer) Wait(ctx Ctx) (events uint64, ok bool, err error) {
+	if err := stopped(ctx); err != nil {
+		return 0, false, err
+	}
+	return c.TryWait()
 }
 
 // Close models Close: the timer is disarmed and nothing fires afterwards,

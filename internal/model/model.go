@@ -5,23 +5,26 @@
 // property test can step a model next to the real object and compare every
 // result. Models use no goroutines, no clock and no locks.
 //
-// A blocking call is modelled as if it were made with a context that is
-// already cancelled: the model returns the call's immediate result when it
-// can complete without waiting, and ErrWouldBlock when it would have to
-// wait. With a cancelled context the real call then returns ctx.Err(); with
-// a live one it would park. A nil context makes every real blocking call
-// return ErrInvalid and change nothing; the models do not take contexts.
+// A blocking call takes the state of its context when the call starts, a
+// Ctx. With Live the model returns the call's immediate result when it can
+// complete without waiting, and ErrWouldBlock when it would have to wait
+// (the real call would park). With Done the call's arguments are checked
+// as usual (ErrInvalid), and then it returns context.Canceled and changes
+// nothing, even where it could complete at once: a context that is already
+// done is a request to stop (rule 1 of the contract). A nil context makes
+// every real blocking call return ErrInvalid and change nothing; the
+// models do not model it.
 //
 // The calls map onto the models as follows:
 //
 //	semaphore             signal             Counter
 //	Release(n)            Add(n)             Write(n)
-//	ReleaseWait(ctx, n)   AddWait(ctx, n)    WriteWait(n)
-//	Acquire(ctx, n)                          Acquire(n)
+//	ReleaseWait(ctx, n)   AddWait(ctx, n)    WriteWait(ctx, n)
+//	Acquire(ctx, n)                          Acquire(ctx, n)
 //	TryAcquire(n)                            TryAcquire(n)
 //	Reserve(n)                               Reserve(n), Reservation
 //	                      Take()             Take()
-//	                      Wait(ctx)          Wait()
+//	                      Wait(ctx)          Wait(ctx)
 //	Ready()               Ready()            Ready(), Fired(ticket)
 //	Count()               Count()            Count()
 //	Stats()               Stats()            Count(), Limit(), Waiting(), Closed()
@@ -36,7 +39,33 @@
 // eventfd, for differential tests against the real thing.
 package model
 
-import "github.com/evsync/evsync/internal/spin"
+import (
+	"context"
+
+	"github.com/evsync/evsync/internal/spin"
+)
+
+// Ctx is the state of a blocking call's context when the call starts.
+type Ctx uint8
+
+const (
+	// Live is a context that is not done: the call completes at once, or
+	// the model returns ErrWouldBlock where the real call would wait.
+	Live Ctx = iota
+	// Done is a context that is already done: after its argument checks
+	// the call returns context.Canceled (the ctx.Err() of a cancelled
+	// context) and changes nothing.
+	Done
+)
+
+// stopped is what a call with context ctx returns before it looks at the
+// state: context.Canceled for Done, nil (go on) for Live.
+func stopped(ctx Ctx) error {
+	if ctx == Done {
+		return context.Canceled
+	}
+	return nil
+}
 
 // Max is the eventfd counter's maximum, 1<<64-2, and the default limit.
 const Max uint64 = 1<<64 - 2
@@ -135,17 +164,30 @@ func (c *Counter) Write(n uint64) error {
 }
 
 // WriteWait models ReleaseWait and AddWait. Sequential callers never leave
-// a writer parked, so it is Write, with ErrWouldBlock meaning "would wait".
-func (c *Counter) WriteWait(n uint64) error { return c.Write(n) }
+// a writer parked, so with a Live context it is Write, with ErrWouldBlock
+// meaning "would wait"; with Done it returns ErrInvalid for n above the
+// limit and context.Canceled otherwise.
+func (c *Counter) WriteWait(ctx Ctx, n uint64) error {
+	if n > c.limit {
+		return spin.ErrInvalid
+	}
+	if err := stopped(ctx); err != nil {
+		return err
+	}
+	return c.Write(n)
+}
 
 // Acquire models semaphore Acquire: ErrInvalid if n is above the limit;
-// nil, taking n units, if n is 0 or nobody is queued and n units are there;
-// otherwise ErrClosed after Close, else ErrWouldBlock.
-func (c *Counter) Acquire(n uint64) error {
+// context.Canceled if ctx is Done; nil, taking n units, if n is 0 or nobody
+// is queued and n units are there; otherwise ErrClosed after Close, else
+// ErrWouldBlock.
+func (c *Counter) Acquire(ctx Ctx, n uint64) error {
 	c.must(Semaphore)
 	switch {
 	case n > c.limit:
 		return spin.ErrInvalid
+	case ctx == Done:
+		return stopped(ctx)
 	case n == 0:
 		return nil
 	case len(c.queue) == 0 && n <= c.count:
@@ -184,11 +226,13 @@ func (c *Counter) Take() uint64 {
 	return v
 }
 
-// Wait models signal Wait: the whole count if it is non-zero, else
-// ErrClosed after Close, else ErrWouldBlock.
-func (c *Counter) Wait() (uint64, error) {
+// Wait models signal Wait: context.Canceled if ctx is Done; the whole
+// count if it is non-zero, else ErrClosed after Close, else ErrWouldBlock.
+func (c *Counter) Wait(ctx Ctx) (uint64, error) {
 	c.must(Plain)
 	switch {
+	case ctx == Done:
+		return 0, stopped(ctx)
 	case c.count != 0:
 		return c.Take(), nil
 	case c.closed:

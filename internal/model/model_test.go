@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -67,8 +68,8 @@ func TestSemaphoreLimit(t *testing.T) {
 	c := model.NewSemaphore(3, 4)
 	wantErr(t, "Write(5)", c.Write(5), spin.ErrInvalid)
 	wantErr(t, "Write(2)", c.Write(2), spin.ErrWouldBlock)
-	wantErr(t, "Acquire(5)", c.Acquire(5), spin.ErrInvalid)
-	wantErr(t, "Acquire(4)", c.Acquire(4), spin.ErrWouldBlock)
+	wantErr(t, "Acquire(5)", c.Acquire(model.Live, 5), spin.ErrInvalid)
+	wantErr(t, "Acquire(4)", c.Acquire(model.Live, 4), spin.ErrWouldBlock)
 	if c.TryAcquire(5) || !c.TryAcquire(0) || !c.TryAcquire(3) {
 		t.Fatal("TryAcquire")
 	}
@@ -93,7 +94,7 @@ func TestReservationsFIFO(t *testing.T) {
 	if c.TryAcquire(1) {
 		t.Fatal("TryAcquire jumped the queue")
 	}
-	wantErr(t, "Acquire(1)", c.Acquire(1), spin.ErrWouldBlock)
+	wantErr(t, "Acquire(1)", c.Acquire(model.Live, 1), spin.ErrWouldBlock)
 	zero, err := c.Reserve(0)
 	wantErr(t, "Reserve(0)", err, nil)
 	wantErr(t, "zero.Err()", zero.Err(), nil)
@@ -152,7 +153,7 @@ func TestCloseServesWhatFits(t *testing.T) {
 	wantErr(t, "small.Err()", small.Err(), nil)
 	wantCount(t, c, 1)
 	wantErr(t, "Write(0) after Close", c.Write(0), spin.ErrClosed)
-	wantErr(t, "WriteWait(1) after Close", c.WriteWait(1), spin.ErrClosed)
+	wantErr(t, "WriteWait(1) after Close", c.WriteWait(model.Live, 1), spin.ErrClosed)
 	if _, err := c.Reserve(2); !errors.Is(err, spin.ErrClosed) {
 		t.Fatalf("Reserve(2) after Close: %v", err)
 	}
@@ -160,14 +161,14 @@ func TestCloseServesWhatFits(t *testing.T) {
 		t.Fatal("Cancel after Close")
 	}
 	wantCount(t, c, 3)
-	wantErr(t, "Acquire(3)", c.Acquire(3), nil)
-	wantErr(t, "Acquire(1)", c.Acquire(1), spin.ErrClosed)
-	wantErr(t, "Acquire(0)", c.Acquire(0), nil)
+	wantErr(t, "Acquire(3)", c.Acquire(model.Live, 3), nil)
+	wantErr(t, "Acquire(1)", c.Acquire(model.Live, 1), spin.ErrClosed)
+	wantErr(t, "Acquire(0)", c.Acquire(model.Live, 0), nil)
 }
 
 func TestSignalClose(t *testing.T) {
 	c := model.NewSignal(0)
-	if v, err := c.Wait(); v != 0 || !errors.Is(err, spin.ErrWouldBlock) {
+	if v, err := c.Wait(model.Live); v != 0 || !errors.Is(err, spin.ErrWouldBlock) {
 		t.Fatalf("Wait() at 0 = %d, %v", v, err)
 	}
 	wantErr(t, "Write(7)", c.Write(7), nil)
@@ -177,10 +178,10 @@ func TestSignalClose(t *testing.T) {
 	if in, out := c.Poll(); !in || out {
 		t.Fatalf("Poll() after Close = %v, %v; want readable, not writable", in, out)
 	}
-	if v, err := c.Wait(); v != 7 || err != nil {
+	if v, err := c.Wait(model.Live); v != 7 || err != nil {
 		t.Fatalf("Wait() after Close = %d, %v", v, err)
 	}
-	if v, err := c.Wait(); v != 0 || !errors.Is(err, spin.ErrClosed) {
+	if v, err := c.Wait(model.Live); v != 0 || !errors.Is(err, spin.ErrClosed) {
 		t.Fatalf("Wait() when closed and empty = %d, %v", v, err)
 	}
 	if c.Take() != 0 {
@@ -238,4 +239,24 @@ func TestConstructorPanics(t *testing.T) {
 			f()
 		}()
 	}
+}
+
+// TestDoneContextStops: a blocking call whose context is done when it
+// starts checks its arguments, then returns context.Canceled and changes
+// nothing, even where it could complete at once.
+func TestDoneContextStops(t *testing.T) {
+	sem := model.NewSemaphore(2, 4)
+	wantErr(t, "Acquire(Done, 1)", sem.Acquire(model.Done, 1), context.Canceled)
+	wantErr(t, "Acquire(Done, 0)", sem.Acquire(model.Done, 0), context.Canceled)
+	wantErr(t, "Acquire(Done, 5)", sem.Acquire(model.Done, 5), spin.ErrInvalid)
+	wantErr(t, "WriteWait(Done, 1)", sem.WriteWait(model.Done, 1), context.Canceled)
+	wantErr(t, "WriteWait(Done, 5)", sem.WriteWait(model.Done, 5), spin.ErrInvalid)
+	wantCount(t, sem, 2)
+	sig := model.NewSignal(3)
+	if v, err := sig.Wait(model.Done); v != 0 || err != context.Canceled {
+		t.Fatalf("Wait(Done) = %d, %v", v, err)
+	}
+	sig.Close()
+	wantErr(t, "WriteWait(Done, 1) after Close", sig.WriteWait(model.Done, 1), context.Canceled)
+	wantCount(t, sig, 3)
 }

@@ -5,20 +5,21 @@
 //	New(WithMode(m), WithRecheck(f))        NewReadyQ(m, f)
 //	Add(k), AddMode(k, m)                   Add(k), AddMode(k, m)
 //	TryTake(max), TryTakeAppend             TryTake(max)
-//	Wait(ctx, max), WaitAppend              Wait(max)
+//	Wait(ctx, max), WaitAppend              Wait(ctx, max)
 //	Done(ks...)                             Done(ks...)
-//	Next(ctx, ks, max)                      Done(ks...), then Wait(max)
+//	Next(ctx, ks, max)                      Next(ctx, ks, max)
 //	Remove(k), Rearm(k)                     Remove(k), Rearm(k)
-//	Drain(ctx)                              Drain()
+//	Drain(ctx)                              Drain(ctx)
 //	Ready()                                 Ready(), Fired(ticket)
 //	Close()                                 Close()
 //	Len(), InFlight(), Stats()              Len(), InFlight(), Aside(), Disarmed(), Closed()
 //
-// As for the counters, a blocking call is modelled as made with a context
-// that is already cancelled: Wait and Drain return ErrWouldBlock where the
-// real call would wait (with a cancelled context it returns ctx.Err()). A
-// nil context makes them return ErrInvalid and change nothing; the model
-// takes no context. Sequential callers never leave a Wait blocked, so
+// As for the counters, a blocking call takes the state of its context (a
+// Ctx): with Live, Wait and Drain return ErrWouldBlock where the real call
+// would wait; with Done they return context.Canceled and change nothing
+// (after the check of max), and Next makes its Done and then returns
+// context.Canceled. A nil context makes them return ErrInvalid and change
+// nothing; the model does not model it. Sequential callers never leave a Wait blocked, so
 // Stats' Waiting and Draining are always 0.
 //
 // The model keeps the state of each item explicitly (queued, in flight,
@@ -138,14 +139,16 @@ func (q *ReadyQ) TryTake(max int) []int {
 	return out
 }
 
-// Wait models Wait(ctx, max): ErrInvalid for max ≤ 0; the items if any
-// are queued; ErrClosed once closed with nothing left to hand out (nothing
-// queued, no item in flight that Done will queue again); else
-// ErrWouldBlock.
-func (q *ReadyQ) Wait(max int) ([]int, error) {
+// Wait models Wait(ctx, max): ErrInvalid for max ≤ 0; context.Canceled
+// if ctx is Done; the items if any are queued; ErrClosed once closed with
+// nothing left to hand out (nothing queued, no item in flight that Done
+// will queue again); else ErrWouldBlock.
+func (q *ReadyQ) Wait(ctx Ctx, max int) ([]int, error) {
 	switch {
 	case max <= 0:
 		return nil, spin.ErrInvalid
+	case ctx == Done:
+		return nil, stopped(ctx)
 	case len(q.queue) != 0:
 		return q.TryTake(max), nil
 	case q.exhausted():
@@ -280,9 +283,23 @@ func (q *ReadyQ) Rearm(k int) bool {
 	return true
 }
 
-// Drain models Drain(ctx): nil if nothing is queued or in flight, else
-// ErrWouldBlock.
-func (q *ReadyQ) Drain() error {
+// Next models Next(ctx, ks, max): ErrInvalid, doing nothing, for max ≤ 0;
+// otherwise Done(ks...), whatever ctx is (finishing held items is not a
+// wait), then Wait(ctx, max).
+func (q *ReadyQ) Next(ctx Ctx, ks []int, max int) ([]int, error) {
+	if max <= 0 {
+		return nil, spin.ErrInvalid
+	}
+	q.Done(ks...)
+	return q.Wait(ctx, max)
+}
+
+// Drain models Drain(ctx): context.Canceled if ctx is Done; nil if
+// nothing is queued or in flight, else ErrWouldBlock.
+func (q *ReadyQ) Drain(ctx Ctx) error {
+	if err := stopped(ctx); err != nil {
+		return err
+	}
 	if len(q.queue) == 0 && q.InFlight() == 0 {
 		return nil
 	}

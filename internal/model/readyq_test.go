@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -77,24 +78,24 @@ func TestReadyQCloseRules(t *testing.T) {
 	if q.Add(3) {
 		t.Fatal("Add after Close")
 	}
-	if items, err := q.Wait(5); err != nil || !slices.Equal(items, []int{2}) {
+	if items, err := q.Wait(model.Live, 5); err != nil || !slices.Equal(items, []int{2}) {
 		t.Fatalf("Wait = %v, %v", items, err)
 	}
-	if _, err := q.Wait(5); err != spin.ErrWouldBlock {
+	if _, err := q.Wait(model.Live, 5); err != spin.ErrWouldBlock {
 		t.Fatalf("Wait with a kept-aside mark in flight: %v, want ErrWouldBlock", err)
 	}
 	q.Done(1, 2)
-	if items, err := q.Wait(5); err != nil || !slices.Equal(items, []int{1}) {
+	if items, err := q.Wait(model.Live, 5); err != nil || !slices.Equal(items, []int{1}) {
 		t.Fatalf("Wait = %v, %v", items, err)
 	}
 	q.Done(1)
-	if _, err := q.Wait(5); err != spin.ErrClosed {
+	if _, err := q.Wait(model.Live, 5); err != spin.ErrClosed {
 		t.Fatalf("Wait = %v, want ErrClosed", err)
 	}
-	if _, err := q.Wait(0); err != spin.ErrInvalid {
+	if _, err := q.Wait(model.Live, 0); err != spin.ErrInvalid {
 		t.Fatalf("Wait(0) = %v", err)
 	}
-	if q.Drain() != nil {
+	if q.Drain(model.Live) != nil {
 		t.Fatal("Drain")
 	}
 }
@@ -128,5 +129,30 @@ func TestReadyQRemove(t *testing.T) {
 	wantTake(t, q, 5) // 1 removed, 2 no longer ready
 	if len(q.Known()) != 0 {
 		t.Fatalf("Known = %v", q.Known())
+	}
+}
+
+// TestReadyQDoneContextStops: Wait and Drain with a done context return
+// context.Canceled and take nothing; Next makes its Done first.
+func TestReadyQDoneContextStops(t *testing.T) {
+	q := model.NewReadyQ(model.Level, nil)
+	q.Add(1)
+	if items, err := q.Wait(model.Done, 1); items != nil || err != context.Canceled {
+		t.Fatalf("Wait(Done) = %v, %v", items, err)
+	}
+	if _, err := q.Wait(model.Done, 0); err != spin.ErrInvalid {
+		t.Fatalf("Wait(Done, 0) = %v", err)
+	}
+	if err := q.Drain(model.Done); err != context.Canceled {
+		t.Fatalf("Drain(Done) = %v", err)
+	}
+	if got := q.TryTake(1); !slices.Equal(got, []int{1}) {
+		t.Fatalf("TryTake = %v", got)
+	}
+	if items, err := q.Next(model.Done, []int{1}, 1); items != nil || err != context.Canceled {
+		t.Fatalf("Next(Done) = %v, %v", items, err)
+	}
+	if q.InFlight() != 0 || !slices.Equal(q.Queue(), []int{1}) {
+		t.Fatalf("Next(Done) did not finish the level item: queue %v, in flight %d", q.Queue(), q.InFlight())
 	}
 }

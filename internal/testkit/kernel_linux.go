@@ -38,9 +38,9 @@ type KernelSubject interface {
 	Count() uint64
 	Ready() <-chan struct{}
 	Write(k *KernelRun, v uint64)     // a non-blocking write (Release, Add)
-	WriteWait(k *KernelRun, v uint64) // a blocking write, with k.Cancelled
+	WriteWait(k *KernelRun, v uint64) // a blocking write, with k.Ctx
 	Read(k *KernelRun)                // a non-blocking read (TryAcquire, Take)
-	ReadWait(k *KernelRun)            // a blocking read, with k.Cancelled
+	ReadWait(k *KernelRun)            // a blocking read, with k.Ctx
 }
 
 // A NewSubject builds a fresh counter holding initial and its model.
@@ -74,8 +74,8 @@ func KernelDifferential(t *testing.T, flags eventfd.Flag, newSubject NewSubject)
 type KernelRun struct {
 	// Model is the counter's reference model.
 	Model *model.Counter
-	// Cancelled is the context of the blocking calls: already cancelled,
-	// so that a call that would wait returns context.Canceled.
+	// Cancelled is the context of the blocking calls that would wait:
+	// already cancelled, so that they return context.Canceled (see Ctx).
 	Cancelled context.Context
 
 	t       *testing.T
@@ -184,13 +184,26 @@ func (k *KernelRun) Write(name string, call func(uint64) error, v uint64) {
 	k.SameErr("model Write", k.Model.Write(v), kerr)
 }
 
-// WriteWait is Write for a blocking call, made with k.Cancelled: where the
-// kernel returns EAGAIN, the call must return context.Canceled.
+// WriteWait is Write for a blocking call. Where the kernel's write
+// succeeds or fails at once, the call is made with a live context and must
+// do the same; where the kernel returns EAGAIN (a blocking write would
+// wait), it is made with k.Cancelled and must return context.Canceled.
 func (k *KernelRun) WriteWait(name string, call func(context.Context, uint64) error, v uint64) {
 	k.history.AddArg("write/"+name, v)
 	kerr := k.fd.Write(v)
-	k.SameErr(name, call(k.Cancelled, v), CancelledErr(kerr))
-	k.SameErr("model WriteWait", k.Model.WriteWait(v), kerr)
+	k.SameErr(name, call(k.Ctx(kerr), v), CancelledErr(kerr))
+	k.SameErr("model WriteWait", k.Model.WriteWait(model.Live, v), kerr)
+}
+
+// Ctx returns the context of a blocking call where the kernel's
+// non-blocking call returned kerr: k.Cancelled where it would wait
+// (EAGAIN), so that the call returns context.Canceled instead, and a live
+// context where it completes at once.
+func (k *KernelRun) Ctx(kerr error) context.Context {
+	if kerr == spin.ErrWouldBlock {
+		return k.Cancelled
+	}
+	return context.Background()
 }
 
 // Read makes a non-blocking read, for the counter's call named name

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/evsync/evsync/internal/model"
 	"github.com/evsync/evsync/internal/spin"
 	"pgregory.net/rapid"
 )
@@ -64,33 +65,47 @@ func DrawNilCtx(t *rapid.T) bool {
 // cancelled is the already cancelled context PickCtx hands out.
 var cancelled = Cancelled()
 
-// PickCtx returns the context for a blocking call whose model result is
-// want, and the error the real call must then return. A call the model
-// says would wait gets an already cancelled context and must return
-// context.Canceled; one that completes at once gets, by a draw, a live
-// context or a cancelled one.
-func PickCtx(t *rapid.T, want error) (context.Context, error) {
-	if want == spin.ErrWouldBlock {
+// DrawCtx draws the state of a blocking call's context when it starts: one
+// time in four already done, else live.
+func DrawCtx(t *rapid.T) model.Ctx {
+	if rapid.IntRange(0, 3).Draw(t, "done ctx") == 0 {
+		return model.Done
+	}
+	return model.Live
+}
+
+// PickCtx returns the context for a blocking call made with the context
+// state c, whose model result is want, and the error the real call must
+// then return. A Done call gets an already cancelled context and must
+// return what the model says (context.Canceled, or ErrInvalid for a bad
+// argument). A Live call that the model says completes at once gets a
+// live context; one that would wait gets a cancelled context instead, so
+// that it returns context.Canceled rather than park (the model, having
+// returned ErrWouldBlock, changed nothing, as the cancelled call must).
+func PickCtx(c model.Ctx, want error) (context.Context, error) {
+	switch {
+	case c == model.Done:
+		return cancelled, want
+	case want == spin.ErrWouldBlock:
 		return cancelled, context.Canceled
 	}
-	if rapid.Bool().Draw(t, "live ctx") {
-		return context.Background(), want
-	}
-	return cancelled, want
+	return context.Background(), want
 }
 
 // CheckBlocking checks a blocking call (what, for the report) against the
 // model. One time in ten (DrawNilCtx) it makes the call with a nil
 // context, which must return ErrInvalid, and leaves the model alone;
-// otherwise it makes the model's call, then the real one with the context
-// PickCtx chooses for the model's result, and compares the errors.
-func CheckBlocking(t *rapid.T, what string, call func(context.Context) error, model func() error) {
+// otherwise it draws the context's state (DrawCtx), makes the model's
+// call, then the real one with the context PickCtx chooses for the
+// model's result, and compares the errors.
+func CheckBlocking(t *rapid.T, what string, call func(context.Context) error, model func(model.Ctx) error) {
 	t.Helper()
 	if DrawNilCtx(t) {
 		SameErr(t, what+"(nil ctx)", call(NilContext), spin.ErrInvalid)
 		return
 	}
-	ctx, want := PickCtx(t, model())
+	c := DrawCtx(t)
+	ctx, want := PickCtx(c, model(c))
 	SameErr(t, what, call(ctx), want)
 }
 
