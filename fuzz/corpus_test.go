@@ -53,7 +53,12 @@ var targets = []target{
 			// Two parked Acquires: the first cancelled right before a
 			// Release, whose unit must go to the second.
 			"cancel-then-release": "10" + "A01A01L01" + "A02L11",
-			"limits":              "9d" + "R1R1T\x80\x80R#\x01\x00\x00\x00\x00\x00\x00\x80A1rW1m",
+			// The head Acquire cancelled just before a Release that fits
+			// only once the reservation behind it is served: the queue
+			// must be served before the room check (core.md, "Found on
+			// the way").
+			"cancelled-head-then-release": "10" + "A01V\xaaA0dL0dVjL0j",
+			"limits":                      "9d" + "R1R1T\x80\x80R#\x01\x00\x00\x00\x00\x00\x00\x80A1rW1m",
 		},
 		want: []string{
 			"New/zero value", "New/default limit", "New/WithLimit",

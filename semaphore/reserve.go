@@ -10,6 +10,21 @@ import "github.com/evsync/evsync/internal/spin"
 // A Reservation that is no longer wanted must be cancelled with Cancel,
 // which also gives back units handed over in the meantime; one that is
 // granted is released like any other acquire, with Release.
+//
+// A pending Reservation holds its place in the FIFO queue like a blocked
+// Acquire: every acquirer behind it waits until it is granted or
+// cancelled, and TryAcquire fails meanwhile. So a Reservation that is
+// forgotten (neither cancelled nor, once granted, released) holds up the
+// whole queue, or holds its units, for good; nothing cancels it on
+// garbage collection. Cancel it on every path that gives up waiting (a
+// Cancel after the units were taken into use would give them back while
+// they are in use).
+//
+// A Reservation's methods may be called from several goroutines at once:
+// Done, Err and Cancel are safe for concurrent use, Cancel takes effect
+// once (later calls return its first answer), and Done's channel may be
+// selected on by any number of goroutines. The units it grants belong to
+// whoever releases them; releasing them twice adds them twice.
 type Reservation struct {
 	s         *Semaphore
 	w         *spin.Waiter

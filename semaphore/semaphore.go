@@ -153,10 +153,28 @@ func (s *Semaphore) TryAcquire(n uint64) bool {
 	if n == 0 {
 		return true
 	}
-	if s.acq.Len() != 0 || !s.count.Sub(n) {
+	if s.acq.Len() != 0 {
+		return s.tryAcquireQueued(n)
+	}
+	if !s.count.Sub(n) {
 		return false
 	}
 	s.tookUnits()
+	return true
+}
+
+// tryAcquireQueued is TryAcquire when acquirers are queued: those whose
+// context has ended may not have left the queue yet, and a TryAcquire
+// after their cancellation must not wait behind them. settle drops them
+// (and serves the live ones); if nobody is left, n may be taken.
+func (s *Semaphore) tryAcquireQueued(n uint64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.settle()
+	if s.acq.Len() != 0 || !s.count.Sub(n) {
+		return false
+	}
+	s.settle() // let back-pressured writers into the room
 	return true
 }
 
@@ -182,10 +200,30 @@ func (s *Semaphore) Release(n uint64) error {
 	if n != 0 && s.acq.Len() != 0 && s.handOff(n) {
 		return nil
 	}
-	if err := s.count.Add(n, s.limit()); err != nil {
+	err := s.count.Add(n, s.limit())
+	if err == ErrWouldBlock && s.acq.Len() != 0 {
+		return s.releaseQueued(n)
+	}
+	if err != nil {
 		return err
 	}
 	s.addedUnits(n)
+	return nil
+}
+
+// releaseQueued is Release when the count has no room for n and
+// acquirers are queued: the head may be a waiter whose context has ended
+// and that has not left the queue yet, holding up live waiters behind it
+// that the units there would serve. settle drops it and serves them
+// first, and the room is checked after that.
+func (s *Semaphore) releaseQueued(n uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.settle()
+	if err := s.count.Add(n, s.limit()); err != nil {
+		return err
+	}
+	s.settle()
 	return nil
 }
 
@@ -343,10 +381,10 @@ func (s *Semaphore) Close() {
 // Stats is a snapshot of a semaphore's state.
 type Stats struct {
 	Count          uint64 // available units
-	Limit          uint64
-	Waiting        int  // queued acquirers (Acquire and pending Reservations)
-	WritersWaiting int  // queued ReleaseWait callers
-	Closed         bool // Close has been called
+	Limit          uint64 // the largest count: Max, or what WithLimit set
+	Waiting        int    // queued acquirers (Acquire and pending Reservations)
+	WritersWaiting int    // queued ReleaseWait callers
+	Closed         bool   // Close has been called
 }
 
 // Stats returns a snapshot read with atomic loads only: it never takes the

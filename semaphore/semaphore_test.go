@@ -3,6 +3,7 @@ package semaphore_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"testing/synctest"
 
@@ -183,6 +184,47 @@ func TestTryAcquireDoesNotJumpTheQueue(t *testing.T) {
 		testkit.MustNil(t, s.Release(1))
 		testkit.MustNil(t, <-res)
 	})
+}
+
+// TestReleaseRightAfterCancelledHeadServesTheQueueFirst: a Release made
+// just after the head waiter's context ends, before that waiter has left
+// the queue, must first serve the live waiter behind it, whose units make
+// the room the Release needs (the fuzz seed cancelled-head-then-release
+// is the same bug found by the fuzzer). With one P, the cancelled head's
+// goroutine, made runnable by cancel, cannot run before the Release.
+func TestReleaseRightAfterCancelledHeadServesTheQueueFirst(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for range 20 {
+		synctest.Test(t, func(t *testing.T) {
+			s := semaphore.New(3, semaphore.WithLimit(10))
+			head, cancel := parkCancellable(s, 4)
+			behind := park(context.Background(), s, 3)
+			cancel()
+			testkit.MustNil(t, s.Release(8)) // 3 + 8 > 10, but the 3 go to behind first
+			testkit.MustNil(t, <-behind)
+			testkit.ErrIs(t, "the cancelled head", <-head, context.Canceled)
+			testkit.WantCount(t, s, 8)
+		})
+	}
+}
+
+// TestTryAcquireRightAfterCancelledWaiterDoesNotWaitBehindIt: once the
+// only queued waiter's context has ended, TryAcquire takes units that are
+// there, even before that waiter has left the queue.
+func TestTryAcquireRightAfterCancelledWaiterDoesNotWaitBehindIt(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for range 20 {
+		synctest.Test(t, func(t *testing.T) {
+			s := semaphore.New(1)
+			waiter, cancel := parkCancellable(s, 2)
+			cancel()
+			if !s.TryAcquire(1) {
+				t.Fatal("TryAcquire(1) waited behind a cancelled waiter")
+			}
+			testkit.ErrIs(t, "the cancelled waiter", <-waiter, context.Canceled)
+			testkit.WantCount(t, s, 0)
+		})
+	}
 }
 
 func TestCanceledHeadLetsOthersProceed(t *testing.T) {
