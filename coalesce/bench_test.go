@@ -2,6 +2,7 @@ package coalesce_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/evsync/evsync/coalesce"
 	"github.com/evsync/evsync/internal/anchor"
@@ -13,7 +14,7 @@ import (
 func BenchmarkWake(b *testing.B) {
 	b.Run("g=1/impl=evsync", func(b *testing.B) {
 		b.ReportAllocs()
-		w := coalesce.New(coalesce.MaxDelay)
+		w := coalesce.New(time.Second)
 		defer w.Close()
 		for b.Loop() {
 			w.Wake()
@@ -21,7 +22,7 @@ func BenchmarkWake(b *testing.B) {
 	})
 	b.Run("g=procs/impl=evsync", func(b *testing.B) {
 		b.ReportAllocs()
-		w := coalesce.New(coalesce.MaxDelay)
+		w := coalesce.New(time.Second)
 		defer w.Close()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
@@ -33,7 +34,7 @@ func BenchmarkWake(b *testing.B) {
 	// add, and a look at its armed flag.
 	b.Run("g=1/impl=afterfunc", func(b *testing.B) {
 		b.ReportAllocs()
-		s, _ := anchor.NewDebounceSignal(coalesce.MaxDelay)
+		s, _ := anchor.NewDebounceSignal(time.Second)
 		defer s.Close()
 		for b.Loop() {
 			s.Add(1)
@@ -41,7 +42,7 @@ func BenchmarkWake(b *testing.B) {
 	})
 	b.Run("g=procs/impl=afterfunc", func(b *testing.B) {
 		b.ReportAllocs()
-		s, _ := anchor.NewDebounceSignal(coalesce.MaxDelay)
+		s, _ := anchor.NewDebounceSignal(time.Second)
 		defer s.Close()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {

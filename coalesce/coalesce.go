@@ -13,9 +13,11 @@ import (
 	"github.com/evsync/evsync/internal/spin"
 )
 
-// MaxDelay is the longest delay New accepts. A coalescing window longer
-// than a second is almost always a unit mistake (5 instead of
-// 5*time.Millisecond), so New rejects it rather than sleep on it.
+// MaxDelay was the longest delay New accepted.
+//
+// Deprecated: New no longer limits the delay: it accepts any non-negative
+// delay, as WithMaxWait accepts any positive maxWait (a debounce of a few
+// seconds is common, for file watchers say).
 const MaxDelay = time.Second
 
 // Errors returned by this package; they are the same values in every
@@ -36,19 +38,42 @@ var (
 // one timer for the delay; later events neither re-arm nor extend it, and
 // when it fires the consumer gets one wakeup for all of them. WithAdaptive
 // (recommended) wakes at once while wakeups are rare and coalesces only
-// while they would come often. WithMaxBatch
-// wakes at once when that many events are pending. WithMaxWait switches to
-// a trailing debounce: the wakeup comes once the stream has been quiet for
-// the delay, but never later than maxWait after the window's first event.
-// A delay of 0 wakes at once. No timer is armed while nothing is pending,
-// and no goroutine exists per Waker.
-//
-// Create a Waker with New. A Waker must not be copied after first use.
-// A Wake synchronizes before the wakeup that reports its event.
+// while they would come often. WithMaxBatch wakes at once when that many
+// events are pending. WithMaxWait switches to a trailing debounce, which
+// wakes between one and two delays after the last event of a burst, and
+// never later than maxWait after the window's first event. A delay of 0
+// wakes at once. No timer is armed while nothing is pending, and no
+// goroutine exists per Waker.
 //
 // Wakeups never double up: a wakeup that finds the previous one not yet
 // consumed merges into it (C holds at most one token), and Flush cancels
 // the pending timer, so the same events are never reported twice.
+//
+// The zero value is a Waker with a delay of 0 and the default policy:
+// every Wake is a wakeup at once. New sets a delay and options. A Waker
+// must not be copied after first use.
+//
+// A Wake synchronizes before the Wait or Events call that reports its
+// event.
+//
+// Fairness and consumers: every event is reported exactly once, to one
+// consumer. Several goroutines may call Wait at once: the events of each
+// wakeup go to one of them, in no promised order (there is no queue: the
+// token goes to whichever receiver the channel serves), and Wait never
+// returns 0 events with a nil error, since a Wait whose token's events
+// another consumer took first goes back to waiting. A receive from C
+// followed by Events promises less: Events returns the events of every
+// wakeup so far, so with several consumers one's Events may take the
+// events of the token another has just received, whose Events then
+// returns 0. Such a consumer should go back to receiving; several
+// consumers should rather use Wait. With one consumer, a receive from C
+// never finds a wakeup with no events.
+//
+// Cancel safety: a Wait that returns ctx.Err() has taken nothing; the
+// events stay for the next call. If ctx ends just as a wakeup comes, Wait
+// may return the events with a nil error instead: they are never lost.
+// After Close, the events noted before it are reported exactly once (by
+// Wait or Events), then Wait returns ErrClosed.
 type Waker struct {
 	_        noCopy
 	pending  atomic.Uint64 // events noted since the last wakeup
@@ -58,9 +83,16 @@ type Waker struct {
 	maxWait  time.Duration // 0: audit policy; else trailing debounce
 	adaptive bool          // WithAdaptive
 
+	// Written only with mu held; atomic so that Stats can read them
+	// without it (observers never slow writers).
+	delivered atomic.Uint64 // events handed over by wakeups, not yet reported
+	wakeups   atomic.Uint64 // wakeups fired
+	armed     atomic.Bool   // cur != nil (see setCur)
+
+	once sync.Once     // makes c on first use, so that the zero value works
+	c    chan struct{} // the wakeup token; read through ch; closed by Close
+
 	mu        sync.Mutex
-	c         chan struct{} // the wakeup token; closed by Close
-	delivered uint64        // events handed over by wakeups, not yet reported; only with mu held
 	slots     []*slot       // the timers, made on first use (see slot); only with mu held
 	cur       *slot         // the armed timer, nil if none; only with mu held
 	stale     int           // slots whose run Stop came too late for; only with mu held
@@ -69,7 +101,6 @@ type Waker struct {
 	callsDone chan struct{} // closed when calling ends, if Close waits; only with mu held
 	seen      uint64        // debounce: pending when the timer was last set; only with mu held
 	start     time.Time     // debounce: when the window's first event armed the timer; only with mu held
-	wakeups   uint64        // wakeups fired; only with mu held
 	lastFire  time.Time     // WithAdaptive: when the last wakeup fired; only with mu held
 	hot       bool          // WithAdaptive: coalescing; only with mu held
 	period    time.Time     // WithAdaptive, not hot: when the counted wakeups began; only with mu held
@@ -80,13 +111,14 @@ type Waker struct {
 	fn func(events uint64) // WithFunc: called per wakeup instead of C
 }
 
-// New returns a Waker with the given delay. It panics if delay is negative
-// or above MaxDelay, or if an option is invalid for it.
+// New returns a Waker with the given delay, which may be any non-negative
+// duration. It panics if delay is negative, or if an option is invalid
+// for it.
 func New(delay time.Duration, opts ...Option) *Waker {
-	if delay < 0 || delay > MaxDelay {
-		panic("coalesce: delay must be between 0 and MaxDelay")
+	if delay < 0 {
+		panic("coalesce: negative delay")
 	}
-	w := &Waker{delay: delay, c: make(chan struct{}, 1)}
+	w := &Waker{delay: delay}
 	for _, o := range opts {
 		o.apply(w)
 	}
@@ -96,6 +128,17 @@ func New(delay time.Duration, opts ...Option) *Waker {
 	w.hot = w.adaptive // WithAdaptive starts out coalescing (see immediate)
 	return w
 }
+
+// ch returns the token channel. The zero value has none, so the first
+// use makes it; the Once makes concurrent first uses (C, Wait, a wakeup)
+// agree on one channel without a data race, and costs one atomic load
+// after that. Wake's fast path never gets here.
+func (w *Waker) ch() chan struct{} {
+	w.once.Do(w.makeCh)
+	return w.c
+}
+
+func (w *Waker) makeCh() { w.c = make(chan struct{}, 1) }
 
 // Wake notes one event. It does not allocate and never waits for the
 // consumer; only the first event of a window (and the one that reaches the
@@ -272,7 +315,15 @@ func (w *Waker) set(d time.Duration) {
 	} else {
 		sl.t.Reset(d)
 	}
-	sl.state, w.cur = slotArmed, sl
+	sl.state = slotArmed
+	w.setCur(sl)
+}
+
+// setCur makes sl the armed timer (nil for none) and mirrors that in
+// armed, for Stats. Only with mu held.
+func (w *Waker) setCur(sl *slot) {
+	w.cur = sl
+	w.armed.Store(sl != nil)
 }
 
 // stop disarms the timer. A run that has already started cannot be
@@ -288,7 +339,7 @@ func (w *Waker) stop() {
 		w.cur.state = slotStale
 		w.stale++
 	}
-	w.cur = nil
+	w.setCur(nil)
 }
 
 // expire is a slot's timer run. It runs under mu, so runs never overlap.
@@ -307,7 +358,8 @@ func (sl *slot) expire() {
 		w.mu.Unlock()
 		return
 	}
-	sl.state, w.cur = slotIdle, nil // this run is the timer's: nothing left to stop
+	sl.state = slotIdle
+	w.setCur(nil) // this run is the timer's: nothing left to stop
 	if w.maxWait != 0 && w.extend() {
 		w.mu.Unlock()
 		return
@@ -340,16 +392,16 @@ func (w *Waker) fireLocked() uint64 {
 	if n == 0 {
 		return 0
 	}
-	w.wakeups++
+	w.wakeups.Add(1)
 	if w.adaptive {
 		w.lastFire = time.Now()
 	}
 	if w.fn != nil {
 		return n // for unlockAndCall
 	}
-	w.delivered += n
+	w.delivered.Add(n)
 	select {
-	case w.c <- struct{}{}:
+	case w.ch() <- struct{}{}:
 	default: // the previous wakeup is not consumed yet: this one merges into it
 	}
 	return n
@@ -368,40 +420,49 @@ func (w *Waker) Flush() {
 
 // C returns the channel that receives one token per wakeup (wakeups that
 // find a token still there merge into it). After a receive, Events reports
-// how many events the wakeup covers. C is closed by Close.
-func (w *Waker) C() <-chan struct{} { return w.c }
+// how many events the wakeup covers; with several consumers that may be 0
+// (see the Waker doc). Close closes C with no token left in it, so a
+// receive after Close returns at once: then call Events for the events
+// left.
+func (w *Waker) C() <-chan struct{} { return w.ch() }
 
 // Ready is C, for symmetry with the other evsync primitives.
-func (w *Waker) Ready() <-chan struct{} { return w.c }
+func (w *Waker) Ready() <-chan struct{} { return w.ch() }
 
 // Events returns the events handed over by wakeups and not yet reported,
 // and resets that count. Call it after a receive from C; Wait calls it for
 // you. If a later wakeup left a token on C meanwhile, Events takes that
-// token too, since it returns that wakeup's events: a receive from C
-// never finds a wakeup with no events. After Close it also returns the
-// events still pending.
+// token too, since it returns that wakeup's events: so a single
+// consumer's receive from C never finds a wakeup with no events. After
+// Close it also returns the events still pending.
 func (w *Waker) Events() uint64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	n := w.delivered
-	w.delivered = 0
+	n := w.delivered.Swap(0)
 	if w.closed.Load() {
 		return n + w.pending.Swap(0)
 	}
 	if n != 0 {
-		select {
-		case <-w.c: // the token of a wakeup whose events n includes
-		default:
-		}
+		w.takeToken() // the token of a wakeup whose events n includes
 	}
 	return n
 }
 
-// Wait waits for the next wakeup and returns how many events it covers. It
-// returns ErrInvalid for a nil ctx; ctx.Err() at once if ctx is already
-// done, even if a wakeup is there, and if ctx ends while it waits (no event
-// is lost either way: they stay for the next call); and, after Close, the
-// events noted before Close and then ErrClosed.
+// takeToken takes the token off C, if one is there. Only with mu held.
+func (w *Waker) takeToken() {
+	select {
+	case <-w.ch():
+	default:
+	}
+}
+
+// Wait waits for the next wakeup and returns how many events it covers,
+// always at least one. It returns ErrInvalid for a nil ctx; ctx.Err() at
+// once if ctx is already done, even if a wakeup is there, and if ctx ends
+// while it waits (no event is lost either way: they stay for the next
+// call); and, after Close, the events noted before Close and then
+// ErrClosed. A token whose events another consumer took meanwhile does
+// not end the wait: Wait waits for the next one.
 func (w *Waker) Wait(ctx context.Context) (events uint64, err error) {
 	if ctx == nil {
 		return 0, ErrInvalid
@@ -409,24 +470,40 @@ func (w *Waker) Wait(ctx context.Context) (events uint64, err error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	select {
-	case _, ok := <-w.c:
-		n := w.Events()
-		if !ok && n == 0 {
-			return 0, ErrClosed
+	c := w.ch()
+	for {
+		select {
+		case _, open := <-c:
+			if testHookReceived != nil {
+				testHookReceived()
+			}
+			n := w.Events()
+			if n != 0 {
+				return n, nil
+			}
+			if !open {
+				return 0, ErrClosed
+			}
+			// Another consumer's Events took this token's events (they
+			// are reported): the next wakeup brings a token of its own.
+		case <-ctx.Done():
+			return 0, ctx.Err()
 		}
-		return n, nil
-	case <-ctx.Done():
-		return 0, ctx.Err()
 	}
 }
+
+// testHookReceived, if set (by tests, through export_test.go), runs in
+// Wait between its receive and its Events, where Close or another
+// consumer can land.
+var testHookReceived func()
 
 // Close stops the waker: the timer is stopped, and when Close returns no
 // callback is running and none will (in WithFunc mode, fn is not running
 // and will not be called again; fn must not call Close itself). C is
-// closed; the events noted before Close stay readable through Events and
-// Wait. Later Wake calls do nothing. Close is idempotent, and every call
-// returns only once the first one has finished.
+// closed, with no token left in it; the events noted before Close stay
+// readable through Events and Wait, each reported once. Later Wake calls
+// do nothing. Close is idempotent, and every call returns only once the
+// first one has finished.
 func (w *Waker) Close() {
 	w.mu.Lock()
 	if w.closed.Load() {
@@ -435,20 +512,9 @@ func (w *Waker) Close() {
 		<-done
 		return
 	}
-	w.closed.Store(true)
 	w.closeDone = make(chan struct{})
 	defer close(w.closeDone)
-	w.stop()
-	var stale, calls chan struct{}
-	if w.stale > 0 { // timer runs under way, waiting for mu: let them finish
-		stale = make(chan struct{})
-		w.cbDone = stale
-	}
-	if w.calling { // a WithFunc call under way: let fn have what it took
-		calls = make(chan struct{})
-		w.callsDone = calls
-	}
-	close(w.c)
+	stale, calls := w.closeLocked()
 	w.mu.Unlock()
 	if stale != nil {
 		<-stale
@@ -458,13 +524,35 @@ func (w *Waker) Close() {
 	}
 }
 
+// closeLocked marks w closed, stops the timer and closes C. It returns
+// what Close must wait for, nil if nothing: stale timer runs under way,
+// and a WithFunc call under way. Only with mu held.
+func (w *Waker) closeLocked() (stale, calls chan struct{}) {
+	w.closed.Store(true)
+	w.stop()
+	if w.stale > 0 { // timer runs under way, waiting for mu: let them finish
+		stale = make(chan struct{})
+		w.cbDone = stale
+	}
+	if w.calling { // a WithFunc call under way: let fn have what it took
+		calls = make(chan struct{})
+		w.callsDone = calls
+	}
+	// From now on Events reports everything, so a token left on C would
+	// be a wakeup with no events: a receive after the last report would
+	// find it, and Wait would return (0, nil) instead of ErrClosed.
+	w.takeToken()
+	close(w.ch())
+	return stale, calls
+}
+
 // Stats is a snapshot of a Waker's state.
 type Stats struct {
-	Pending   uint64 // events noted since the last wakeup
-	Delivered uint64 // events handed over and not yet reported
-	Wakeups   uint64 // wakeups fired so far
-	Armed     bool   // a timer is set
-	Closed    bool
+	Pending   uint64 // events noted since the last wakeup (a window is open while non-zero)
+	Delivered uint64 // events handed over by wakeups and not yet reported by Wait or Events
+	Wakeups   uint64 // wakeups fired so far, those merged into an earlier one included
+	Armed     bool   // a timer is set for the open window
+	Closed    bool   // Close has been called
 }
 
 // Pending returns the events noted since the last wakeup: non-zero while
@@ -473,16 +561,15 @@ type Stats struct {
 // the first add of a window this way).
 func (w *Waker) Pending() uint64 { return w.pending.Load() }
 
-// Stats returns a snapshot. It takes the lock briefly to copy the fields
-// and formats nothing under it.
+// Stats returns a snapshot read with atomic loads only: it never takes the
+// lock, so observers never slow writers. The fields are read one by one and
+// may be mutually inconsistent under concurrent use.
 func (w *Waker) Stats() Stats {
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	return Stats{
 		Pending:   w.pending.Load(),
-		Delivered: w.delivered,
-		Wakeups:   w.wakeups,
-		Armed:     w.cur != nil,
+		Delivered: w.delivered.Load(),
+		Wakeups:   w.wakeups.Load(),
+		Armed:     w.armed.Load(),
 		Closed:    w.closed.Load(),
 	}
 }

@@ -3,6 +3,7 @@ package coalesce_test
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -191,6 +192,71 @@ func TestDebounceWaitsForQuiet(t *testing.T) {
 		synctest.Wait()
 		want(t, w, 1, 2)
 	})
+}
+
+// TestDebounceWakesOneToTwoDelaysAfterTheLastEvent pins the trailing
+// debounce's real bound, at both ends: the quiet is measured in timer
+// periods, so an event just before a period ends is followed by a wakeup
+// a nanosecond more than a delay later, and one that comes as a period
+// begins by a wakeup exactly two delays later, not sooner.
+func TestDebounceWakesOneToTwoDelaysAfterTheLastEvent(t *testing.T) {
+	const d = 10 * time.Millisecond
+	t.Run("last event just before a period ends", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			w := coalesce.New(d, coalesce.WithMaxWait(time.Second))
+			defer w.Close()
+			w.Wake()
+			advance(d - 1)
+			w.Wake() // the last event
+			advance(d)
+			want(t, w, 0, 0) // quiet for a whole delay, but not for a whole period
+			advance(1)
+			want(t, w, 1, 2) // a delay and a nanosecond after the last event
+		})
+	})
+	t.Run("last event as a period begins", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			w := coalesce.New(d, coalesce.WithMaxWait(time.Second))
+			defer w.Close()
+			w.Wake()
+			advance(d / 2)
+			w.Wake()
+			advance(d / 2) // the timer finds that event and re-arms
+			w.Wake()       // the last event, at the start of the new period
+			advance(2*d - 1)
+			want(t, w, 0, 0)
+			advance(1)
+			want(t, w, 1, 3) // exactly two delays after the last event
+		})
+	})
+}
+
+// TestDebounceWakesAtMaxWaitAfterTheFirstEvent: a stream that is never
+// quiet for a delay is woken exactly maxWait after the window's first
+// event, however recent its last event is.
+func TestDebounceWakesAtMaxWaitAfterTheFirstEvent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const d, maxWait = 10 * time.Millisecond, 25 * time.Millisecond
+		w := coalesce.New(d, coalesce.WithMaxWait(maxWait))
+		defer w.Close()
+		for i := range 25 { // an event every millisecond, from 0 to 24 ms
+			if i > 0 {
+				advance(time.Millisecond)
+			}
+			w.Wake()
+		}
+		advance(time.Millisecond - 1)
+		want(t, w, 0, 0)
+		advance(1)
+		want(t, w, 1, 25) // at maxWait, a millisecond after the last event
+	})
+}
+
+// advance moves the bubble's fake clock by d and lets the timers due by
+// then run.
+func advance(d time.Duration) {
+	time.Sleep(d)
+	synctest.Wait()
 }
 
 func TestDebounceMaxWaitServesASteadyStream(t *testing.T) {
@@ -433,7 +499,6 @@ func TestFlushRacingTheTimer(t *testing.T) {
 func TestBadArguments(t *testing.T) {
 	for name, f := range map[string]func(){
 		"negative delay":      func() { coalesce.New(-1) },
-		"delay above max":     func() { coalesce.New(coalesce.MaxDelay + 1) },
 		"batch zero":          func() { coalesce.WithMaxBatch(0) },
 		"maxWait zero":        func() { coalesce.WithMaxWait(0) },
 		"maxWait below delay": func() { coalesce.New(time.Millisecond, coalesce.WithMaxWait(time.Microsecond)) },
@@ -449,6 +514,79 @@ func TestBadArguments(t *testing.T) {
 		})
 	}
 }
+
+// TestNewAcceptsDelaysAboveOneSecond: any non-negative delay works (a 2 s
+// debounce is common for file watchers), with its wakeup exactly when
+// due, and so does maxWait; a delay too long to ever expire arms a timer
+// that Close stops.
+func TestNewAcceptsDelaysAboveOneSecond(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := coalesce.New(2 * time.Second)
+		defer w.Close()
+		w.Wake()
+		advance(2*time.Second - 1)
+		want(t, w, 0, 0)
+		advance(1)
+		want(t, w, 1, 1) // exactly 2 s after the first Wake
+	})
+	synctest.Test(t, func(t *testing.T) {
+		w := coalesce.New(2*time.Second, coalesce.WithMaxWait(5*time.Second))
+		defer w.Close()
+		for i := range 4 { // at 0, 1.5, 3 and 4.5 s: never quiet for a period
+			if i > 0 {
+				advance(1500 * time.Millisecond)
+			}
+			w.Wake()
+		}
+		advance(500*time.Millisecond - 1)
+		want(t, w, 0, 0)
+		advance(1)
+		want(t, w, 1, 4) // at maxWait, 5 s after the first Wake
+	})
+	synctest.Test(t, func(t *testing.T) {
+		w := coalesce.New(time.Duration(math.MaxInt64))
+		w.Wake()
+		if st := w.Stats(); !st.Armed || st.Pending != 1 {
+			t.Fatalf("after Wake: %v, want a timer armed", st)
+		}
+		w.Close()
+		if n, err := w.Wait(context.Background()); n != 1 || err != nil {
+			t.Fatalf("Wait after Close = %d, %v, want the pending event", n, err)
+		}
+	})
+}
+
+// TestStatsDoesNotTakeTheLock: Stats (and String) return while another
+// goroutine holds the Waker's lock, so an observer never waits for, or
+// delays, a writer. If Stats took the lock it would block until the
+// watchdog, a failure detector only: the passing run waits for no clock.
+func TestStatsDoesNotTakeTheLock(t *testing.T) {
+	w := coalesce.New(time.Hour)
+	defer w.Close()
+	w.Wake()
+	coalesce.Lock(w)
+	got := make(chan coalesce.Stats, 1)
+	go func() {
+		_ = w.String()
+		got <- w.Stats()
+	}()
+	select {
+	case st := <-got:
+		coalesce.Unlock(w)
+		if want := (coalesce.Stats{Pending: 1, Armed: true}); st != want {
+			t.Fatalf("Stats() = %+v, want %+v", st, want)
+		}
+	case <-time.After(watchdog):
+		coalesce.Unlock(w)
+		<-got
+		t.Fatalf("Stats did not return in %v while the lock was held", watchdog)
+	}
+}
+
+// watchdog bounds how long a test waits for a call that should return
+// at once before it decides that the call is stuck. It detects failures;
+// it never orders anything.
+const watchdog = 10 * time.Second
 
 func TestWakeDoesNotAllocate(t *testing.T) {
 	w := coalesce.New(time.Hour / 3600)

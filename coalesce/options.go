@@ -18,11 +18,19 @@ func WithMaxBatch(n uint64) Option {
 	return optionFunc(func(w *Waker) { w.maxBatch = n })
 }
 
-// WithMaxWait switches the Waker to a trailing debounce: it wakes once no
-// event has arrived for the delay, but never later than maxWait after the
-// first event of the window, so a steady stream is still served. New
-// panics if maxWait is below the delay; WithMaxWait panics if it is not
-// positive.
+// WithMaxWait switches the Waker to a trailing debounce. The window's
+// first event arms the timer for the delay; when it expires and finds
+// that events came since it was set, it is set again for another delay,
+// and the first period with no event ends the window with the wakeup.
+// So the wakeup comes between one and two delays after the last event (a
+// lone event waits exactly one delay, an event just as a period begins
+// waits two), and never later than maxWait after the window's first
+// event, so that a steady stream is still served: the last period is cut
+// short at maxWait, even if an event has just come. (Measuring the quiet
+// from each event instead would take the time in every Wake.) WithMaxBatch
+// and Flush still wake at once. New panics if maxWait is below the delay;
+// WithMaxWait panics if it is not positive. Neither maxWait nor the delay
+// has an upper limit.
 func WithMaxWait(maxWait time.Duration) Option {
 	if maxWait <= 0 {
 		panic("coalesce: maxWait must be positive")

@@ -13,7 +13,7 @@ import (
 
 // op is one step of a drawn sequence.
 type op struct {
-	kind  string // wake, advance, flush, close, trywait
+	kind  string // wake, advance, flush, close, trywait, events
 	count int    // wake: how many; advance: microseconds
 }
 
@@ -22,6 +22,7 @@ type config struct {
 	delay, maxWait time.Duration
 	maxBatch       uint64
 	adaptive       bool
+	zero           bool // the zero value instead of New(0)
 }
 
 func drawConfig(t *rapid.T) config {
@@ -33,11 +34,14 @@ func drawConfig(t *rapid.T) config {
 	if c.delay != 0 && rapid.Bool().Draw(t, "debounce") {
 		c.maxWait = c.delay * time.Duration(rapid.IntRange(1, 5).Draw(t, "maxWait/delay"))
 	}
+	if c == (config{}) {
+		c.zero = rapid.Bool().Draw(t, "zero value")
+	}
 	return c
 }
 
 func drawOps(t *rapid.T) []op {
-	kinds := []string{"wake", "wake", "advance", "advance", "flush", "trywait", "trywait", "close"}
+	kinds := []string{"wake", "wake", "advance", "advance", "flush", "trywait", "trywait", "events", "close"}
 	return rapid.SliceOfN(rapid.Custom(func(t *rapid.T) op {
 		o := op{kind: rapid.SampledFrom(kinds).Draw(t, "kind")}
 		switch o.kind {
@@ -70,6 +74,9 @@ func run(c config, ops []op) string {
 		m.Adaptive()
 	}
 	w := coalesce.New(c.delay, opts...)
+	if c.zero {
+		w = new(coalesce.Waker)
+	}
 	defer w.Close()
 	for i, o := range ops {
 		if diff := step(w, m, o); diff != "" {
@@ -108,6 +115,10 @@ func step(w *coalesce.Waker, m *model.Coalescer, o op) string {
 		mEvents, mOK, _ := m.TryWait()
 		if events != mEvents || ok != mOK {
 			return fmt.Sprintf("wakeup: real (%d, %v), model (%d, %v)", events, ok, mEvents, mOK)
+		}
+	case "events":
+		if got, want := w.Events(), m.Events(); got != want {
+			return fmt.Sprintf("Events: real %d, model %d", got, want)
 		}
 	}
 	return ""

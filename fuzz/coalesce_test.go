@@ -18,8 +18,9 @@ import (
 // Input: four configuration bytes, the delay (coDelays[i]), maxBatch
 // (coBatches[i], 0 for none), the trailing-debounce maxWait as a multiple
 // of the delay (coWaits[i], 0 for the default audit policy) and '1' for
-// WithAdaptive, then operations, each a letter of coCodes with its
-// operands:
+// WithAdaptive or '2' for the zero value (a var coalesce.Waker; the other
+// three bytes are then ignored), then operations, each a letter of
+// coCodes with its operands:
 //
 //	W k      k+1 Wake calls (k = 0…3)
 //	A ms     the clock moves ms milliseconds (0…31)
@@ -27,6 +28,7 @@ import (
 //	C        Close
 //	T        a receive from C() without waiting, then Events()
 //	R        the same through Ready()
+//	E        Events() alone, with no receive
 //	X ctx    Wait(ctx): nil must return ErrInvalid; an already cancelled
 //	         context must return context.Canceled and take nothing, even
 //	         with a wakeup there; a live one parks the call in a goroutine
@@ -39,7 +41,7 @@ func FuzzCoalesce(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { runCoalesce(t, data, nil) })
 }
 
-const coCodes = "WAFCTRXK"
+const coCodes = "WAFCTRXKE"
 
 var (
 	coDelays  = []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond}
@@ -86,7 +88,13 @@ func (r *coRun) construct(d *decoder) {
 	delay := coDelays[d.choice(len(coDelays))]
 	batch := coBatches[d.choice(len(coBatches))]
 	maxWait := delay * coWaits[d.choice(len(coWaits))]
-	adaptive := d.choice(2) == 1
+	kind := d.choice(3)
+	if kind == 2 {
+		r.m, r.w = model.NewCoalescer(0, 0, 0), new(coalesce.Waker)
+		r.tl.hit("New", "zero value")
+		return
+	}
+	adaptive := kind == 1
 	var opts []coalesce.Option
 	if batch != 0 {
 		opts = append(opts, coalesce.WithMaxBatch(batch))
@@ -123,10 +131,10 @@ func (r *coRun) step(d *decoder) string {
 			r.m.Wake()
 			if i < k-1 && r.parked != nil {
 				// Let the parked Wait finish with a wakeup before the next
-				// Wake: it receives the token at once but calls Events a
-				// moment later, and a wakeup fired in between leaves a
-				// token with no events behind, so that the next Wait
-				// returns (0, nil), which the model does not allow.
+				// Wake: it receives the token at once but counts the
+				// events a moment later, so a wakeup fired in between may
+				// or may not be in its report; the model's Wait reports
+				// the first wakeup alone.
 				r.settle("Wake")
 			}
 		}
@@ -155,8 +163,25 @@ func (r *coRun) step(d *decoder) string {
 		return r.receive("Ready", r.w.Ready())
 	case 6:
 		return r.wait(d.ctx())
+	case 7:
+		return r.cancelParked()
 	}
-	return r.cancelParked()
+	return r.events()
+}
+
+// events is Events alone, with no receive first: it takes the token too,
+// and after Close it leaves none.
+func (r *coRun) events() string {
+	got, want := r.w.Events(), r.m.Events()
+	if got != want {
+		r.fail("Events() = %d, model %d", got, want)
+	}
+	label := "none"
+	if want != 0 {
+		label = "some"
+	}
+	r.tl.hit("Events", label)
+	return "Events()"
 }
 
 // receive is the non-blocking consumer: a token from ch, then Events,

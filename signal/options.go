@@ -1,10 +1,6 @@
 package signal
 
-import (
-	"time"
-
-	"github.com/evsync/evsync/coalesce"
-)
+import "time"
 
 // An Option configures a Signal in New.
 type Option interface{ apply(*Signal) }
@@ -18,11 +14,11 @@ func (f optionFunc) apply(s *Signal) { f(s) }
 // cost one wakeup; it is built on package coalesce's default policy: the
 // first Add after an idle period arms one timer, later ones neither re-arm
 // nor extend it. The count itself is visible at once: Take, Count and a
-// Wait that finds it non-zero never wait for the delay. It panics if d is
-// negative or above coalesce.MaxDelay.
+// Wait that finds it non-zero never wait for the delay. Like coalesce.New,
+// it takes any non-negative delay, and panics if d is negative.
 func WithWakeDelay(d time.Duration) Option {
-	if d < 0 || d > coalesce.MaxDelay {
-		panic("signal: wake delay must be between 0 and coalesce.MaxDelay")
+	if d < 0 {
+		panic("signal: negative wake delay")
 	}
 	return optionFunc(func(s *Signal) { s.delay, s.delayed = d, true })
 }

@@ -5,6 +5,7 @@
 // deadline order). The calls map onto the model as follows:
 //
 //	coalesce                                   Coalescer
+//	var w coalesce.Waker (the zero value)      NewCoalescer(0, 0, 0)
 //	New(delay)                                 NewCoalescer(delay, 0, 0)
 //	New(delay, WithMaxBatch(n))                NewCoalescer(delay, n, 0)
 //	New(delay, WithMaxWait(w))                 NewCoalescer(delay, 0, w)
@@ -13,7 +14,8 @@
 //	Flush()                                    Flush()
 //	Close()                                    Close()
 //	Wait(ctx)                                  Wait(ctx)
-//	receive from C() (or Ready())              TryWait(), count ignored
+//	receive from C() (or Ready()), then Events TryWait()
+//	Events() alone                             Events()
 //	fake clock moves by d                      Advance(d)
 //	Stats-style observations                   Pending, Armed, Wakeups, Closed, Now
 //
@@ -27,13 +29,11 @@
 package model
 
 import (
+	"math"
 	"time"
 
 	"github.com/evsync/evsync/internal/spin"
 )
-
-// maxCoalesceDelay is the largest delay coalesce.New accepts.
-const maxCoalesceDelay = time.Second
 
 // A Coalescer models one coalesce.Waker: the events noted since the last
 // wakeup (pending), the events handed over by wakeups and not yet read
@@ -46,7 +46,9 @@ const maxCoalesceDelay = time.Second
 // when the timer expires after such an event it is re-armed instead of
 // firing, for delay or for what is left of maxWait since the window
 // opened, whichever is less. The quiet period is therefore measured in
-// timer periods, not from each event, exactly as the real timer does it.
+// timer periods, not from each event, exactly as the real timer does it:
+// the wakeup comes between one and two delays after the last event (or at
+// maxWait after the first, if that is sooner).
 type Coalescer struct {
 	delay    time.Duration
 	maxBatch uint64        // 0: no count threshold
@@ -74,11 +76,11 @@ type Coalescer struct {
 // NewCoalescer returns a model of coalesce.New(delay) with the count
 // threshold maxBatch (0 for none, as without WithMaxBatch) and maxWait (0
 // for audit mode, as without WithMaxWait). Like the real constructor it
-// panics if delay is negative or above one second, or if maxWait is set
-// and below delay.
+// takes any non-negative delay and maxWait, and panics if delay is
+// negative, or if maxWait is set and below delay.
 func NewCoalescer(delay time.Duration, maxBatch uint64, maxWait time.Duration) *Coalescer {
-	if delay < 0 || delay > maxCoalesceDelay {
-		panic("model: coalesce delay must be between 0 and 1s")
+	if delay < 0 {
+		panic("model: negative coalesce delay")
 	}
 	if maxWait != 0 && maxWait < delay {
 		panic("model: coalesce maxWait below delay")
@@ -131,8 +133,9 @@ func (c *Coalescer) Pending() uint64 { return c.pending }
 // has not returned yet.
 func (c *Coalescer) Delivered() uint64 { return c.delivered }
 
-// Signalled reports whether a wakeup token is outstanding, that is
-// whether a receive from C() would succeed without waiting.
+// Signalled reports whether a wakeup token is outstanding, that is, on
+// an open Coalescer, whether a receive from C() would succeed without
+// waiting (after Close every receive does: C is closed).
 func (c *Coalescer) Signalled() bool { return c.token }
 
 // Armed reports whether the timer is armed and, if so, its deadline.
@@ -172,12 +175,13 @@ func (c *Coalescer) Wake() {
 
 // Advance moves the clock forward by d, letting the timer expire at each
 // deadline on the way, in order: a debounce re-arm may expire again within
-// the same Advance. It panics if d is negative.
+// the same Advance. It panics if d is negative. The clock stops at the
+// largest Duration, as the runtime's timers do for a deadline past it.
 func (c *Coalescer) Advance(d time.Duration) {
 	if d < 0 {
 		panic("model: negative Advance")
 	}
-	end := c.now + d
+	end := c.after(d)
 	for c.armed && c.deadline <= end {
 		c.now = c.deadline
 		c.expire()
@@ -191,9 +195,9 @@ func (c *Coalescer) Advance(d time.Duration) {
 // still wakes the consumer at least every maxWait.
 func (c *Coalescer) expire() {
 	c.armed = false
-	limit := c.opened + c.maxWait
-	if c.debounce() && c.extended && c.now < limit {
-		c.arm(min(c.delay, limit-c.now))
+	left := c.maxWait - (c.now - c.opened)
+	if c.debounce() && c.extended && left > 0 {
+		c.arm(min(c.delay, left))
 		return
 	}
 	if c.hot && c.pending <= adaptiveWakeups {
@@ -203,7 +207,16 @@ func (c *Coalescer) expire() {
 }
 
 func (c *Coalescer) arm(d time.Duration) {
-	c.armed, c.deadline, c.extended = true, c.now+d, false
+	c.armed, c.deadline, c.extended = true, c.after(d), false
+}
+
+// after is the time d from now, or the largest Duration if that is
+// further: no delay is too long, and none wraps around.
+func (c *Coalescer) after(d time.Duration) time.Duration {
+	if d > math.MaxInt64-c.now {
+		return math.MaxInt64
+	}
+	return c.now + d
 }
 
 // fire is one wakeup: pending events become delivered and the token is
@@ -230,28 +243,33 @@ func (c *Coalescer) Flush() {
 	}
 }
 
-// TryWait models Wait without waiting. If a token is outstanding it takes
-// it and returns the delivered events (after Close, the pending ones too:
-// nothing will deliver them any more). Otherwise, after Close, it returns
-// every event left until none are, then ErrClosed; on an open Coalescer it
-// returns ok false: Wait would park.
+// TryWait models Wait without waiting, and a receive from C followed by
+// Events. If a token is outstanding, or after Close, it returns what
+// Events does: the delivered events, and after Close the pending ones too
+// (nothing will deliver them any more), or ErrClosed once none are left.
+// On an open Coalescer with no token out it returns ok false: Wait would
+// park.
 func (c *Coalescer) TryWait() (events uint64, ok bool, err error) {
-	if c.token {
-		events, c.delivered, c.token = c.delivered, 0, false
-		if c.closed {
-			events, c.pending = events+c.pending, 0
-		}
-		return events, true, nil
-	}
-	if !c.closed {
+	if !c.token && !c.closed {
 		return 0, false, nil
 	}
-	events = c.delivered + c.pending
-	c.delivered, c.pending = 0, 0
-	if events == 0 {
-		return 0, false, spin.ErrClosed
+	if events = c.Events(); events == 0 {
+		return 0, false, spin.ErrClosed // only after Close: a token always has events
 	}
 	return events, true, nil
+}
+
+// Events models Events: it returns the delivered events, and after Close
+// the pending ones too, and resets them; the token goes with them, so
+// that no receive finds a wakeup whose events were reported (after Close,
+// C is closed and empty, and a receive finds no token either).
+func (c *Coalescer) Events() uint64 {
+	events := c.delivered
+	c.delivered, c.token = 0, false
+	if c.closed {
+		events, c.pending = events+c.pending, 0
+	}
+	return events
 }
 
 // Wait models Wait(ctx): (0, false, context.Canceled) if ctx is Done,
@@ -291,9 +309,9 @@ func (c *Coalescer) Validate() error {
 		return invariantError("coalesce maxBatch reached without a wakeup")
 	case c.extended && !(c.armed && c.debounce()):
 		return invariantError("coalesce quiet period asked for with no debounce timer")
-	case c.armed && !c.debounce() && c.deadline != c.opened+c.delay:
+	case c.armed && !c.debounce() && c.deadline-c.opened != min(c.delay, math.MaxInt64-c.opened):
 		return invariantError("coalesce audit deadline moved")
-	case c.armed && c.debounce() && c.deadline > c.opened+c.maxWait:
+	case c.armed && c.debounce() && c.deadline-c.opened > c.maxWait:
 		return invariantError("coalesce debounce deadline past maxWait")
 	}
 	return nil

@@ -3,6 +3,7 @@ package model_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -36,6 +37,16 @@ func every(n int, d time.Duration) step {
 		for range n {
 			c.Advance(d)
 			c.Wake()
+		}
+	}}
+}
+
+// events checks what Events returns.
+func events(n uint64) step {
+	return step{fmt.Sprintf("Events = %d", n), func(t *testing.T, c *model.Coalescer) {
+		t.Helper()
+		if got := c.Events(); got != n {
+			t.Fatalf("at %v: Events() = %d", c.Now(), got)
 		}
 	}}
 }
@@ -152,6 +163,23 @@ func TestCoalescer(t *testing.T) {
 			wake(1), state(1, 1, 45*ms), // the event at 35 opens the next window
 		},
 	}, {
+		name: "DebounceWakesOneToTwoDelaysAfterTheLastEvent", delay: 10 * ms, maxWait: time.Second,
+		steps: []step{
+			wake(1), advance(10*ms - 1), wake(1), // just before the period ends
+			advance(10 * ms), state(0, 2, 20*ms), advance(1), state(1, 0, 0), // a delay and 1ns after it
+			wake(1), advance(5 * ms), wake(1), advance(5 * ms), wake(1), // just as a period begins
+			advance(20*ms - 1), state(1, 3, 50*ms), advance(1), state(2, 0, 0), // two delays after it
+		},
+	}, {
+		name: "DelayAboveOneSecond", delay: 2 * time.Second,
+		steps: []step{wake(1), advance(2*time.Second - 1), state(0, 1, 2*time.Second), advance(1), state(1, 0, 0)},
+	}, {
+		name: "LongestDelayNeverWrapsAround", delay: math.MaxInt64, maxWait: math.MaxInt64,
+		steps: []step{
+			advance(ms), wake(1), state(0, 1, math.MaxInt64), wake(1), advance(time.Hour), state(0, 2, math.MaxInt64),
+			flush(), wait(2, true, nil),
+		},
+	}, {
 		name: "DebounceMaxWaitEqualsDelay", delay: 10 * ms, maxWait: 10 * ms,
 		steps: []step{wake(1), every(1, 5*ms), advance(5 * ms), state(1, 0, 0), wait(2, true, nil)},
 	}, {
@@ -181,6 +209,18 @@ func TestCoalescer(t *testing.T) {
 		steps: []step{
 			wake(1), advance(5 * ms), wake(1), closeC(), advance(time.Second), state(0, 2, 0),
 			wait(2, true, nil), wait(0, false, spin.ErrClosed),
+		},
+	}, {
+		name: "EventsTakesTheToken",
+		steps: []step{
+			events(0), wake(1), events(1), wait(0, false, nil), // Events alone took the wakeup
+			wake(1), wait(1, true, nil), events(0),
+		},
+	}, {
+		name: "NoWakeupLeftAfterCloseAndEvents",
+		steps: []step{
+			wake(1), wait(1, true, nil), wake(1), closeC(),
+			events(1), wait(0, false, spin.ErrClosed), events(0),
 		},
 	}, {
 		name: "WakeAfterCloseNoop", delay: 10 * ms, maxBatch: 1,
@@ -240,7 +280,8 @@ func TestNewCoalescerPanics(t *testing.T) {
 		panics         bool
 	}{
 		{"NegativeDelay", -1, 0, true},
-		{"DelayAboveOneSecond", time.Second + 1, 0, true},
+		{"DelayAboveOneSecond", 2 * time.Second, 5 * time.Second, false},
+		{"LongestDelay", math.MaxInt64, math.MaxInt64, false},
 		{"MaxWaitBelowDelay", 10 * ms, 5 * ms, true},
 		{"NegativeMaxWait", 0, -1, true},
 		{"DelayOneSecond", time.Second, 0, false},
