@@ -116,11 +116,15 @@ var targets = []target{
 			"adaptive": "2001" + "W0TW0TW0TW0TW0TA5W0W0TA5TW3A9A9W0TA9",
 			// Zero delay: every Wake wakes at once.
 			"zero": "0000" + "X0W0W3TRW1X0",
+			// The zero value: Events alone with nothing and with a wakeup
+			// (whose token it takes), then a token on C at Close, which
+			// must not outlive the Events that reports its event.
+			"zero-value": "0002" + "EW0ETW0TW0X0" + "W0CETX0",
 		},
 		want: []string{
-			"New/audit", "New/debounce", "New/maxBatch", "New/zero delay", "New/adaptive",
+			"New/audit", "New/debounce", "New/maxBatch", "New/zero delay", "New/adaptive", "New/zero value",
 			"Wake", "Advance", "Flush", "Close",
-			"C/true", "C/false", "Ready/true", "Ready/false",
+			"C/true", "C/false", "Ready/true", "Ready/false", "Events/none", "Events/some",
 			"Wait/ok", "Wait/Canceled", "Wait/ErrInvalid", "Wait/ErrClosed", "Wait/parked",
 			"Parked Wait/ok", "Parked Wait/ErrClosed", "Parked Wait/Canceled",
 		},
@@ -158,6 +162,12 @@ var targets = []target{
 			"marks": "10" + "A1A2T2A2A1W01D212T1" + "A1R1A1D11T1D11",
 			// The zero value.
 			"zero": "00" + "A1W01D11Y",
+			// Level with a recheck, Done of more than 64 items: an item
+			// held at both ends, queued again and handed to a parked Wait
+			// by the first copy, untouched by the second; then a level
+			// item and a kept-aside mark at either end, queued again in
+			// one order for the whole call (the mark first).
+			"long-done": "31" + "A1T1W01" + "B11111" + "T1" + "A2A3T2A3" + "B2" + "12" + "13" + "T5",
 		},
 		want: readyqWant(),
 	},
@@ -197,6 +207,7 @@ func readyqWant() []string {
 		"Parked Drain/ok", "Parked Drain/Canceled",
 		"Ready/fired", "Ready/armed", "Ready/fired later",
 		"Close/ok", "Close/again", "SetReady/false",
+		"DoneLong/an item held at both ends", "DoneLong/other",
 	}
 	for _, op := range []string{"Wait", "WaitAppend", "Next"} {
 		for _, l := range []string{"ok", "ErrInvalid nil ctx", "ErrInvalid max<=0", "Canceled", "ErrClosed", "parked"} {

@@ -27,10 +27,21 @@ import (
 // wins over later hand-outs, Close is one instant after which marks are
 // refused, and Wait returns ErrClosed exactly when nothing is queued and
 // no Done can queue anything.
+//
+// The third queue is a level queue with a recheck function that always
+// reports ready (so the level model applies) whose consumers' Done calls
+// name their items at both ends of a list of more than 64: such a Done is
+// one step too. (It used to finish its items 64 at a time, unlocking in
+// between, so that another consumer could take an item the first copy
+// queued again, and the second copy then ended that consumer's hand-out.)
 func TestReadyqLinearizable(t *testing.T) {
-	for _, mode := range []readyq.Mode{readyq.Edge, readyq.Level} {
-		t.Run(mode.String(), func(t *testing.T) {
-			checkLinearizable(t, "readyq "+mode.String(), rqLinWorkload(mode), rqLinWant)
+	for _, w := range []struct {
+		name string
+		mode readyq.Mode
+		long bool
+	}{{"edge", readyq.Edge, false}, {"level", readyq.Level, false}, {"level recheck long Done", readyq.Level, true}} {
+		t.Run(w.name, func(t *testing.T) {
+			checkLinearizable(t, "readyq "+w.name, rqLinWorkload(w.mode, w.long), rqLinWant)
 		})
 	}
 }
@@ -299,10 +310,16 @@ func rqDone(s rqLinState, items []int, mode readyq.Mode) (int, rqLinState) {
 	return n, s
 }
 
-// rqLinWorkload returns the workload of a queue in the given mode.
-func rqLinWorkload(mode readyq.Mode) workload {
+// rqLinWorkload returns the workload of a queue in the given mode; with
+// long, the queue has a recheck function that always reports ready, and
+// consumers' Done calls may be long (see rqDoneHeld).
+func rqLinWorkload(mode readyq.Mode, long bool) workload {
 	return func(rng *rand.Rand, tl tally) (porcupine.Model, []porcupine.Operation) {
-		q := readyq.New[int](readyq.WithMode(mode))
+		opts := []readyq.Option{readyq.WithMode(mode)}
+		if long {
+			opts = append(opts, readyq.WithRecheck(func(int) bool { return true }))
+		}
+		q := readyq.New[int](opts...)
 		workers := rqLinProducers + rqLinConsumers
 		seeds := make([]uint64, workers)
 		for i := range seeds {
@@ -318,7 +335,7 @@ func rqLinWorkload(mode readyq.Mode) workload {
 			case i < rqLinProducers:
 				rqProducer(c, q, r)
 			default:
-				rqConsumer(c, q, r)
+				rqConsumer(c, q, r, long)
 			}
 		})
 		ops := rec.Operations()
@@ -372,7 +389,7 @@ func rqProducer(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand) {
 // nothing when it Waits or returns (a consumer must Done what it holds
 // before it waits again: a Wait on a closed queue waits for the Done of
 // a kept-aside mark).
-func rqConsumer(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand) {
+func rqConsumer(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand, long bool) {
 	var held []int
 	for range rqLinCalls {
 		max := 1 + r.IntN(rqLinMaxBatch)
@@ -381,7 +398,7 @@ func rqConsumer(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand) {
 				return rqLinOut{items: q.TryTake(max)}
 			}).items...)
 		} else {
-			held = rqDoneHeld(c, q, r, held)
+			held = rqDoneHeld(c, q, r, held, long)
 			ctx, u, stop := linCtx(r)
 			held = append(held, lincheck.Record(c, rqLinCall{op: rqLinWait, max: max, ctx: u}, func() rqLinOut {
 				items, err := q.Wait(ctx, max)
@@ -391,20 +408,24 @@ func rqConsumer(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand) {
 		}
 		maybeYield(r)
 		if r.IntN(3) != 0 {
-			held = rqDoneHeld(c, q, r, held)
+			held = rqDoneHeld(c, q, r, held, long)
 		}
 	}
-	rqDoneHeld(c, q, r, held)
+	rqDoneHeld(c, q, r, held, long)
 }
 
 // rqDoneHeld calls Done for the items held, if any, one of them twice
-// one time in four, and returns held emptied.
-func rqDoneHeld(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand, held []int) []int {
+// one time in four, and returns held emptied. With long, one time in two
+// the items are named at both ends of a list of more than 64.
+func rqDoneHeld(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand, held []int, long bool) []int {
 	if len(held) == 0 {
 		return held
 	}
 	items := slices.Clone(held)
-	if r.IntN(4) == 0 {
+	switch {
+	case long && r.IntN(2) == 0:
+		items = slices.Concat(held, slices.Repeat(held[:1], 64), held)
+	case r.IntN(4) == 0:
 		items = append(items, held[r.IntN(len(held))])
 	}
 	lincheck.Record(c, rqLinCall{op: rqLinDone, items: items}, func() rqLinOut { return rqLinOut{n: q.Done(items...)} })

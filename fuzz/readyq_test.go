@@ -36,6 +36,8 @@ import (
 //	V ctx max   WaitAppend(ctx, buf, max)
 //	N ctx max l Next(ctx, l, max)
 //	D l         Done(l...)
+//	B k l m     Done(l..., then 64 copies of k, then m...): a Done of more
+//	            than 64 items, which is one step however long it is
 //	R k         Remove(k)
 //	E k         Rearm(k)
 //	G ctx       Drain(ctx)
@@ -65,7 +67,7 @@ func FuzzReadyq(f *testing.F) {
 }
 
 const (
-	rqCodes = "AMTUWVNDREGYCKLS"
+	rqCodes = "AMTUWVNDREGYCKLSB"
 	rqKeys  = 8
 	// rqSentinel is the item the Append forms get in their buffer: not
 	// an item of the run, so that a call that overwrote it shows.
@@ -260,6 +262,10 @@ func (r *rqRun) step(d *decoder) string {
 		desc := r.cancelParked(d)
 		k := d.key()
 		return desc + ", then " + r.addItem("CancelThenAdd", k, r.mode, func() (bool, bool) { return r.q.Add(k), r.m.Add(k) })
+	case 16:
+		k := d.key()
+		head := d.list()
+		return r.doneLong(head, k, d.list())
 	}
 	k := d.key()
 	r.notReady[k] = !r.notReady[k]
@@ -494,6 +500,28 @@ func (r *rqRun) done(ks []int) string {
 	desc := fmt.Sprintf("Done(%v) = %d", ks, got)
 	if got != want {
 		r.fail("%s, model %d", desc, want)
+	}
+	return desc
+}
+
+// doneLong makes a Done of head, 64 copies of fill and tail. With a
+// recheck function, Done used to finish its items 64 at a time, unlocking
+// in between: an item of head queued again could go to a parked Wait,
+// and the same item in tail then ended that Wait's hand-out.
+func (r *rqRun) doneLong(head []int, fill int, tail []int) string {
+	held := r.m.InFlightItems()
+	both := slices.ContainsFunc(tail, func(k int) bool { return slices.Contains(head, k) && slices.Contains(held, k) })
+	ks := slices.Concat(head, slices.Repeat([]int{fill}, 64), tail)
+	got := r.q.Done(ks...)
+	want := r.doneModel(ks)
+	desc := fmt.Sprintf("Done(%v, %d × 64, %v) = %d", head, fill, tail, got)
+	if got != want {
+		r.fail("%s, model %d", desc, want)
+	}
+	if both {
+		r.tl.hit("DoneLong", "an item held at both ends")
+	} else {
+		r.tl.hit("DoneLong", "other")
 	}
 	return desc
 }

@@ -67,5 +67,12 @@
 // Done, Remove and Rearm of an item the queue does not hold in the right
 // state are no-ops that report it (Done's count, false). Add after Close
 // returns false. None of them panics or blocks; only New and the options
-// panic, for arguments that can only be programming errors.
+// panic, for arguments that can only be programming errors, and so does a
+// call given an item that cannot be a map key: in a queue whose item type
+// is or holds an interface (a Queue[any], say), an item whose dynamic
+// value is a slice, a map or a func makes Add, AddMode, Done, Next, Remove
+// and Rearm panic with the runtime's own error ("hash of unhashable type
+// …"), as a map index would. The call panics before it changes anything,
+// whatever the other items it was given, and leaves the queue unlocked and
+// usable by every goroutine.
 package readyq

@@ -17,3 +17,22 @@ func Slots[T comparable](q *Queue[T]) int {
 	}
 	return len(q.list.arr.slots)
 }
+
+// Locked reports whether q's state lock is held, by anyone: a call that
+// panicked must not leave it held.
+func Locked[T comparable](q *Queue[T]) bool {
+	if q.mu.TryLock() {
+		q.mu.Unlock()
+		return false
+	}
+	return true
+}
+
+// Probes reports whether q probes its items before it takes the lock
+// (keys.go).
+func Probes[T comparable](q *Queue[T]) bool {
+	if q.keys.Load() == keysUnknown {
+		q.learnKeys()
+	}
+	return q.keys.Load() == keysProbed
+}

@@ -2,6 +2,7 @@ package readyq
 
 import (
 	"slices"
+	"sync"
 )
 
 // An entry is what the queue knows about one item; forgotten entries are
@@ -56,6 +57,7 @@ func (q *Queue[T]) AddMode(item T, m Mode) bool {
 }
 
 func (q *Queue[T]) add(item T, m Mode) bool {
+	q.checkKey(item)
 	if q.closed.Load() {
 		return false
 	}
@@ -150,36 +152,78 @@ func (q *Queue[T]) returns(e *entry) bool {
 // item is disarmed until Rearm, unless it was re-armed while in flight.
 // Edge items not marked again are forgotten.
 //
-// Items queued again by one call go to the tail in the order their marks
-// arrived (epoll puts its overflow list back in arrival order), followed
-// by the level items in the order given. The recheck function, if any, is
-// called for each item, outside the lock, before the item is looked at;
-// with more than 64 items it is called 64 at a time and the order holds
-// within each group of 64.
+// Done finishes all its items in one step, however many there are: an
+// item listed twice counts once, and the repeat never ends the hand-out of
+// the consumer the item goes to next. The items queued again go to the
+// tail in the order their marks arrived (epoll puts its overflow list back
+// in arrival order), followed by the level items in the order given. The
+// recheck function, if any, is called for every item first, outside the
+// lock, before any item is looked at; if it panics, Done changes nothing
+// (the items stay in flight) and the panic goes on to Done's caller.
 //
 // Done must be called by the consumer that holds the items: Done for an
 // item held by another consumer ends that consumer's hand-out.
 func (q *Queue[T]) Done(items ...T) int {
-	if q.recheck == nil {
-		q.mu.Lock()
-		n := q.finish(items, nil)
-		q.settle()
-		q.unlock()
-		return n
+	q.checkKeys(items)
+	if q.recheck != nil {
+		return q.doneRechecked(items)
 	}
-	n := 0
-	var ready [64]bool
-	for len(items) > 0 {
-		group := items[:min(len(items), len(ready))]
-		items = items[len(group):]
-		for i, item := range group {
-			ready[i] = q.recheck(item)
-		}
-		q.mu.Lock()
-		n += q.finish(group, ready[:len(group)])
-		q.settle()
-		q.unlock()
+	q.mu.Lock()
+	n := q.finish(items, nil)
+	q.settle()
+	q.unlock()
+	return n
+}
+
+// doneRechecked is Done with a recheck function.
+func (q *Queue[T]) doneRechecked(items []T) int {
+	if len(items) > smallDone {
+		return q.doneBig(items)
 	}
+	var ready [smallDone]bool // on the stack: no allocation per Done
+	for i, item := range items {
+		ready[i] = q.recheck(item)
+	}
+	return q.finishAll(items, ready[:len(items)])
+}
+
+// smallDone is the most items a Done with a recheck function rechecks
+// into a stack array; larger calls use a pooled buffer.
+const smallDone = 64
+
+// readyBufs recycles the recheck results of large Done calls.
+var readyBufs = sync.Pool{New: func() any { return new([]bool) }}
+
+// maxPooled bounds the buffers kept in readyBufs, so that one huge Done
+// does not keep its buffer alive.
+const maxPooled = 1 << 16
+
+// doneBig is Done with a recheck function for more than smallDone items.
+// A panicking recheck leaves the buffer to the collector.
+func (q *Queue[T]) doneBig(items []T) int {
+	p := readyBufs.Get().(*[]bool)
+	ready := slices.Grow((*p)[:0], len(items))[:len(items)]
+	for i, item := range items {
+		ready[i] = q.recheck(item)
+	}
+	n := q.finishAll(items, ready)
+	if cap(ready) <= maxPooled {
+		*p = ready
+		readyBufs.Put(p)
+	}
+	return n
+}
+
+// finishAll is the locked section of a Done with a recheck function: all
+// of its items at once, as without one, so that finish's rule for repeats
+// covers the whole call. Finishing in several sections would let a repeat
+// in a later one find the item handed to another consumer meanwhile, and
+// end that consumer's hand-out.
+func (q *Queue[T]) finishAll(items []T, ready []bool) int {
+	q.mu.Lock()
+	n := q.finish(items, ready)
+	q.settle()
+	q.unlock()
 	return n
 }
 
@@ -266,6 +310,7 @@ func byKey[T comparable](a, b requeue[T]) int {
 // dropped. A disarmed or idle one-shot item is forgotten with its mode.
 // Remove works on a closed queue too.
 func (q *Queue[T]) Remove(item T) bool {
+	q.checkKey(item)
 	q.mu.Lock()
 	defer q.unlock()
 	e := q.items[item]
@@ -301,6 +346,7 @@ func (q *Queue[T]) Remove(item T) bool {
 // returns false and changes nothing for an item that is not one-shot, not
 // known, already armed, or after Close (re-arming would be a new mark).
 func (q *Queue[T]) Rearm(item T) bool {
+	q.checkKey(item)
 	if q.closed.Load() {
 		return false
 	}

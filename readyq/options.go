@@ -27,8 +27,9 @@ func WithMode(m Mode) Option {
 // at Done, a level item is queued again only if ready(item) reports true
 // (or it was marked while in flight), and is forgotten otherwise. ready is
 // called by Done, for each item given to it, outside the queue's lock, so
-// it may use the queue; it must not block for long. It panics if ready is
-// nil; New panics if T is not the queue's item type.
+// it may use the queue; it must not block for long. If it panics, that
+// Done changes nothing and the panic goes on to Done's caller. WithRecheck
+// panics if ready is nil; New panics if T is not the queue's item type.
 func WithRecheck[T comparable](ready func(T) bool) Option {
 	if ready == nil {
 		panic("readyq: WithRecheck(nil)")

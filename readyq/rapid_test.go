@@ -122,9 +122,27 @@ func (qm *queueMachine) Wait(t *rapid.T) {
 
 // Done is called with a mix of items in flight, others and repeats.
 func (qm *queueMachine) Done(t *rapid.T) {
+	ks := qm.drawDone(t)
+	if got, want := qm.q.Done(ks...), qm.m.Done(ks...); got != want {
+		t.Fatalf("Done(%v) = %d, want %d", ks, got, want)
+	}
+}
+
+// DoneLong is Done with more than 64 items: a list like Done's, 64
+// copies of one item, another list. Done is one step however long its
+// list (the order of the items it queues again holds for the whole call).
+func (qm *queueMachine) DoneLong(t *rapid.T) {
+	head, fill, tail := qm.drawDone(t), drawKey(t), qm.drawDone(t)
+	ks := slices.Concat(head, slices.Repeat([]int{fill}, 64), tail)
+	if got, want := qm.q.Done(ks...), qm.m.Done(ks...); got != want {
+		t.Fatalf("Done(%v, %d × 64, %v) = %d, want %d", head, fill, tail, got, want)
+	}
+}
+
+// drawDone draws up to 4 items for Done, mostly items in flight.
+func (qm *queueMachine) drawDone(t *rapid.T) []int {
 	held := qm.m.InFlightItems()
-	n := rapid.IntRange(0, 4).Draw(t, "n")
-	ks := make([]int, n)
+	ks := make([]int, rapid.IntRange(0, 4).Draw(t, "n"))
 	for i := range ks {
 		if len(held) != 0 && rapid.IntRange(0, 3).Draw(t, "held") != 0 {
 			ks[i] = rapid.SampledFrom(held).Draw(t, "item")
@@ -132,9 +150,7 @@ func (qm *queueMachine) Done(t *rapid.T) {
 			ks[i] = drawKey(t)
 		}
 	}
-	if got, want := qm.q.Done(ks...), qm.m.Done(ks...); got != want {
-		t.Fatalf("Done(%v) = %d, want %d", ks, got, want)
-	}
+	return ks
 }
 
 // Next finishes some of the items in flight and waits for more in one

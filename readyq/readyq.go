@@ -85,16 +85,17 @@ func (m Mode) String() string {
 type Queue[T comparable] struct {
 	_ noCopy
 
-	mu       sync.Mutex   // the state lock
-	items    map[T]*entry // every item the queue knows; only with mu held
-	spare    []*entry     // recycled entries; only with mu held
-	list     fifo[T]      // the queued items; only with mu held
-	marks    uint64       // kept-aside marks so far: their arrival numbers; only with mu held
-	aside    atomic.Int64 // in flight with a mark Done will queue (keeps Wait waiting after Close); written with mu held
-	inflight int          // items handed out, not yet Done; only with mu held
-	disarmed int          // one-shot items waiting for Rearm; only with mu held
-	closed   atomic.Bool  // written with mu held; read without by Add's fast refusal
-	requeue  []requeue[T] // Done's scratch space; only with mu held
+	mu       sync.Mutex    // the state lock
+	items    map[T]*entry  // every item the queue knows; only with mu held
+	spare    []*entry      // recycled entries; only with mu held
+	list     fifo[T]       // the queued items; only with mu held
+	marks    uint64        // kept-aside marks so far: their arrival numbers; only with mu held
+	aside    atomic.Int64  // in flight with a mark Done will queue (keeps Wait waiting after Close); written with mu held
+	inflight int           // items handed out, not yet Done; only with mu held
+	disarmed int           // one-shot items waiting for Rearm; only with mu held
+	closed   atomic.Bool   // written with mu held; read without by Add's fast refusal
+	keys     atomic.Uint32 // whether items are probed before the lock (keys.go); set once, by any call
+	requeue  []requeue[T]  // Done's scratch space; only with mu held
 
 	wl       spin.Lock      // the waiters' lock: taken after mu, or alone by a cancelled waiter
 	wlHeld   bool           // settle took wl; unlock releases it after mu; only with mu held

@@ -422,35 +422,42 @@ func TestDoneContextStopsWaits(t *testing.T) {
 // returns ctx.Err() without taking the next batch. The consumer loop of
 // the package doc so ends once ctx is done, even with a level item that is
 // queued again at every Done.
+//
+// It runs in a synctest bubble, so that a Next that blocks (a level item
+// not queued again) fails the test at once as a deadlock.
 func TestNextWithDoneContextFinishesThenStops(t *testing.T) {
 	for _, recheck := range []bool{false, true} {
-		var opts []readyq.Option
-		if recheck {
-			opts = append(opts, readyq.WithRecheck(func(int) bool { return true }))
+		synctest.Test(t, func(t *testing.T) { nextStopsAtCancel(t, recheck) })
+	}
+}
+
+func nextStopsAtCancel(t *testing.T, recheck bool) {
+	var opts []readyq.Option
+	if recheck {
+		opts = append(opts, readyq.WithRecheck(func(int) bool { return true }))
+	}
+	q := readyq.New[int](append(opts, readyq.WithMode(readyq.Level))...)
+	add(q, 1)
+	ctx, cancel := context.WithCancel(bg)
+	defer cancel()
+	var batch []int
+	var err error
+	handOuts := 0
+	for {
+		batch, err = q.Next(ctx, batch, 64)
+		if err != nil {
+			break
 		}
-		q := readyq.New[int](append(opts, readyq.WithMode(readyq.Level))...)
-		add(q, 1)
-		ctx, cancel := context.WithCancel(bg)
-		defer cancel()
-		var batch []int
-		var err error
-		handOuts := 0
-		for {
-			batch, err = q.Next(ctx, batch, 64)
-			if err != nil {
-				break
-			}
-			if handOuts++; handOuts == 3 {
-				cancel()
-			}
+		if handOuts++; handOuts == 3 {
+			cancel()
 		}
-		testkit.ErrIs(t, "Next after cancel", err, context.Canceled)
-		if handOuts != 3 {
-			t.Fatalf("recheck %v: %d hand-outs, want 3 (the loop must stop at the cancel)", recheck, handOuts)
-		}
-		if len(batch) != 0 || q.InFlight() != 0 || q.Len() != 1 {
-			t.Fatalf("recheck %v: Next(done) returned %v with %v: the held item must be finished and queued again", recheck, batch, q)
-		}
+	}
+	testkit.ErrIs(t, "Next after cancel", err, context.Canceled)
+	if handOuts != 3 {
+		t.Fatalf("recheck %v: %d hand-outs, want 3 (the loop must stop at the cancel)", recheck, handOuts)
+	}
+	if len(batch) != 0 || q.InFlight() != 0 || q.Len() != 1 {
+		t.Fatalf("recheck %v: Next(done) returned %v with %v: the held item must be finished and queued again", recheck, batch, q)
 	}
 }
 

@@ -63,6 +63,7 @@ func (q *Queue[T]) Next(ctx context.Context, done []T, max int) ([]T, error) {
 		q.Done(done...)
 		return q.WaitAppend(ctx, done[:0], max)
 	}
+	q.checkKeys(done)
 	q.mu.Lock()
 	q.finish(done, nil)
 	q.settle()

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -205,11 +207,12 @@ func (p *recheckPanics) ready(item int) bool {
 }
 
 // TestReadyqPanickingRecheck: a recheck function that panics in Done
-// reaches Done's caller; the items of the group being rechecked (Done
-// rechecks up to 64 at a time, before it takes the lock) stay in flight,
-// those of earlier groups are Done. Nothing is left locked: a second Done
-// of the same items finishes exactly the ones left, the queue drains and
-// closes, and a Wait then returns ErrClosed.
+// reaches Done's caller and Done changes nothing, however many items it
+// was given (it rechecks them all before it takes the lock, and used to
+// finish the earlier groups of 64 before the panic): every item stays in
+// flight. Nothing is left locked: a second Done of the same items
+// finishes them all, the queue drains and closes, and a Wait then returns
+// ErrClosed.
 func TestReadyqPanickingRecheck(t *testing.T) {
 	for _, n := range []int{5, 100} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
@@ -223,17 +226,17 @@ func TestReadyqPanickingRecheck(t *testing.T) {
 			if got := q.TryTake(n); len(got) != n {
 				t.Fatalf("TryTake(%d) = %d items", n, len(got))
 			}
+			before := q.Stats()
 			p.armed.Store(true)
 			wantPanic(t, "Done", func() { q.Done(items...) })
-			left := n % 64 // the last group, which holds the bad item
-			if q.InFlight() != left {
-				t.Fatalf("after the panic: %d in flight, want %d (%v)", q.InFlight(), left, q)
+			if st := q.Stats(); st != before {
+				t.Fatalf("after the panic: %v, want it unchanged, %v", st, before)
 			}
 			p.armed.Store(false)
 			var done int
 			within(t, "Done after the panic", func() { done = q.Done(items...) })
-			if done != left || q.InFlight() != 0 || q.Len() != 0 {
-				t.Fatalf("second Done = %d, want %d (%v)", done, left, q)
+			if done != n || q.InFlight() != 0 || q.Len() != 0 {
+				t.Fatalf("second Done = %d, want %d (%v)", done, n, q)
 			}
 			within(t, "Add, TryTake, Drain and Close after the panic", func() {
 				q.Add(0)
@@ -269,4 +272,127 @@ func TestReadyqPanickingRecheckInNext(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0] != 2 || q.InFlight() != 1 {
 		t.Fatalf("Next after the panic = %v, %v (%v)", got, err, q)
 	}
+}
+
+// unhashable calls f, which must panic with the runtime's error for an
+// unhashable map key, and describes any other outcome.
+func unhashable(what string, f func()) error {
+	p := recovered(f)
+	if err, ok := p.(runtime.Error); ok && strings.Contains(err.Error(), "hash of unhashable type") {
+		return nil
+	}
+	return fmt.Errorf("%s panicked with %v, want the runtime's unhashable-key error", what, p)
+}
+
+// TestReadyqUnhashableItemsDoNotWedge has producers and consumers of a
+// Queue[any] hand int items around while each of them, now and then,
+// gives a call an unhashable item ([]int) too: Add, Remove and Rearm of
+// it, and a Done with it in the middle of a batch, panic and are
+// recovered, and the goroutine goes on. Nothing is wedged and nothing is
+// half done: no item is held twice at once, consumers are handed every
+// mark that reported true, and the queue ends empty. (These calls used to
+// panic holding the lock, and every other goroutine then blocked for good;
+// the Done left the items before the bad one out of the queue.)
+func TestReadyqUnhashableItemsDoNotWedge(t *testing.T) {
+	const producers, consumers, marks = 2, 2, 2000
+	q := readyq.New[any]()
+	var marked, handed atomic.Uint64
+	var producing atomic.Int32
+	producing.Store(producers)
+	var held holders
+	var c crew
+	for p := range producers {
+		c.Go(func() {
+			defer producing.Add(-1)
+			r := rand.New(rand.NewPCG(41, uint64(p)))
+			for i := range marks {
+				k := r.IntN(rqKeys)
+				if i%16 == 0 {
+					rqBadCalls(t, q, k)
+				}
+				if q.Add(k) {
+					marked.Add(1)
+				}
+			}
+		})
+	}
+	for k := range consumers {
+		c.Go(func() {
+			r := rand.New(rand.NewPCG(42, uint64(k)))
+			var batch []any
+			for producing.Load() != 0 || handed.Load() != marked.Load() {
+				batch = rqConsumeAny(t, q, r, batch, &held, &handed)
+			}
+			held.give(anyInts(batch))
+			q.Done(batch...)
+		})
+	}
+	// The rescue runs Close in a goroutine of its own: with the lock left
+	// held, Close would block too, and the watchdog could not report.
+	c.Wait(t, describe("%v (%d marks, %d handed out)", q, marked.Load, handed.Load), func() { go q.Close() })
+	if got, want := handed.Load(), marked.Load(); got != want {
+		t.Fatalf("%d items handed out for %d new marks (%v)", got, want, q)
+	}
+	if st := q.Stats(); st.Queued != 0 || st.InFlight != 0 || st.Aside != 0 {
+		t.Fatalf("after the run: %v", st)
+	}
+}
+
+// rqBadCalls makes the calls that take one item with an unhashable one.
+func rqBadCalls(t *testing.T, q *readyq.Queue[any], k int) {
+	for what, f := range map[string]func(){
+		"Add":    func() { q.Add([]int{k}) },
+		"Remove": func() { q.Remove([]int{k}) },
+		"Rearm":  func() { q.Rearm([]int{k}) },
+	} {
+		if err := unhashable(what, f); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// rqConsumeAny is one consumer step of TestReadyqUnhashableItemsDoNotWedge:
+// Done for the previous batch (one time in four first with an unhashable
+// item in its middle, which must change nothing), then a Wait or a
+// TryTake for a new one, whose items it checks and counts.
+func rqConsumeAny(t *testing.T, q *readyq.Queue[any], r *rand.Rand, batch []any, held *holders, handed *atomic.Uint64) []any {
+	held.give(anyInts(batch))
+	if len(batch) != 0 && r.IntN(4) == 0 {
+		bad := slices.Insert(slices.Clone(batch), len(batch)/2, any([]int{0}))
+		if err := unhashable("Done", func() { q.Done(bad...) }); err != nil {
+			t.Error(err)
+		}
+	}
+	if n := q.Done(batch...); n != len(batch) {
+		t.Errorf("Done of the %d items held = %d: a Done that panicked finished some", len(batch), n)
+	}
+	max := 1 + r.IntN(4)
+	if r.IntN(2) == 0 {
+		ctx, stop := stormCtx(r)
+		defer stop()
+		var err error
+		batch, err = q.WaitAppend(ctx, batch[:0], max)
+		if err := ctxErr("Wait", ctx, err); err != nil {
+			t.Error(err)
+		}
+	} else {
+		batch = q.TryTakeAppend(batch[:0], max)
+		if len(batch) == 0 {
+			runtime.Gosched()
+		}
+	}
+	handed.Add(uint64(len(batch)))
+	if err := held.take(anyInts(batch)); err != nil {
+		t.Error(err)
+	}
+	return batch
+}
+
+// anyInts converts the items of a Queue[any] of ints.
+func anyInts(items []any) []int {
+	ks := make([]int, len(items))
+	for i, k := range items {
+		ks[i] = k.(int)
+	}
+	return ks
 }

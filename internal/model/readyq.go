@@ -161,68 +161,72 @@ func (q *ReadyQ) Wait(ctx Ctx, max int) ([]int, error) {
 // in flight is forgotten (Removed, or edge without a mark), queued again
 // (a kept-aside mark that counts, or a level item still ready on an open
 // queue), or parked (one-shot: idle if re-armed, else disarmed with its
-// mark). The items queued again go to the tail: kept-aside marks in
-// arrival order, then level items in the order given. With a recheck
-// function the order holds within each group of 64 items, as for the
-// real Done, which handles groups one at a time.
+// mark). A repeat of an item in ks is ignored. The items queued again go
+// to the tail: kept-aside marks in arrival order, then level items in the
+// order given, for the whole call however long it is (the real Done
+// rechecks every item first and then finishes them all in one step).
 func (q *ReadyQ) Done(ks ...int) int {
-	n := 0
-	for len(ks) > 0 {
-		group := ks[:min(len(ks), 64)]
-		if q.recheck == nil {
-			group = ks
-		}
-		ks = ks[len(group):]
-		n += q.doneGroup(group)
-	}
-	q.settle()
-	return n
-}
-
-func (q *ReadyQ) doneGroup(ks []int) int {
 	ready := make([]bool, len(ks))
 	for i, k := range ks {
 		ready[i] = q.recheck == nil || q.recheck(k)
 	}
-	var marked, level []int
-	var keys []uint64
+	var back rqBack
 	n := 0
 	for i, k := range ks {
-		it, ok := q.items[k]
-		if !ok || it.state != rqInFlight {
-			continue
-		}
-		n++
-		switch {
-		case it.removed || it.mode == Edge && it.mark == 0:
-			delete(q.items, k)
-		case it.mark != 0 && (it.mode != OneShot || it.rearmed):
-			marked = append(marked, k)
-			keys = append(keys, it.mark)
-			it.state = rqQueued // until the end of the group: a second Done of it is ignored
-		case it.mode == Level && !q.closed && ready[i]:
-			level = append(level, k)
-			it.state = rqQueued
-		case it.mode == Level:
-			delete(q.items, k)
-		case it.rearmed:
-			*it = rqItem{mode: OneShot, state: rqIdle}
-		default:
-			it.state = rqDisarmed
+		if it, ok := q.items[k]; ok && it.state == rqInFlight {
+			n++
+			q.finish(k, it, ready[i], &back)
 		}
 	}
-	order := make([]int, len(marked))
+	back.requeue(q)
+	q.settle()
+	return n
+}
+
+// rqBack is what one Done queues again: the items with a kept-aside mark
+// and their marks' arrival numbers, and the level items.
+type rqBack struct {
+	marked, level []int
+	keys          []uint64
+}
+
+// finish ends the hand-out of item k, in flight; ready is its recheck.
+// An item to be queued again goes to back and is marked queued at once,
+// so that a repeat of it in the same Done is ignored.
+func (q *ReadyQ) finish(k int, it *rqItem, ready bool, back *rqBack) {
+	switch {
+	case it.removed || it.mode == Edge && it.mark == 0:
+		delete(q.items, k)
+	case it.mark != 0 && (it.mode != OneShot || it.rearmed):
+		back.marked = append(back.marked, k)
+		back.keys = append(back.keys, it.mark)
+		it.state = rqQueued
+	case it.mode == Level && !q.closed && ready:
+		back.level = append(back.level, k)
+		it.state = rqQueued
+	case it.mode == Level:
+		delete(q.items, k)
+	case it.rearmed:
+		*it = rqItem{mode: OneShot, state: rqIdle}
+	default:
+		it.state = rqDisarmed
+	}
+}
+
+// requeue queues the items of b: the marked ones in the order their marks
+// arrived, then the level ones.
+func (b *rqBack) requeue(q *ReadyQ) {
+	order := make([]int, len(b.marked))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return compare(keys[a], keys[b]) })
+	slices.SortFunc(order, func(x, y int) int { return compare(b.keys[x], b.keys[y]) })
 	for _, i := range order {
-		q.requeue(marked[i])
+		q.requeue(b.marked[i])
 	}
-	for _, k := range level {
+	for _, k := range b.level {
 		q.requeue(k)
 	}
-	return n
 }
 
 func compare(a, b uint64) int {

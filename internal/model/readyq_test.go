@@ -156,3 +156,22 @@ func TestReadyQDoneContextStops(t *testing.T) {
 		t.Fatalf("Next(Done) did not finish the level item: queue %v, in flight %d", q.Queue(), q.InFlight())
 	}
 }
+
+// TestReadyQDoneIsOneStep: a Done with a recheck function and more than
+// 64 items is one step, as the real Done is: a repeat is ignored however
+// far from the first copy, and the kept-aside marks go back before the
+// level items across the whole call.
+func TestReadyQDoneIsOneStep(t *testing.T) {
+	q := model.NewReadyQ(model.Level, func(int) bool { return true })
+	var ks []int
+	for k := range 100 {
+		q.Add(k)
+		ks = append(ks, k)
+	}
+	wantTake(t, q, 100, ks...)
+	q.Add(99) // kept aside
+	if n := q.Done(append(ks, 0)...); n != 100 {
+		t.Fatalf("Done of 100 items, 0 twice, = %d, want 100", n)
+	}
+	wantTake(t, q, 200, append([]int{99}, ks[:99]...)...)
+}

@@ -1,0 +1,83 @@
+package readyq
+
+import "reflect"
+
+// Items are the keys of the queue's map, and a map operation on a key
+// whose dynamic value is not hashable (a slice, map or func in an
+// interface, directly or in a struct or array field) panics. The queue
+// makes its map operations under its lock, where such a panic would leave
+// the lock held for good and, in the middle of a Done, items half
+// finished. So every call that looks an item up probes its items first,
+// before it takes the lock or changes anything: a lookup in a nil map
+// hashes the key as the queue's map would and panics with the runtime's
+// own error ("hash of unhashable type …"). After the probe no map
+// operation under the lock can panic, which is cheaper than a deferred
+// unlock plus an undo of a half-made Done.
+//
+// Only item types that are or hold an interface can fail to hash;
+// reflect tells that once per queue, so that queues of other types pay
+// one atomic load per call and no probe.
+
+// The values of Queue.keys.
+const (
+	keysUnknown uint32 = iota // not yet looked at (the zero value)
+	keysSafe                  // hashing a T cannot panic
+	keysProbed                // T holds an interface: items are probed
+)
+
+// checkKey panics, as a map index would, if item cannot be a map key.
+// Callers call it before they take the lock. The test of keysSafe is all
+// that queues of other item types pay: it is inlined, probe is not.
+func (q *Queue[T]) checkKey(item T) {
+	if q.keys.Load() != keysSafe {
+		q.probe(item)
+	}
+}
+
+// checkKeys is checkKey for each item.
+func (q *Queue[T]) checkKeys(items []T) {
+	if q.keys.Load() != keysSafe {
+		q.probe(items...)
+	}
+}
+
+// probe hashes the items if T holds an interface, learning that first if
+// need be.
+func (q *Queue[T]) probe(items ...T) {
+	if q.keys.Load() == keysUnknown && q.learnKeys() == keysSafe {
+		return
+	}
+	var m map[T]struct{}
+	for _, item := range items {
+		_ = m[item] // hashes item: a nil map does too (go.dev/issue/23734)
+	}
+}
+
+// learnKeys decides keys. Callers racing on a new queue store the same
+// value, so no lock is needed.
+func (q *Queue[T]) learnKeys() uint32 {
+	k := keysSafe
+	if hashMayPanic(reflect.TypeFor[T]()) {
+		k = keysProbed
+	}
+	q.keys.Store(k)
+	return k
+}
+
+// hashMayPanic reports whether hashing a value of type t can panic: t is
+// an interface or has one among its fields or elements.
+func hashMayPanic(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Interface:
+		return true
+	case reflect.Array:
+		return hashMayPanic(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if hashMayPanic(t.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
