@@ -105,7 +105,7 @@ func TestCoalescePanickingCallbackFromWake(t *testing.T) {
 // is cancelled all the same, and the next batch is counted from zero.
 func TestCoalescePanickingCallbackFromMaxBatch(t *testing.T) {
 	var p panicky
-	w := coalesce.New(coalesce.MaxDelay, coalesce.WithFunc(p.fn), coalesce.WithMaxBatch(3))
+	w := coalesce.New(time.Second, coalesce.WithFunc(p.fn), coalesce.WithMaxBatch(3))
 	p.armed.Store(true)
 	w.Wake()
 	w.Wake()
