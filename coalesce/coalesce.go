@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/window"
 )
 
 // MaxDelay was the longest delay New accepted.
@@ -75,40 +76,17 @@ var (
 // After Close, the events noted before it are reported exactly once (by
 // Wait or Events), then Wait returns ErrClosed.
 type Waker struct {
-	_        noCopy
-	pending  atomic.Uint64 // events noted since the last wakeup
-	closed   atomic.Bool   // set under mu by Close; read by Wake without it
-	delay    time.Duration
-	maxBatch uint64        // 0: no count threshold
-	maxWait  time.Duration // 0: audit policy; else trailing debounce
-	adaptive bool          // WithAdaptive
+	win window.Window // the policy and the pending events; its lock guards out too
+	out outbox
+}
 
-	// Written only with mu held; atomic so that Stats can read them
-	// without it (observers never slow writers).
-	delivered atomic.Uint64 // events handed over by wakeups, not yet reported
-	wakeups   atomic.Uint64 // wakeups fired
-	armed     atomic.Bool   // cur != nil (see setCur)
-
-	once sync.Once     // makes c on first use, so that the zero value works
-	c    chan struct{} // the wakeup token; read through ch; closed by Close
-
-	mu        sync.Mutex
-	slots     []*slot       // the timers, made on first use (see slot); only with mu held
-	cur       *slot         // the armed timer, nil if none; only with mu held
-	stale     int           // slots whose run Stop came too late for; only with mu held
-	calling   bool          // WithFunc: a goroutine is passing wakeups to fn; only with mu held
-	queued    uint64        // WithFunc: events of wakeups that came during a call, for it to pass on; only with mu held
-	callsDone chan struct{} // closed when calling ends, if Close waits; only with mu held
-	seen      uint64        // debounce: pending when the timer was last set; only with mu held
-	start     time.Time     // debounce: when the window's first event armed the timer; only with mu held
-	lastFire  time.Time     // WithAdaptive: when the last wakeup fired; only with mu held
-	hot       bool          // WithAdaptive: coalescing; only with mu held
-	period    time.Time     // WithAdaptive, not hot: when the counted wakeups began; only with mu held
-	fires     int           // WithAdaptive, not hot: immediate wakeups since period; only with mu held
-	cbDone    chan struct{} // closed when the last stale run is gone, if Close waits; only with mu held
-	closeDone chan struct{} // made by the first Close, closed when it returns; set with mu held
-
-	fn func(events uint64) // WithFunc: called per wakeup instead of C
+// outbox is a Waker's consumer side: the window delivers wakeups to it,
+// under the window's lock, which Events takes too.
+type outbox struct {
+	delivered atomic.Uint64 // events handed over, not yet reported; written with the window's lock held
+	once      sync.Once     // makes c on first use, so that the zero value works
+	c         chan struct{} // the wakeup token; read through ch; closed by Close
+	shut      sync.Once     // closes c, once the window is closed
 }
 
 // New returns a Waker with the given delay, which may be any non-negative
@@ -118,14 +96,15 @@ func New(delay time.Duration, opts ...Option) *Waker {
 	if delay < 0 {
 		panic("coalesce: negative delay")
 	}
-	w := &Waker{delay: delay}
+	p := window.Policy{Delay: delay}
 	for _, o := range opts {
-		o.apply(w)
+		o.apply(&p)
 	}
-	if w.maxWait != 0 && w.maxWait < delay {
+	if p.MaxWait != 0 && p.MaxWait < delay {
 		panic("coalesce: maxWait below the delay")
 	}
-	w.hot = w.adaptive // WithAdaptive starts out coalescing (see immediate)
+	w := &Waker{}
+	w.win.Init(p)
 	return w
 }
 
@@ -133,290 +112,46 @@ func New(delay time.Duration, opts ...Option) *Waker {
 // use makes it; the Once makes concurrent first uses (C, Wait, a wakeup)
 // agree on one channel without a data race, and costs one atomic load
 // after that. Wake's fast path never gets here.
-func (w *Waker) ch() chan struct{} {
-	w.once.Do(w.makeCh)
-	return w.c
+func (b *outbox) ch() chan struct{} {
+	b.once.Do(b.makeCh)
+	return b.c
 }
 
-func (w *Waker) makeCh() { w.c = make(chan struct{}, 1) }
+func (b *outbox) makeCh() { b.c = make(chan struct{}, 1) }
+
+// Deliver hands a wakeup of n events to the consumer: a token on C, or,
+// if the last one is not consumed yet, nothing more (they merge).
+func (b *outbox) Deliver(n uint64) {
+	b.delivered.Add(n)
+	select {
+	case b.ch() <- struct{}{}:
+	default:
+	}
+}
+
+// take takes the token off C, if one is there.
+func (b *outbox) take() {
+	select {
+	case <-b.ch():
+	default:
+	}
+}
+
+// close closes C with no token left in it.
+func (b *outbox) close() {
+	b.take()
+	close(b.ch())
+}
 
 // Wake notes one event. It does not allocate and never waits for the
 // consumer; only the first event of a window (and the one that reaches the
 // batch threshold) takes the lock, to arm the timer or to wake the
-// consumer. In WithFunc mode a wakeup that Wake causes at once (delay 0,
-// the batch threshold, WithAdaptive serving at once) runs fn on Wake's
-// goroutine, with the wakeups that come while it runs. After Close it does
-// nothing.
-func (w *Waker) Wake() {
-	if w.closed.Load() {
-		return
-	}
-	n := w.pending.Add(1)
-	switch {
-	case n == w.maxBatch:
-		w.Flush()
-	case n == 1:
-		w.arm()
-	}
-}
-
-// arm starts the window for the first pending event.
-func (w *Waker) arm() {
-	w.mu.Lock()
-	if w.closed.Load() || w.cur != nil || w.pending.Load() == 0 {
-		w.mu.Unlock()
-		return // closed, already armed, or flushed meanwhile
-	}
-	if w.delay == 0 || w.adaptive && w.immediate() {
-		w.unlockAndCall(w.fireLocked())
-		return
-	}
-	w.set(w.delay)
-	if w.maxWait != 0 {
-		w.seen, w.start = w.pending.Load(), time.Now()
-	}
-	w.mu.Unlock()
-}
-
-// immediate decides, for WithAdaptive, whether the event opening a
-// window now wakes the consumer at once. Out of coalescing, it counts the
-// immediate wakeups over periods of at least one delay, each starting at
-// the first event after the last one ended. When a period ends with more
-// than AdaptiveWakeups wakeups and the stream goes on (the last wakeup is
-// within a delay), coalescing (hot) starts; it lasts until a window runs
-// its whole delay and catches AdaptiveWakeups events or fewer (expire).
-// A burst shorter than the delay, however dense, so never arms a timer:
-// the timer would wake an idle process for events that cost little to
-// deliver at once. The way back is judged by what windows catch, not by
-// gaps between them, so a consumer slow to come back (busy, or not yet
-// scheduled) does not end coalescing. It starts out coalescing, so that a
-// stream is coalesced from its first event, and a trickle costs one
-// window (its first event waits for the delay) before it is served at
-// once. Only with mu held.
-func (w *Waker) immediate() bool {
-	if w.hot {
-		return false
-	}
-	now := time.Now()
-	if w.fires == 0 || now.Sub(w.period) >= w.delay {
-		busy := w.fires > AdaptiveWakeups && now.Sub(w.lastFire) <= w.delay
-		w.period, w.fires = now, 0
-		if busy {
-			w.hot = true
-			return false
-		}
-	}
-	w.fires++
-	return true
-}
-
-// unlockAndCall releases mu and, in WithFunc mode, passes a wakeup of n
-// events to fn. Calls never overlap: one goroutine at a time is calling,
-// and a wakeup that comes meanwhile (from another goroutine, or from a
-// Wake or Flush that fn itself makes) adds its events to queued, for that
-// goroutine to pass on as soon as fn returns. So fn runs outside mu and
-// may call Wake and Flush without deadlock. Close waits until no goroutine
-// is calling: events taken before Close reach fn, and no call runs after
-// Close returns.
-func (w *Waker) unlockAndCall(n uint64) {
-	if n == 0 || w.fn == nil {
-		w.mu.Unlock()
-		return
-	}
-	if w.calling {
-		w.queued += n
-		w.mu.Unlock()
-		return
-	}
-	w.calling = true
-	w.mu.Unlock()
-	w.callLoop(n)
-}
-
-// callLoop calls fn with n, then with the events queued meanwhile, until
-// none are. If fn panics, the panic goes on up to the caller, and the
-// Waker stays usable: calling ends, and events queued meanwhile become
-// pending again, with a timer armed for them, so they still get their
-// wakeup within the delay.
-func (w *Waker) callLoop(n uint64) {
-	defer func() {
-		if n != 0 { // fn panicked
-			w.mu.Lock()
-			w.endCall()
-			if q := w.queued; q != 0 {
-				w.queued = 0
-				if w.pending.Add(q) == q && !w.closed.Load() && w.cur == nil {
-					w.set(w.delay)
-				}
-			}
-			w.mu.Unlock()
-		}
-	}()
-	for n != 0 {
-		w.fn(n)
-		w.mu.Lock()
-		n, w.queued = w.queued, 0
-		if n == 0 {
-			w.endCall()
-		}
-		w.mu.Unlock()
-	}
-}
-
-// endCall ends a goroutine's calling, letting a waiting Close go on. Only
-// with mu held.
-func (w *Waker) endCall() {
-	w.calling = false
-	if w.callsDone != nil {
-		close(w.callsDone)
-		w.callsDone = nil
-	}
-}
-
-// A slot is one of a Waker's timers. time.AfterFunc cannot take back a
-// run that has started, so a timer that Stop came too late for is stale:
-// its run is on its way and will find nothing to do. A stale slot is
-// never Reset until that run has come (Reset would fold the new window
-// into the run under way, or add a second one, and no run could tell
-// which window it belongs to); the next window takes another slot. So a
-// slot has at most one run in the air, every run knows from its slot's
-// state whether it is the armed timer's or a stale one, and Close can
-// wait for exactly the stale ones. There are rarely more than two slots:
-// a new one is made only when every slot is stale, which takes a Flush
-// or Close racing each timer that fires.
-type slot struct {
-	w     *Waker
-	t     *time.Timer
-	state slotState // only with w.mu held
-}
-
-type slotState uint8
-
-const (
-	slotIdle  slotState = iota // no run pending or on its way
-	slotArmed                  // the Waker's armed timer (w.cur)
-	slotStale                  // stopped too late: its run is on its way
-)
-
-// set arms a timer for d, in the first idle slot (a new slot if none is).
-// Only with mu held, and with no timer armed.
-func (w *Waker) set(d time.Duration) {
-	var sl *slot
-	for _, c := range w.slots {
-		if c.state == slotIdle {
-			sl = c
-			break
-		}
-	}
-	if sl == nil {
-		sl = &slot{w: w}
-		sl.t = time.AfterFunc(d, sl.expire)
-		w.slots = append(w.slots, sl)
-	} else {
-		sl.t.Reset(d)
-	}
-	sl.state = slotArmed
-	w.setCur(sl)
-}
-
-// setCur makes sl the armed timer (nil for none) and mirrors that in
-// armed, for Stats. Only with mu held.
-func (w *Waker) setCur(sl *slot) {
-	w.cur = sl
-	w.armed.Store(sl != nil)
-}
-
-// stop disarms the timer. A run that has already started cannot be
-// stopped; its slot turns stale and the run will find nothing to do.
-// Only with mu held.
-func (w *Waker) stop() {
-	if w.cur == nil {
-		return
-	}
-	if w.cur.t.Stop() {
-		w.cur.state = slotIdle
-	} else {
-		w.cur.state = slotStale
-		w.stale++
-	}
-	w.setCur(nil)
-}
-
-// expire is a slot's timer run. It runs under mu, so runs never overlap.
-// A stale run only frees its slot (and lets a waiting Close go on after
-// the last one); the armed timer's run fires the wakeup, or re-arms a
-// debounce.
-func (sl *slot) expire() {
-	w := sl.w
-	w.mu.Lock()
-	if sl.state != slotArmed {
-		sl.state = slotIdle
-		w.stale--
-		if w.stale == 0 && w.cbDone != nil {
-			close(w.cbDone) // Close is waiting for the last one
-		}
-		w.mu.Unlock()
-		return
-	}
-	sl.state = slotIdle
-	w.setCur(nil) // this run is the timer's: nothing left to stop
-	if w.maxWait != 0 && w.extend() {
-		w.mu.Unlock()
-		return
-	}
-	if w.hot && w.pending.Load() <= AdaptiveWakeups {
-		w.hot = false // a whole window caught few events: the stream is thin
-	}
-	w.unlockAndCall(w.fireLocked())
-}
-
-// extend re-arms a debounce timer while events keep arriving and maxWait
-// allows, reporting whether it did.
-func (w *Waker) extend() bool {
-	p := w.pending.Load()
-	left := w.maxWait - time.Since(w.start)
-	if p == w.seen || left <= 0 {
-		return false
-	}
-	w.seen = p
-	w.set(min(w.delay, left))
-	return true
-}
-
-// fireLocked hands the pending events to the consumer as one wakeup and
-// returns how many there were. In WithFunc mode the caller passes that to
-// unlockAndCall instead. Only with mu held.
-func (w *Waker) fireLocked() uint64 {
-	w.stop()
-	n := w.pending.Swap(0)
-	if n == 0 {
-		return 0
-	}
-	w.wakeups.Add(1)
-	if w.adaptive {
-		w.lastFire = time.Now()
-	}
-	if w.fn != nil {
-		return n // for unlockAndCall
-	}
-	w.delivered.Add(n)
-	select {
-	case w.ch() <- struct{}{}:
-	default: // the previous wakeup is not consumed yet: this one merges into it
-	}
-	return n
-}
+// consumer. After Close it does nothing.
+func (w *Waker) Wake() { w.win.Wake(&w.out) }
 
 // Flush wakes the consumer now for the pending events, if any, and cancels
 // the pending timer: the same events never cause a second wakeup.
-func (w *Waker) Flush() {
-	w.mu.Lock()
-	if w.closed.Load() {
-		w.mu.Unlock()
-		return
-	}
-	w.unlockAndCall(w.fireLocked())
-}
+func (w *Waker) Flush() { w.win.Flush(&w.out) }
 
 // C returns the channel that receives one token per wakeup (wakeups that
 // find a token still there merge into it). After a receive, Events reports
@@ -424,10 +159,10 @@ func (w *Waker) Flush() {
 // (see the Waker doc). Close closes C with no token left in it, so a
 // receive after Close returns at once: then call Events for the events
 // left.
-func (w *Waker) C() <-chan struct{} { return w.ch() }
+func (w *Waker) C() <-chan struct{} { return w.out.ch() }
 
 // Ready is C, for symmetry with the other evsync primitives.
-func (w *Waker) Ready() <-chan struct{} { return w.ch() }
+func (w *Waker) Ready() <-chan struct{} { return w.out.ch() }
 
 // Events returns the events handed over by wakeups and not yet reported,
 // and resets that count. Call it after a receive from C; Wait calls it for
@@ -436,24 +171,13 @@ func (w *Waker) Ready() <-chan struct{} { return w.ch() }
 // consumer's receive from C never finds a wakeup with no events. After
 // Close it also returns the events still pending.
 func (w *Waker) Events() uint64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n := w.delivered.Swap(0)
-	if w.closed.Load() {
-		return n + w.pending.Swap(0)
-	}
+	w.win.Lock()
+	defer w.win.Unlock()
+	n := w.out.delivered.Swap(0) + w.win.Drain()
 	if n != 0 {
-		w.takeToken() // the token of a wakeup whose events n includes
+		w.out.take() // the token of a wakeup whose events n includes
 	}
 	return n
-}
-
-// takeToken takes the token off C, if one is there. Only with mu held.
-func (w *Waker) takeToken() {
-	select {
-	case <-w.ch():
-	default:
-	}
 }
 
 // Wait waits for the next wakeup and returns how many events it covers,
@@ -470,80 +194,41 @@ func (w *Waker) Wait(ctx context.Context) (events uint64, err error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	c := w.ch()
+	c := w.out.ch()
 	for {
 		select {
 		case _, open := <-c:
-			if testHookReceived != nil {
-				testHookReceived()
+			if n, err := w.received(open); n != 0 || err != nil {
+				return n, err
 			}
-			n := w.Events()
-			if n != 0 {
-				return n, nil
-			}
-			if !open {
-				return 0, ErrClosed
-			}
-			// Another consumer's Events took this token's events (they
-			// are reported): the next wakeup brings a token of its own.
 		case <-ctx.Done():
 			return 0, ctx.Err()
 		}
 	}
 }
 
-// testHookReceived, if set (by tests, through export_test.go), runs in
-// Wait between its receive and its Events, where Close or another
-// consumer can land.
-var testHookReceived func()
-
-// Close stops the waker: the timer is stopped, and when Close returns no
-// callback is running and none will (in WithFunc mode, fn is not running
-// and will not be called again; fn must not call Close itself). C is
-// closed, with no token left in it; the events noted before Close stay
-// readable through Events and Wait, each reported once. Later Wake calls
-// do nothing. Close is idempotent, and every call returns only once the
-// first one has finished.
-func (w *Waker) Close() {
-	w.mu.Lock()
-	if w.closed.Load() {
-		done := w.closeDone
-		w.mu.Unlock()
-		<-done
-		return
+// received is what Wait returns for a token it received from C (open is
+// false once C is closed): the events, or ErrClosed once none are left
+// after Close. It returns (0, nil), and Wait waits on, if another
+// consumer's Events took the events: the next wakeup brings a token of
+// its own.
+func (w *Waker) received(open bool) (uint64, error) {
+	n := w.Events()
+	if n == 0 && !open {
+		return 0, ErrClosed
 	}
-	w.closeDone = make(chan struct{})
-	defer close(w.closeDone)
-	stale, calls := w.closeLocked()
-	w.mu.Unlock()
-	if stale != nil {
-		<-stale
-	}
-	if calls != nil {
-		<-calls
-	}
+	return n, nil
 }
 
-// closeLocked marks w closed, stops the timer and closes C. It returns
-// what Close must wait for, nil if nothing: stale timer runs under way,
-// and a WithFunc call under way. Only with mu held.
-func (w *Waker) closeLocked() (stale, calls chan struct{}) {
-	w.closed.Store(true)
-	w.stop()
-	if w.stale > 0 { // timer runs under way, waiting for mu: let them finish
-		stale = make(chan struct{})
-		w.cbDone = stale
-	}
-	if w.calling { // a WithFunc call under way: let fn have what it took
-		calls = make(chan struct{})
-		w.callsDone = calls
-	}
-	// From now on Events reports everything, so a token left on C would
-	// be a wakeup with no events: a receive after the last report would
-	// find it, and Wait would return (0, nil) instead of ErrClosed.
-	w.takeToken()
-	close(w.ch())
-	return stale, calls
+// Close stops the waker: the timer is stopped, and when Close returns no
+// timer run is left and none will come. C is closed, with no token left in
+// it; the events noted before Close stay readable through Events and
+// Wait, each reported once. Later Wake calls do nothing. Close is
+// idempotent, and every call returns only once the first one has
+// finished.
+func (w *Waker) Close() {
+	w.win.Close()
+	w.out.shut.Do(w.out.close) // no wakeup comes now to send on C
 }
 
 // Stats is a snapshot of a Waker's state.
@@ -557,21 +242,15 @@ type Stats struct {
 
 // Pending returns the events noted since the last wakeup: non-zero while
 // a window is open. It is one atomic load, for producers that need to
-// know whether a wakeup is already on its way (package signal notes only
-// the first add of a window this way).
-func (w *Waker) Pending() uint64 { return w.pending.Load() }
+// know whether a wakeup is already on its way.
+func (w *Waker) Pending() uint64 { return w.win.Pending() }
 
 // Stats returns a snapshot read with atomic loads only: it never takes the
 // lock, so observers never slow writers. The fields are read one by one and
 // may be mutually inconsistent under concurrent use.
 func (w *Waker) Stats() Stats {
-	return Stats{
-		Pending:   w.pending.Load(),
-		Delivered: w.delivered.Load(),
-		Wakeups:   w.wakeups.Load(),
-		Armed:     w.armed.Load(),
-		Closed:    w.closed.Load(),
-	}
+	st := w.win.Stats()
+	return Stats{st.Pending, w.out.delivered.Load(), st.Wakeups, st.Armed, st.Closed}
 }
 
 // String formats a Stats snapshot.
@@ -582,12 +261,3 @@ func (st Stats) String() string {
 	return fmt.Sprintf("coalesce{pending=%d delivered=%d wakeups=%d armed=%t closed=%t}",
 		st.Pending, st.Delivered, st.Wakeups, st.Armed, st.Closed)
 }
-
-// noCopy lets go vet's copylocks check flag copies of a Waker.
-type noCopy struct{}
-
-// Lock is a no-op; its presence is what go vet looks for.
-func (*noCopy) Lock() {}
-
-// Unlock is a no-op, the pair of Lock.
-func (*noCopy) Unlock() {}

@@ -120,19 +120,6 @@ func TestZeroValueFirstUseIsRaceFree(t *testing.T) {
 	}
 }
 
-// holdWaits makes every Wait stop between its receive from C and its
-// Events until the test lets it go: each channel received from the
-// returned one, when closed, releases one Wait that has got there.
-func holdWaits(t *testing.T) <-chan chan struct{} {
-	held := make(chan chan struct{})
-	coalesce.OnReceive(t, func() {
-		release := make(chan struct{})
-		held <- release
-		<-release
-	})
-	return held
-}
-
 // TestNoTokenLeftAfterClose: a token on C at Close (here a second
 // wakeup's, after the first one's was received) does not outlive the
 // report of its events: once Events has returned them all, a receive from
@@ -160,23 +147,18 @@ func TestNoTokenLeftAfterClose(t *testing.T) {
 // token on C, and Wait returns ErrClosed.
 func TestCloseBetweenWaitsReceiveAndEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		held := holdWaits(t)
 		w := coalesce.New(0)
-		first := testkit.Park(waitFor(w))
-		w.Wake() // the token goes to the parked Wait, which stops after the receive
-		release := <-held
-		w.Wake() // a second token, on C
+		w.Wake()
+		_, open := <-w.C() // the Wait's receive
+		w.Wake()           // a second token, on C
 		w.Close()
-		close(release)
-		if got := <-first; got != (res{2, nil}) {
-			t.Fatalf("the Wait that Close interrupted = %+v, want both events", got)
+		if n, err := coalesce.Received(w, open); n != 2 || err != nil {
+			t.Fatalf("the Wait that Close interrupted = %d, %v, want both events", n, err)
 		}
 		if _, open := <-w.C(); open {
 			t.Fatal("a token on C after Close, with every event reported")
 		}
-		second := testkit.Park(waitFor(w))
-		close(<-held)
-		if got := <-second; got != (res{0, coalesce.ErrClosed}) {
+		if got := <-testkit.Park(waitFor(w)); got != (res{0, coalesce.ErrClosed}) {
 			t.Fatalf("Wait after every event was reported = %+v, want ErrClosed", got)
 		}
 	})
@@ -187,33 +169,21 @@ func TestCloseBetweenWaitsReceiveAndEvents(t *testing.T) {
 // none, waits on instead of returning (0, nil), until a wakeup of its own.
 func TestWaitSkipsATokenWhoseEventsAreTaken(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		held := holdWaits(t)
 		w := coalesce.New(0)
 		defer w.Close()
-		a, b := testkit.Park(waitFor(w)), testkit.Park(waitFor(w))
-		w.Wake() // a token to one Wait
-		first := <-held
-		w.Wake() // a token to the other
-		second := <-held
-		close(first) // it counts both events
-		close(second)
-		synctest.Wait()
-		var got res
-		var rest <-chan res
-		select {
-		case got = <-a:
-			rest = b
-		case got = <-b:
-			rest = a
-		default:
-			t.Fatal("neither Wait returned")
-		}
-		if got != (res{2, nil}) {
-			t.Fatalf("the first Wait to count = %+v, want both events", got)
-		}
-		testkit.Pending(t, rest) // its token's events were taken: it waits on
 		w.Wake()
-		close(<-held)
+		_, first := <-w.C() // one Wait's receive
+		w.Wake()
+		_, second := <-w.C() // the other's
+		if n, err := coalesce.Received(w, first); n != 2 || err != nil {
+			t.Fatalf("the first Wait to count = %d, %v, want both events", n, err)
+		}
+		if n, err := coalesce.Received(w, second); n != 0 || err != nil {
+			t.Fatalf("the other Wait = %d, %v, want (0, nil): it waits on", n, err)
+		}
+		rest := testkit.Park(waitFor(w)) // waiting on, as that Wait does
+		testkit.Pending(t, rest)
+		w.Wake()
 		if got := <-rest; got != (res{1, nil}) {
 			t.Fatalf("the other Wait = %+v, want the third event", got)
 		}

@@ -1,16 +1,11 @@
 package coalesce
 
-import "testing"
-
 // Lock and Unlock take and release w's lock, for tests that check that a
 // call does not need it.
-func Lock(w *Waker)   { w.mu.Lock() }
-func Unlock(w *Waker) { w.mu.Unlock() }
+func Lock(w *Waker)   { w.win.Lock() }
+func Unlock(w *Waker) { w.win.Unlock() }
 
-// OnReceive makes f run in every Wait between its receive from C and its
-// Events, until t ends, so that a test can land a call there. Tests that
-// use it must not run in parallel.
-func OnReceive(t testing.TB, f func()) {
-	testHookReceived = f
-	t.Cleanup(func() { testHookReceived = nil })
-}
+// Received is what Wait does with a token it has received from C (open:
+// C was not closed yet), for tests that land a call between the receive
+// and the count: (0, nil) means that Wait goes on waiting.
+func Received(w *Waker, open bool) (uint64, error) { return w.received(open) }

@@ -1,13 +1,17 @@
 package coalesce
 
-import "time"
+import (
+	"time"
+
+	"github.com/evsync/evsync/internal/window"
+)
 
 // An Option configures a Waker in New.
-type Option interface{ apply(*Waker) }
+type Option interface{ apply(*window.Policy) }
 
-type optionFunc func(*Waker)
+type optionFunc func(*window.Policy)
 
-func (f optionFunc) apply(w *Waker) { f(w) }
+func (f optionFunc) apply(p *window.Policy) { f(p) }
 
 // WithMaxBatch wakes the consumer at once when n events are pending,
 // without waiting for the delay (the count threshold). It panics if n is 0.
@@ -15,7 +19,7 @@ func WithMaxBatch(n uint64) Option {
 	if n == 0 {
 		panic("coalesce: WithMaxBatch(0)")
 	}
-	return optionFunc(func(w *Waker) { w.maxBatch = n })
+	return optionFunc(func(p *window.Policy) { p.MaxBatch = n })
 }
 
 // WithMaxWait switches the Waker to a trailing debounce. The window's
@@ -35,23 +39,7 @@ func WithMaxWait(maxWait time.Duration) Option {
 	if maxWait <= 0 {
 		panic("coalesce: maxWait must be positive")
 	}
-	return optionFunc(func(w *Waker) { w.maxWait = maxWait })
-}
-
-// WithFunc makes each wakeup a call of fn with the number of events it
-// covers, instead of a token on C (C then only closes at Close). Calls never
-// overlap: they run on the goroutine that caused the wakeup (a Wake, Flush
-// or the timer's), outside the Waker's lock, unless a call is under way;
-// then that call's goroutine makes the next call, with the events of every
-// wakeup that came meanwhile, as soon as fn returns. So fn may call Wake
-// and Flush. It must not block for long and must not call Close, which
-// waits for calls under way. If fn panics, the panic reaches the goroutine
-// that called it, and the Waker stays usable. fn must not be nil.
-func WithFunc(fn func(events uint64)) Option {
-	if fn == nil {
-		panic("coalesce: WithFunc(nil)")
-	}
-	return optionFunc(func(w *Waker) { w.fn = fn })
+	return optionFunc(func(p *window.Policy) { p.MaxWait = maxWait })
 }
 
 // WithAdaptive coalesces only while the consumer would otherwise be
@@ -68,9 +56,9 @@ func WithFunc(fn func(events uint64)) Option {
 // coalesced. No event waits longer than the delay (maxWait with
 // WithMaxWait).
 func WithAdaptive() Option {
-	return optionFunc(func(w *Waker) { w.adaptive = true })
+	return optionFunc(func(p *window.Policy) { p.Adaptive = true })
 }
 
 // AdaptiveWakeups is WithAdaptive's threshold: coalescing starts after a
 // period of one delay with more than this many immediate wakeups.
-const AdaptiveWakeups = 4
+const AdaptiveWakeups = window.AdaptiveWakeups

@@ -1,12 +1,18 @@
 package readyq
 
-// SetBigBatch makes q copy hand-outs of more than n slots outside its lock
-// (n ≥ 1), so that tests reach that path with small batches.
-func SetBigBatch[T comparable](q *Queue[T], n int) { q.bigBatch = n }
+// SetBigBatch makes every queue copy hand-outs of more than n slots
+// outside its lock (n ≥ 1; 0 for the default), so that tests reach that
+// path with small batches. Tests that use it must not run in parallel.
+func SetBigBatch(n int) {
+	if n == 0 {
+		n = defaultBigBatch
+	}
+	bigBatch = n
+}
 
-// SetCopyHook has q call f while it copies a large batch out, after the
-// lock is released.
-func SetCopyHook[T comparable](q *Queue[T], f func()) { q.hook = f }
+// SetCopyHook has every queue call f while it copies a large batch out,
+// after the lock is released (nil: no hook).
+func SetCopyHook(f func()) { copyHook = f }
 
 // Slots returns the size of q's ready-list array (0 before the first Add).
 func Slots[T comparable](q *Queue[T]) int {

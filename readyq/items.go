@@ -3,6 +3,8 @@ package readyq
 import (
 	"slices"
 	"sync"
+
+	"github.com/evsync/evsync/internal/spin"
 )
 
 // An entry is what the queue knows about one item; forgotten entries are
@@ -120,15 +122,25 @@ func (q *Queue[T]) forget(item T, e *entry) {
 	q.spare = append(q.spare, e)
 }
 
-// unlock releases mu, then wl if settle took it: the waiters settled
-// meanwhile are woken after both locks are free (see internal/spin).
+// unlock releases mu, then wakes the callers settled meanwhile (see
+// internal/spin).
 func (q *Queue[T]) unlock() {
-	held := q.wlHeld
-	q.wlHeld = false
+	w, d := q.waiters.Woken(), q.drainers.Woken()
 	q.mu.Unlock()
-	if held {
-		q.wl.Unlock()
-	}
+	spin.WakeAll(w)
+	spin.WakeAll(d)
+}
+
+// owner is a Queue as the spin.Owner of its waiters: a cancelled caller
+// leaves under mu, and the Unlock serves those behind it.
+type owner[T comparable] Queue[T]
+
+func (o *owner[T]) Lock() { o.mu.Lock() }
+
+func (o *owner[T]) Unlock() {
+	q := (*Queue[T])(o)
+	q.settle()
+	q.unlock()
 }
 
 // queued reports whether e is on the ready list; inFlight whether it was

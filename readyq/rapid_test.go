@@ -13,10 +13,16 @@ import (
 // TestQueueModel drives every call of a Queue, one at a time, next to the
 // sequential reference model and compares every result and, after each
 // step, the whole observable state.
-func TestQueueModel(t *testing.T) { testkit.CheckModel(t, testQueueModel) }
+func TestQueueModel(t *testing.T) {
+	defer readyq.SetBigBatch(0)
+	testkit.CheckModel(t, testQueueModel)
+}
 
 // FuzzQueueModel is TestQueueModel as a native fuzz target.
-func FuzzQueueModel(f *testing.F) { testkit.FuzzModel(f, 7, 11, testQueueModel) }
+func FuzzQueueModel(f *testing.F) {
+	defer readyq.SetBigBatch(0)
+	testkit.FuzzModel(f, 7, 11, testQueueModel)
+}
 
 func testQueueModel(t *rapid.T) {
 	t.Repeat(rapid.StateMachineActions(newQueueMachine(t)))
@@ -54,9 +60,8 @@ func newQueueMachine(t *rapid.T) *queueMachine {
 		qm.q = readyq.New[int](readyq.WithMode(readyq.Mode(mode)), readyq.WithRecheck(recheck))
 	}
 	qm.m = model.NewReadyQ(uint8(mode), recheck)
-	if big := rapid.IntRange(0, 3).Draw(t, "big batch"); big != 0 {
-		readyq.SetBigBatch(qm.q, big) // copy even small batches outside the lock
-	}
+	// 1…3 copies even small batches outside the lock; 0 is the default.
+	readyq.SetBigBatch(rapid.IntRange(0, 3).Draw(t, "big batch"))
 	return qm
 }
 

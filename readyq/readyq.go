@@ -97,26 +97,21 @@ type Queue[T comparable] struct {
 	keys     atomic.Uint32 // whether items are probed before the lock (keys.go); set once, by any call
 	requeue  []requeue[T]  // Done's scratch space; only with mu held
 
-	wl       spin.Lock      // the waiters' lock: taken after mu, or alone by a cancelled waiter
-	wlHeld   bool           // settle took wl; unlock releases it after mu; only with mu held
-	waiters  spin.Queue     // blocked Wait callers; only with wl held
-	recs     []*waitRec[T]  // their records, indexed by Waiter.Need; only with wl held
-	freeRecs []uint64       // unused indexes of recs; only with wl held
-	recPool  sync.Pool      // recycled *waitRec[T]
-	drainers spin.Queue     // blocked Drain callers; only with wl held
-	ready    spin.Notifier  // Ready(); only with mu held
-	stats    publishedStats // for Len, InFlight, Stats and Ready's fast path
+	waiters  spin.Queue[take[T]]  // blocked Wait callers; only with mu held
+	drainers spin.Queue[struct{}] // blocked Drain callers; only with mu held
+	ready    spin.Notifier        // Ready(); only with mu held
+	stats    publishedStats       // for Len, InFlight, Stats and Ready's fast path
 
-	mode     Mode
-	recheck  func(T) bool // WithRecheck; nil: level items stay ready
-	bigBatch int          // hand-outs above this many slots are copied outside the lock; 0: defaultBigBatch
-	hook     func()       // tests only: runs while a large batch is copied out
+	mode    Mode
+	recheck func(T) bool // WithRecheck; nil: level items stay ready
 }
 
-// defaultBigBatch is the largest hand-out copied under the lock. Copying
-// a few hundred items costs about as much as a second lock round trip,
-// which the copy outside the lock needs (see fifo.go), so smaller
-// hand-outs copy at once.
+// bigBatch is the largest hand-out copied under the lock. Copying a few
+// hundred items costs about as much as a second lock round trip, which the
+// copy outside the lock needs (see fifo.go), so smaller hand-outs copy at
+// once. Tests lower it (export_test.go).
+var bigBatch = defaultBigBatch
+
 const defaultBigBatch = 256
 
 // New returns an empty queue configured by opts. It panics if an option
@@ -159,40 +154,23 @@ func (q *Queue[T]) Close() {
 // queued or in flight; an armed Ready channel fires if a Wait would not
 // block; the counters are published. Only with mu held.
 func (q *Queue[T]) settle() {
-	if q.waiters.Len() > 0 || q.drainers.Len() > 0 {
-		q.settleWaiters()
-	}
-	if q.ready.Armed() && q.readyNow() {
-		q.ready.Fire()
-	}
-	q.publish()
-}
-
-// settleWaiters is settle's part for blocked callers. It takes wl, which
-// unlock releases (and so wakes them) after mu. Only with mu held.
-func (q *Queue[T]) settleWaiters() {
-	if !q.wlHeld {
-		q.wl.Lock()
-		q.wlHeld = true
-	}
-	for q.list.live > 0 && q.waiters.Len() > 0 {
+	for q.list.live > 0 {
 		w := q.waiters.Front()
 		if w == nil {
 			break
 		}
 		q.grant(w)
 	}
-	if q.waiters.Len() > 0 && q.exhausted() {
-		for w := q.waiters.Front(); w != nil; w = q.waiters.Front() {
-			q.dropRec(w.Need)
-			q.waiters.Reject(&q.wl, w)
-		}
+	if q.exhausted() {
+		q.waiters.RejectAll()
 	}
-	if q.drainers.Len() > 0 && q.list.live == 0 && q.inflight == 0 {
+	if q.list.live == 0 && q.inflight == 0 {
 		for w := q.drainers.Front(); w != nil; w = q.drainers.Front() {
-			q.drainers.Grant(&q.wl, w, 0)
+			q.drainers.Grant(w, struct{}{})
 		}
 	}
+	q.ready.Fire(q.readyNow())
+	q.publish()
 }
 
 // exhausted reports whether a closed queue has nothing left to hand out:

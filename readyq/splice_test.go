@@ -19,14 +19,14 @@ func TestLargeHandOutIsCopiedOutsideTheLock(t *testing.T) {
 		q.Add(i)
 	}
 	slots := readyq.Slots(q)
-	readyq.SetCopyHook(q, func() {
+	readyq.SetCopyHook(func() {
 		for i := n; i < n+2*slots; i++ {
 			q.Add(i)
 		}
 		q.Add(0) // in flight: kept aside
 	})
 	got := q.TryTake(n)
-	readyq.SetCopyHook(q, nil)
+	readyq.SetCopyHook(nil)
 	if len(got) != n || got[0] != 0 || got[n-1] != n-1 {
 		t.Fatalf("TryTake(%d) returned %d items, %v...%v", n, len(got), got[:3], got[len(got)-3:])
 	}
@@ -44,7 +44,8 @@ func TestLargeHandOutIsCopiedOutsideTheLock(t *testing.T) {
 // batches of every size over holes left by Remove.
 func TestSmallBatchesCopiedOutsideTheLockToo(t *testing.T) {
 	q := readyq.New[int]()
-	readyq.SetBigBatch(q, 1)
+	readyq.SetBigBatch(1)
+	defer readyq.SetBigBatch(0)
 	var want []int
 	for i := range 100 {
 		q.Add(i)

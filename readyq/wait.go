@@ -74,8 +74,7 @@ func (q *Queue[T]) Next(ctx context.Context, done []T, max int) ([]T, error) {
 	return q.waitAndUnlock(ctx, done[:0], max)
 }
 
-// waitAndUnlock is WaitAppend with mu held (and wl too, if settle took
-// it); it releases both.
+// waitAndUnlock is WaitAppend with mu held; it releases it.
 func (q *Queue[T]) waitAndUnlock(ctx context.Context, buf []T, max int) ([]T, error) {
 	if q.list.live > 0 {
 		return q.takeAndUnlock(buf, max), nil
@@ -88,74 +87,24 @@ func (q *Queue[T]) waitAndUnlock(ctx context.Context, buf []T, max int) ([]T, er
 		q.unlock()
 		return buf, err
 	}
-	return q.park(ctx, buf, max)
+	w := q.waiters.Push(ctx.Done(), take[T]{buf, max})
+	q.unlock()
+	woke := w.Sleep()
+	p, r := q.waiters.Finish((*owner[T])(q), w, woke)
+	switch r {
+	case spin.Closed:
+		return buf, ErrClosed
+	case spin.Cancelled:
+		return buf, ctx.Err()
+	}
+	return p.buf, nil // granted, also if ctx ended after the hand-over
 }
 
-// A waitRec is what a blocked Wait caller is handed: the granter appends
-// the items to buf under the lock, the caller reads it after waking.
-type waitRec[T comparable] struct {
+// A take is a blocked Wait caller's payload: the granter appends up to max
+// items to buf under the lock, and the caller gets buf back after waking.
+type take[T comparable] struct {
 	buf []T
 	max int
-}
-
-// park blocks the caller, who holds mu, until items are handed to it, the
-// queue is exhausted after Close, or ctx ends. The caller's Waiter carries
-// the index of its record in recs (Waiter.Need), through which a granter
-// reaches the caller's buffer; the granter (or the rejecter) frees the
-// index, a cancelled caller frees it itself.
-//
-// The waiter is pushed with both locks held, so that every later change
-// (made under mu) sees it. A cancelled waiter takes only wl: it changes
-// nothing but the waiters' list, and a waiter only exists while nothing is
-// queued, so its leaving cannot strand items or other waiters.
-func (q *Queue[T]) park(ctx context.Context, buf []T, max int) ([]T, error) {
-	r, _ := q.recPool.Get().(*waitRec[T])
-	if r == nil {
-		r = new(waitRec[T])
-	}
-	r.buf, r.max = buf, max
-	if !q.wlHeld {
-		q.wl.Lock()
-		q.wlHeld = true
-	}
-	w := q.waiters.Get(ctx, q.holdRec(r))
-	q.waiters.Push(w)
-	q.unlock()
-	out := q.waiters.Park(ctx, &q.wl, w)
-	idx := w.Need
-	q.waiters.Put(w)
-	var err error
-	switch out {
-	case spin.Granted, spin.GrantedLate: // late: handed over while ctx was live, so it counts
-		buf = r.buf
-	case spin.Rejected:
-		err = ErrClosed
-	case spin.Cancelled: // Park returned with wl held; nothing was handed over
-		q.dropRec(idx)
-		q.wl.Unlock()
-		err = ctx.Err()
-	}
-	r.buf = nil
-	q.recPool.Put(r)
-	return buf, err
-}
-
-// holdRec files r and returns its index. Only with wl held.
-func (q *Queue[T]) holdRec(r *waitRec[T]) uint64 {
-	if n := len(q.freeRecs); n > 0 {
-		i := q.freeRecs[n-1]
-		q.freeRecs = q.freeRecs[:n-1]
-		q.recs[i] = r
-		return i
-	}
-	q.recs = append(q.recs, r)
-	return uint64(len(q.recs) - 1)
-}
-
-// dropRec frees index i. Only with wl held.
-func (q *Queue[T]) dropRec(i uint64) {
-	q.recs[i] = nil
-	q.freeRecs = append(q.freeRecs, i)
 }
 
 // grant hands the blocked caller w up to its max queued items. The copy
@@ -163,17 +112,16 @@ func (q *Queue[T]) dropRec(i uint64) {
 // itself just queued, since a caller only blocks while nothing is queued.
 // That is one item for an Add, but it can be many for a Done that puts
 // back many kept-aside or level items, and so is the one hand-out whose
-// copy is not O(1) under the lock (see the package doc). Only with mu and
-// wl held.
-func (q *Queue[T]) grant(w *spin.Waiter) {
-	r := q.recs[w.Need]
-	k := min(r.max, q.list.live)
+// copy is not O(1) under the lock (see the package doc). Only with mu
+// held.
+func (q *Queue[T]) grant(w *spin.Waiter[take[T]]) {
+	p := w.P
+	k := min(p.max, q.list.live)
 	arr := q.list.arr
 	lo, hi := q.list.splice(k)
 	q.inflight += k
-	r.buf = arr.copyOut(r.buf, lo, hi)
-	q.dropRec(w.Need)
-	q.waiters.Grant(&q.wl, w, uint64(k))
+	p.buf = arr.copyOut(p.buf, lo, hi)
+	q.waiters.Grant(w, p)
 }
 
 // TryTake hands out up to max queued items, oldest first, without
@@ -197,7 +145,7 @@ func (q *Queue[T]) TryTakeAppend(buf []T, max int) []T {
 }
 
 // takeAndUnlock hands out up to max queued items, appends them to buf and
-// unlocks mu (and wl, if held). The splice itself is O(1) under the lock (see fifo.go); a
+// unlocks mu. The splice itself is O(1) under the lock (see fifo.go); a
 // large batch is copied out after the lock is released, so producers
 // never wait behind the copy.
 func (q *Queue[T]) takeAndUnlock(buf []T, max int) []T {
@@ -209,7 +157,7 @@ func (q *Queue[T]) takeAndUnlock(buf []T, max int) []T {
 	arr := q.list.arr
 	lo, hi := q.list.splice(k)
 	q.inflight += k
-	big := hi-lo > q.bigBatchSize()
+	big := hi-lo > bigBatch
 	if !big {
 		buf = arr.copyOut(buf, lo, hi)
 	} else {
@@ -218,8 +166,8 @@ func (q *Queue[T]) takeAndUnlock(buf []T, max int) []T {
 	q.publish()
 	q.unlock()
 	if big {
-		if q.hook != nil {
-			q.hook()
+		if copyHook != nil {
+			copyHook()
 		}
 		buf = arr.copyOut(buf, lo, hi)
 		arr.scans.Add(-1) // after the last read of the slots
@@ -227,12 +175,9 @@ func (q *Queue[T]) takeAndUnlock(buf []T, max int) []T {
 	return buf
 }
 
-func (q *Queue[T]) bigBatchSize() int {
-	if q.bigBatch == 0 {
-		return defaultBigBatch
-	}
-	return q.bigBatch
-}
+// copyHook, if set (tests only, see export_test.go), runs while a large
+// batch is copied out after the unlock.
+var copyHook func()
 
 // Drain waits until nothing is queued and nothing is in flight, on an open
 // or a closed queue. It returns nil then; ErrInvalid at once for a nil
@@ -254,19 +199,10 @@ func (q *Queue[T]) Drain(ctx context.Context) error {
 		q.mu.Unlock()
 		return nil
 	}
-	if err := ctx.Err(); err != nil {
-		q.mu.Unlock()
-		return err
-	}
-	q.wl.Lock()
-	w := q.drainers.Get(ctx, 0)
-	q.drainers.Push(w)
-	q.wl.Unlock()
+	w := q.drainers.Push(ctx.Done(), struct{}{})
 	q.mu.Unlock()
-	out := q.drainers.Park(ctx, &q.wl, w)
-	q.drainers.Put(w)
-	if out == spin.Cancelled { // Park returned with wl held
-		q.wl.Unlock()
+	woke := w.Sleep()
+	if _, r := q.drainers.Finish((*owner[T])(q), w, woke); r == spin.Cancelled {
 		return ctx.Err()
 	}
 	return nil // drainers are only ever granted
@@ -284,8 +220,5 @@ func (q *Queue[T]) Ready() <-chan struct{} {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.readyNow() {
-		return spin.ClosedChan()
-	}
-	return q.ready.Arm()
+	return q.ready.Arm(q.readyNow())
 }

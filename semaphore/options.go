@@ -1,11 +1,14 @@
 package semaphore
 
 // An Option configures a Semaphore in New.
-type Option interface{ apply(*Semaphore) }
+type Option interface{ apply(*options) }
 
-type optionFunc func(*Semaphore)
+// options is what the options set; New reads it.
+type options struct{ limit uint64 }
 
-func (f optionFunc) apply(s *Semaphore) { f(s) }
+type optionFunc func(*options)
+
+func (f optionFunc) apply(o *options) { f(o) }
 
 // WithLimit lowers the largest count from Max to limit. Requests above the
 // limit fail with ErrInvalid; Release fails with ErrWouldBlock if the count
@@ -14,5 +17,5 @@ func WithLimit(limit uint64) Option {
 	if limit == 0 || limit > Max {
 		panic("semaphore: limit must be between 1 and Max")
 	}
-	return optionFunc(func(s *Semaphore) { s.lim = limit })
+	return optionFunc(func(o *options) { o.limit = limit })
 }

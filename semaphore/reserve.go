@@ -1,6 +1,6 @@
 package semaphore
 
-import "github.com/evsync/evsync/internal/spin"
+import "github.com/evsync/evsync/internal/counter"
 
 // A Reservation is a select-able, FIFO-fair acquire: a place in the
 // semaphore's queue of acquirers whose Done channel is closed once the
@@ -25,32 +25,17 @@ import "github.com/evsync/evsync/internal/spin"
 // once (later calls return its first answer), and Done's channel may be
 // selected on by any number of goroutines. The units it grants belong to
 // whoever releases them; releasing them twice adds them twice.
-type Reservation struct {
-	s         *Semaphore
-	w         *spin.Waiter
-	cancelled bool // Cancel has run; only with s.mu held
-	kept      bool // Cancel could not give the units back; only with s.mu held
-}
+type Reservation struct{ r counter.Reservation }
 
 // Reserve joins the queue of acquirers for n units and returns at once. It
 // returns ErrInvalid if n is above the limit and ErrClosed if the
 // semaphore is closed and fewer than n units are left; otherwise a
-// Reservation, which may already be granted. Reserve allocates one
-// Reservation (the blocking Acquire does not allocate).
+// Reservation, which may already be granted. Reserve allocates (the
+// blocking Acquire does not).
 func (s *Semaphore) Reserve(n uint64) (*Reservation, error) {
-	if n > s.limit() {
-		return nil, ErrInvalid
-	}
-	r := &Reservation{s: s, w: spin.NewSelectable(n)}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.acq.Push(r.w)
-	if n == 0 {
-		s.acq.Grant(&s.mu, r.w, 0) // like Acquire(ctx, 0): never waits
-	}
-	s.settle() // grants at once if n fits and nobody is ahead
-	if settled, ok := r.w.Settled(); settled && !ok {
-		return nil, ErrClosed
+	r := new(Reservation)
+	if err := s.c.Reserve(&r.r, n); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
@@ -58,23 +43,12 @@ func (s *Semaphore) Reserve(n uint64) (*Reservation, error) {
 // Done returns a channel that is closed once the reservation is settled:
 // the units are held (Err returns nil) or the semaphore was closed first
 // (Err returns ErrClosed). It is not closed by Cancel.
-func (r *Reservation) Done() <-chan struct{} { return r.w.Done() }
+func (r *Reservation) Done() <-chan struct{} { return r.r.Done() }
 
 // Err reports the reservation's state: nil once the units are held,
 // ErrClosed if the semaphore was closed before they could be, and
 // ErrWouldBlock while it is still waiting or once it has been cancelled.
-func (r *Reservation) Err() error {
-	r.s.mu.Lock()
-	defer r.s.mu.Unlock()
-	settled, ok := r.w.Settled()
-	switch {
-	case r.cancelled && !r.kept, !settled:
-		return ErrWouldBlock
-	case ok:
-		return nil
-	}
-	return ErrClosed
-}
+func (r *Reservation) Err() error { return r.r.Err() }
 
 // Cancel gives up the reservation. If it is still queued it leaves the
 // queue (those behind it move up); if its units were already handed over
@@ -83,23 +57,4 @@ func (r *Reservation) Err() error {
 // back without passing the limit: the caller then holds them and must
 // Release them as usual. Later calls return the same answer and change
 // nothing.
-func (r *Reservation) Cancel() bool {
-	s := r.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r.cancelled {
-		return !r.kept
-	}
-	r.cancelled = true
-	switch settled, ok := r.w.Settled(); {
-	case !settled:
-		s.acq.Remove(r.w)
-	case ok:
-		if !s.count.HandBack(r.w.Need, s.limit()) {
-			r.kept = true
-			return false
-		}
-	}
-	s.settle()
-	return true
-}
+func (r *Reservation) Cancel() bool { return r.r.Cancel() }

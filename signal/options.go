@@ -3,24 +3,33 @@ package signal
 import "time"
 
 // An Option configures a Signal in New.
-type Option interface{ apply(*Signal) }
+type Option interface{ apply(*options) }
 
-type optionFunc func(*Signal)
+// options is what the options set; New reads it.
+type options struct {
+	delay    time.Duration
+	delayed  bool
+	batch    uint64
+	adaptive bool
+}
 
-func (f optionFunc) apply(s *Signal) { f(s) }
+type optionFunc func(*options)
+
+func (f optionFunc) apply(o *options) { f(o) }
 
 // WithWakeDelay delays the wakeup of readers already blocked in Wait (and
 // of Ready channels) by up to d after an Add, so that the adds of a burst
-// cost one wakeup; it is built on package coalesce's default policy: the
-// first Add after an idle period arms one timer, later ones neither re-arm
-// nor extend it. The count itself is visible at once: Take, Count and a
-// Wait that finds it non-zero never wait for the delay. Like coalesce.New,
-// it takes any non-negative delay, and panics if d is negative.
+// cost one wakeup; it has package coalesce's default policy (the two share
+// one window): the first Add after an idle period arms one timer, later
+// ones neither re-arm nor extend it. The count itself is visible at once:
+// Take, Count and a Wait that finds it non-zero never wait for the delay.
+// Like coalesce.New, it takes any non-negative delay, and panics if d is
+// negative.
 func WithWakeDelay(d time.Duration) Option {
 	if d < 0 {
 		panic("signal: negative wake delay")
 	}
-	return optionFunc(func(s *Signal) { s.delay, s.delayed = d, true })
+	return optionFunc(func(o *options) { o.delay, o.delayed = d, true })
 }
 
 // WithWakeBatch wakes blocked readers at once when an add brings the
@@ -31,7 +40,7 @@ func WithWakeBatch(n uint64) Option {
 	if n == 0 {
 		panic("signal: WithWakeBatch(0)")
 	}
-	return optionFunc(func(s *Signal) { s.batch = n })
+	return optionFunc(func(o *options) { o.batch = n })
 }
 
 // WithAdaptiveWake makes the delay set with WithWakeDelay (which it
@@ -44,5 +53,5 @@ func WithWakeBatch(n uint64) Option {
 // window), and a sustained stream costs one wakeup per delay. This is the
 // recommended setting.
 func WithAdaptiveWake() Option {
-	return optionFunc(func(s *Signal) { s.adaptive = true })
+	return optionFunc(func(o *options) { o.adaptive = true })
 }

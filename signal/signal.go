@@ -6,14 +6,13 @@ package signal
 import (
 	"context"
 	"fmt"
-	"time"
 
-	"github.com/evsync/evsync/coalesce"
+	"github.com/evsync/evsync/internal/counter"
 	"github.com/evsync/evsync/internal/spin"
 )
 
 // Max is the largest count: 1<<64-2, the eventfd counter's maximum.
-const Max uint64 = 1<<64 - 2
+const Max uint64 = counter.Max
 
 // Errors returned by this package; they are the same values in every
 // evsync package and work with errors.Is.
@@ -48,27 +47,14 @@ var (
 // Cancel safety: a Wait or AddWait that returns ctx.Err() changed nothing.
 // A call whose context is already done when it starts returns ctx.Err() at
 // once, even if the count is there to take: a done context is a request to
-// stop (Take takes what is there).
-// A sum is never handed to a reader whose context is already done; it goes
-// to the next reader or stays in the count. If a sum was handed over while
-// the context was still live and it ended before the reader woke, the read
-// took effect first and Wait returns the sum with a nil error: no unit is
-// ever lost or read twice.
+// stop (Take takes what is there). A sum is never handed to a reader whose
+// context is already done; it goes to the next reader or stays in the
+// count. If a sum was handed over while the context was still live and it
+// ended before the reader woke, the read took effect first and Wait
+// returns the sum with a nil error: no unit is ever lost or read twice.
 type Signal struct {
-	_     noCopy
-	count spin.Count
-
-	mu      spin.Lock
-	readers spin.Queue // Wait callers; only with mu held
-	writers spin.Queue // AddWait callers; only with mu held
-	ready   spin.Notifier
-
-	wake      *coalesce.Waker // WithWakeDelay: delays waking blocked readers; nil if not set
-	delay     time.Duration   // options, read by New
-	delayed   bool
-	batch     uint64
-	adaptive  bool
-	wakeLimit uint64 // an add notes an event while the coalescer has no more pending
+	c    counter.Counter // in Plain mode
+	wake *delayer        // WithWakeDelay: delays waking blocked readers; nil if not set
 }
 
 // New returns a signal whose count starts at initial. It panics if initial
@@ -77,165 +63,49 @@ func New(initial uint64, opts ...Option) *Signal {
 	if initial > Max {
 		panic("signal: initial count above Max")
 	}
-	s := &Signal{}
-	for _, o := range opts {
-		o.apply(s)
+	var o options
+	for _, opt := range opts {
+		opt.apply(&o)
 	}
-	if (s.batch != 0 || s.adaptive) && !s.delayed {
+	if (o.batch != 0 || o.adaptive) && !o.delayed {
 		panic("signal: WithWakeBatch or WithAdaptiveWake without WithWakeDelay")
 	}
-	if s.delayed {
-		copts := []coalesce.Option{coalesce.WithFunc(s.delayedWake)}
-		if s.adaptive {
-			copts = append(copts, coalesce.WithAdaptive())
-			s.wakeLimit = coalesce.AdaptiveWakeups
-		}
-		s.wake = coalesce.New(s.delay, copts...)
+	s := &Signal{}
+	var d counter.Delayer
+	if o.delayed {
+		d = s.delayer(o)
 	}
-	s.count.Store(initial)
+	s.c.Init(Max, initial, d)
 	return s
-}
-
-// delayedWake is the coalescer's wakeup: it serves the readers blocked
-// since the adds it covers.
-func (s *Signal) delayedWake(uint64) {
-	s.mu.Lock()
-	s.settle()
-	s.mu.Unlock()
 }
 
 // Add adds n to the count. It never blocks: it returns ErrWouldBlock,
 // changing nothing, if count+n would pass Max; ErrInvalid for
 // n = 1<<64-1; ErrClosed after Close. Add(0) changes nothing.
 func (s *Signal) Add(n uint64) error {
-	if n > Max {
-		return ErrInvalid
+	if s.c.AddFast(n) {
+		return nil
 	}
-	if err := s.count.Add(n, Max); err != nil {
-		return err
-	}
-	s.added(n)
-	return nil
-}
-
-// added wakes a reader after n was added on the fast path. Reading the
-// queue after the add pairs with a reader publishing its Push before it
-// re-checks the count (see internal/spin).
-func (s *Signal) added(n uint64) {
-	if n == 0 || (s.readers.Len() == 0 && !s.ready.Armed()) {
-		return
-	}
-	if s.wake != nil {
-		s.addedDelayed()
-		return
-	}
-	s.mu.Lock()
-	s.settle()
-	s.mu.Unlock()
-}
-
-// addedDelayed tells the coalescer about an add that a blocked reader (or
-// a Ready channel) waits for; the coalescer calls delayedWake within the
-// delay. Only the first add of a window notes an event (the first
-// AdaptiveWakeups+1, with WithAdaptiveWake, which judges a window by
-// them): the count already holds the sum, so the adds after them only
-// load the coalescer's pending count. That keeps them from writing a
-// second shared cache line, which would cost several times the add itself
-// while writers run unthrottled.
-//
-// No add is missed: an add that finds an event pending made its units
-// visible before that load, and the wakeup that clears the event reads
-// the count only after clearing it, so it sees them.
-func (s *Signal) addedDelayed() {
-	if s.batch != 0 && s.count.Load() >= s.batch {
-		s.wake.Wake() // make sure there is an event to flush
-		s.wake.Flush()
-		return
-	}
-	if s.wake.Pending() <= s.wakeLimit {
-		s.wake.Wake()
-	}
+	return s.c.Write(counter.Plain, n)
 }
 
 // AddWait adds n, waiting while count+n would pass Max (a blocking eventfd
 // write). It returns nil once n is added; ErrInvalid at once for a nil ctx
 // or n = 1<<64-1; ctx.Err() at once if ctx is already done, and if ctx
 // ends while it waits (nothing added either way); ErrClosed after Close.
+// AddWait(ctx, 0) never waits.
 func (s *Signal) AddWait(ctx context.Context, n uint64) error {
-	if ctx == nil || n > Max {
-		return ErrInvalid
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	// Adding 0 never needs room (a write of 0 never blocks), so it does
-	// not queue behind blocked writers either.
-	if n == 0 || s.writers.Len() == 0 {
-		if err := s.count.Add(n, Max); err != ErrWouldBlock {
-			if err == nil {
-				s.added(n)
-			}
-			return err
-		}
-	}
-	return s.addSlow(ctx, n)
-}
-
-func (s *Signal) addSlow(ctx context.Context, n uint64) error {
-	s.mu.Lock()
-	if s.writers.Len() == 0 {
-		if err := s.count.Add(n, Max); err != ErrWouldBlock {
-			if err == nil {
-				s.settle()
-			}
-			s.mu.Unlock()
-			return err
-		}
-	}
-	if s.count.Closed() {
-		s.mu.Unlock()
-		return ErrClosed
-	}
-	if err := ctx.Err(); err != nil {
-		s.mu.Unlock()
-		return err
-	}
-	w := s.writers.Get(ctx, n)
-	s.writers.Push(w)
-	s.settle()
-	s.mu.Unlock()
-	out := s.writers.Park(ctx, &s.mu, w)
-	s.writers.Put(w)
-	switch out {
-	case spin.Granted:
-		return nil
-	case spin.Rejected:
-		return ErrClosed
-	case spin.Cancelled:
-		s.settle()
-		s.mu.Unlock()
-		return ctx.Err()
-	}
-	return nil // added while ctx was still live (spin.GrantedLate)
+	return s.c.WriteWait(ctx, counter.Plain, n)
 }
 
 // Take returns the whole count and resets it to 0, or returns 0 if there is
 // nothing. It never blocks; after Close it returns what is left, then 0.
 func (s *Signal) Take() uint64 {
-	v := s.count.TakeAll()
-	if v != 0 {
-		s.took()
+	if v := s.c.TakeAllFast(); v != 0 {
+		return v
 	}
+	v, _ := s.c.TryRead(counter.Plain, 0)
 	return v
-}
-
-// took lets blocked AddWait callers in after the count was emptied.
-func (s *Signal) took() {
-	if s.writers.Len() != 0 {
-		s.mu.Lock()
-		s.settle()
-		s.mu.Unlock()
-	}
 }
 
 // Wait waits until the count is non-zero, then takes all of it. It returns
@@ -244,91 +114,18 @@ func (s *Signal) took() {
 // and if ctx ends while it waits; 0 and ErrClosed once the signal is closed
 // and empty.
 func (s *Signal) Wait(ctx context.Context) (uint64, error) {
-	if ctx == nil {
-		return 0, ErrInvalid
-	}
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	if s.readers.Len() == 0 {
-		if v := s.count.TakeAll(); v != 0 {
-			s.took()
-			return v, nil
-		}
-	}
-	return s.waitSlow(ctx)
-}
-
-func (s *Signal) waitSlow(ctx context.Context) (uint64, error) {
-	s.mu.Lock()
-	if s.readers.Len() == 0 {
-		if v := s.count.TakeAll(); v != 0 {
-			s.settle()
-			s.mu.Unlock()
-			return v, nil
-		}
-	}
-	if s.count.Closed() {
-		s.mu.Unlock()
-		return 0, ErrClosed
-	}
-	if err := ctx.Err(); err != nil {
-		s.mu.Unlock()
-		return 0, err
-	}
-	w := s.readers.Get(ctx, 0)
-	s.readers.Push(w)
-	s.settle()
-	s.mu.Unlock()
-	out := s.readers.Park(ctx, &s.mu, w)
-	got := w.Got
-	s.readers.Put(w)
-	switch out {
-	case spin.Granted:
-		return got, nil
-	case spin.Rejected:
-		return 0, ErrClosed
-	case spin.Cancelled:
-		s.settle()
-		s.mu.Unlock()
-		return 0, ctx.Err()
-	}
-	return got, nil // handed over while ctx was still live (spin.GrantedLate)
-}
-
-// settle hands the sum to the oldest blocked reader and lets blocked
-// writers in while there is room, until neither can move; after Close it
-// refuses the waiters that can never be served. Only with mu held.
-func (s *Signal) settle() {
-	for moved := true; moved; {
-		moved = false
-		if w := s.readers.Front(); w != nil {
-			if v := s.count.TakeAll(); v != 0 {
-				s.readers.Grant(&s.mu, w, v)
-				moved = true
-			}
-		}
-		for w := s.writers.Front(); w != nil && s.count.Add(w.Need, Max) == nil; w = s.writers.Front() {
-			s.writers.Grant(&s.mu, w, w.Need)
-			moved = true
-		}
-	}
-	if s.count.Closed() {
-		s.readers.RejectAll(&s.mu) // the loop above left nothing for them
-		s.writers.RejectAll(&s.mu)
-	}
-	s.ready.FireIf(&s.count)
+	return s.c.Read(ctx, counter.Plain, 0)
 }
 
 // Ready returns a channel that is closed once the count is non-zero or the
 // signal is closed (poll's POLLIN). Each call returns a channel for the
 // next such moment. A goroutine woken by it may find the sum already taken
 // by another reader: Take then returns 0, and it calls Ready again.
-func (s *Signal) Ready() <-chan struct{} { return s.ready.Ready(&s.mu, &s.count) }
+func (s *Signal) Ready() <-chan struct{} { return s.c.Ready() }
 
 // Count returns the current count without taking it (after Close: what is
 // left to read).
-func (s *Signal) Count() uint64 { return s.count.Load() }
+func (s *Signal) Count() uint64 { return s.c.Count() }
 
 // Close closes the signal. What was added stays readable: Take and Wait
 // return it, then Wait returns ErrClosed and Take 0. Add and AddWait return
@@ -336,15 +133,9 @@ func (s *Signal) Count() uint64 { return s.count.Load() }
 // idempotent.
 func (s *Signal) Close() {
 	if s.wake != nil {
-		// Before taking mu: a delayed wakeup under way takes mu itself, and
-		// Close waits for it. Close's own settle serves every reader.
-		s.wake.Close()
+		s.wake.Close() // a delayed wakeup under way ends first; Close serves every reader
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.count.Close() {
-		s.settle()
-	}
+	s.c.Close()
 }
 
 // Stats is a snapshot of a signal's state.
@@ -359,13 +150,8 @@ type Stats struct {
 // lock, so observers never slow writers. The fields are read one by one and
 // may be mutually inconsistent under concurrent use.
 func (s *Signal) Stats() Stats {
-	count, closed := s.count.Snapshot()
-	return Stats{
-		Count:          count,
-		Waiting:        s.readers.Len(),
-		WritersWaiting: s.writers.Len(),
-		Closed:         closed,
-	}
+	count, closed, readers, writers := s.c.Snapshot()
+	return Stats{count, readers, writers, closed}
 }
 
 // String formats a Stats snapshot, e.g. "signal{count=3 waiting=1 writers=0}".
@@ -380,12 +166,3 @@ func (st Stats) String() string {
 	return fmt.Sprintf("signal{count=%d waiting=%d writers=%d%s}",
 		st.Count, st.Waiting, st.WritersWaiting, closed)
 }
-
-// noCopy lets go vet's copylocks check flag copies of a Signal.
-type noCopy struct{}
-
-// Lock is a no-op; its presence is what go vet looks for.
-func (*noCopy) Lock() {}
-
-// Unlock is a no-op, the pair of Lock.
-func (*noCopy) Unlock() {}

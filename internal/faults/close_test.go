@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/evsync/evsync/coalesce"
 	"github.com/evsync/evsync/semaphore"
@@ -325,36 +323,6 @@ func TestCoalesceCloseRacesEveryCall(t *testing.T) {
 				return nil
 			})
 		})
-	}
-}
-
-// TestCoalesceCloseStopsCallbacks races Close with the timer of a
-// WithFunc Waker that is about to fire: once Close has returned, the
-// callback is not running and never runs again, and every event is
-// reported once, by a call or by Events after Close.
-func TestCoalesceCloseStopsCallbacks(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	for i := range closeRaces {
-		var closed, late atomic.Bool
-		var called atomic.Uint64
-		opts := []coalesce.Option{coalesce.WithFunc(func(n uint64) {
-			if closed.Load() {
-				late.Store(true)
-			}
-			called.Add(n)
-		})}
-		if i%2 == 1 {
-			opts = append(opts, coalesce.WithMaxWait(20*time.Microsecond))
-		}
-		w := coalesce.New(time.Duration(r.IntN(20))*time.Microsecond, opts...)
-		before := wakeSome(w, r)
-		together(t, describe("race %d: %v", i, w), w.Close, func() { w.Close(); closed.Store(true) }, w.Wake)
-		if late.Load() {
-			t.Fatalf("race %d: the callback ran after Close returned", i)
-		}
-		if n := called.Load() + w.Events(); n != before && n != before+1 {
-			t.Fatalf("race %d: %d events before Close and one racing it, %d reported", i, before, n)
-		}
 	}
 }
 

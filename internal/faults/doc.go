@@ -13,8 +13,7 @@
 //   - counts at the edge: counters starting at the eventfd maximum
 //     (1<<64-2), limits at that maximum, and adds or releases of 1 and of
 //     the maximum;
-//   - a consumer callback that panics (coalesce.WithFunc, and readyq's
-//     recheck function).
+//   - a consumer callback that panics (readyq's recheck function).
 //
 // Each test checks conservation exactly (nothing lost, nothing read
 // twice), with sums kept in 128 bits where they can pass 1<<64, and that

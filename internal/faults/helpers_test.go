@@ -110,7 +110,7 @@ func within(t testing.TB, what string, f func()) {
 
 // closeWithin closes c and fails t if Close does not return within the
 // watchdog (a Waker, or a Signal with WithWakeDelay, could once hang in
-// Close: see TestCoalesceCloseAfterStaleTimerRunsReturns).
+// Close: see coalesce's TestCloseAfterStaleTimerRunsReturns).
 func closeWithin(t testing.TB, c interface{ Close() }) {
 	t.Helper()
 	within(t, fmt.Sprintf("Close of %v", c), c.Close)

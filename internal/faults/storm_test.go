@@ -235,7 +235,7 @@ func semReleaseWaitRacingCancel(s *semaphore.Semaphore, n uint64, b *books) erro
 }
 
 // signalConfigs are the signals every signal fault test runs against: the
-// plain one and each delayed-wakeup setting (built on coalesce, whose
+// plain one and each delayed-wakeup setting (built on internal/window, whose
 // timer adds one more goroutine to every race).
 var signalConfigs = []struct {
 	name string

@@ -1,0 +1,76 @@
+package counter
+
+import "github.com/evsync/evsync/internal/spin"
+
+// The lone slot: a single reader waits without the lock, and a writer
+// hands it units without the lock. The word says who owns the slot's
+// record: lone|busy while the reader waits, busy while a writer or the
+// reader itself holds it, neither when it is free.
+
+// parkLone parks a reader in the lone slot, if the word is 0: count 0,
+// nobody waiting, no locked section. It returns nil if it could not.
+// A reader whose context never ends publishes itself with one
+// compare-and-swap; one whose context can end first claims the record,
+// stores its context's Done channel there, then publishes.
+func (c *Counter) parkLone(done <-chan struct{}, need uint64) *spin.Waiter[req] {
+	r := &c.lone
+	if done == nil && c.loneReady.Load() {
+		hook(pLonePublish)
+		if c.word.CompareAndSwap(0, loneBit|busyBit) {
+			return r
+		}
+		return nil
+	}
+	if !c.word.CompareAndSwap(0, busyBit) {
+		return nil
+	}
+	if !c.loneReady.Load() {
+		r.Keep()
+		r.P.need = need
+		c.loneReady.Store(true)
+	}
+	r.Arm(done)
+	hook(pLoneClaimed)
+	if c.word.CompareAndSwap(busyBit, loneBit|busyBit) {
+		return r
+	}
+	r.Arm(nil) // a write or a locked section came in between: give up the slot
+	c.clearBits(busyBit)
+	return nil
+}
+
+// handLone gives n to the reader in the lone slot: it claims the record
+// (lone|busy → busy), then hands n over if the reader's context is live.
+// If it has ended, n goes to the count instead, and the reader is told it
+// was dropped only if that write succeeded; otherwise it is handed n
+// after all (a grant is never lost). It reports false if the slot was
+// taken back first.
+func (c *Counter) handLone(m Mode, n uint64) bool {
+	hook(pWriterClaim)
+	if !c.word.CompareAndSwap(loneBit|busyBit, busyBit) {
+		return false
+	}
+	r := &c.lone
+	hook(pWriterClaimed)
+	if !r.Live() && c.Write(m, n) == nil {
+		r.Settle(spin.Cancelled, req{need: r.P.need})
+		return true
+	}
+	r.Settle(spin.Granted, req{need: r.P.need, got: n})
+	return true
+}
+
+// finishLone ends the lone reader's wait. If its context ended first it
+// takes the slot back; if a writer or a locked section was first, the
+// record's verdict stands (Finish). Then it frees the record.
+func (c *Counter) finishLone(woke bool) (req, spin.Result) {
+	r := &c.lone
+	p, res := req{}, spin.Cancelled
+	hook(pLoneReclaim)
+	if woke || !c.word.CompareAndSwap(loneBit|busyBit, busyBit) {
+		p, res = c.readers.Finish(c, r, woke)
+	}
+	r.Arm(nil)
+	c.clearBits(busyBit)
+	return p, res
+}

@@ -1,0 +1,75 @@
+package counter
+
+import "github.com/evsync/evsync/internal/spin"
+
+// A Reservation is a select-able read of a Semaphore counter: a place in
+// the readers' queue whose Done channel is closed once it is served or
+// refused.
+type Reservation struct {
+	c         *Counter
+	w         *spin.Waiter[req]
+	cancelled bool // Cancel has run; only with c.mu held
+	kept      bool // Cancel could not give the units back; only with c.mu held
+}
+
+// Reserve queues r as a select-able read of n units, served at once if n
+// is 0 or fits with nobody ahead. It returns ErrInvalid for n above the
+// limit and ErrClosed if the counter is closed with fewer than n units
+// left; r is then not queued.
+func (c *Counter) Reserve(r *Reservation, n uint64) error {
+	if n > c.Limit() {
+		return spin.ErrInvalid
+	}
+	c.Lock()
+	defer c.Unlock()
+	r.c, r.w = c, c.readers.PushSelectable(req{need: n})
+	if n == 0 {
+		c.readers.Grant(r.w, req{}) // like a read of 0: never waits, even behind others
+	}
+	c.serve()
+	if queued, v := r.w.Settled(); !queued && v == spin.Closed {
+		return spin.ErrClosed
+	}
+	return nil
+}
+
+// Done returns the channel that is closed once r is served or refused.
+func (r *Reservation) Done() <-chan struct{} { return r.w.Done() }
+
+// Err returns nil once r holds its units, ErrClosed if it was refused, and
+// ErrWouldBlock while it waits or once it is cancelled.
+func (r *Reservation) Err() error {
+	r.c.Lock()
+	defer r.c.Unlock()
+	queued, v := r.w.Settled()
+	switch {
+	case queued || r.cancelled && !r.kept:
+		return spin.ErrWouldBlock
+	case v == spin.Granted:
+		return nil
+	}
+	return spin.ErrClosed
+}
+
+// Cancel gives r up: a waiting r leaves the queue, and units already
+// handed to it go back to the count. It reports false only if they could
+// not go back without passing the limit (the caller then holds them).
+// Later calls return the first answer.
+func (r *Reservation) Cancel() bool {
+	c := r.c
+	c.Lock()
+	defer c.Unlock()
+	if r.cancelled {
+		return !r.kept
+	}
+	r.cancelled = true
+	switch queued, v := r.w.Settled(); {
+	case queued:
+		c.readers.Remove(r.w)
+	case v == spin.Granted && r.w.P.need > c.Limit()-c.cnt:
+		r.kept = true
+	case v == spin.Granted:
+		c.cnt += r.w.P.need // after Close too: into what is left to read
+	}
+	return !r.kept
+}
