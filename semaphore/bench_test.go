@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/evsync/evsync/internal/anchor"
@@ -61,33 +62,63 @@ func BenchmarkTryAcquireRelease(b *testing.B) {
 
 // BenchmarkContended has g goroutines share b.N Acquire/Release pairs on a
 // semaphore of limit units: with g > limit most acquirers have to wait.
+//
+// Every case runs twice: with context.Background (the names without a ctx
+// key) and with ctx=cancel, a context that can end (context.WithCancel) but
+// never does during the run, as real callers pass; a blocking call then has
+// to select on ctx.Done() as well.
+//
+// The plain limit 4 / 64 goroutines case flips between almost all fast
+// paths and a convoy from run to run, so hold=yield makes the standing
+// queue on purpose: each holder yields (runtime.Gosched) while it holds its
+// unit, so that the other goroutines find no unit and park, and every
+// Release hands its unit to a parked waiter.
 func BenchmarkContended(b *testing.B) {
 	for _, limit := range []uint64{1, 4} {
 		for _, g := range []int{2, 8, 64} {
-			b.Run(fmt.Sprintf("limit=%d/g=%d", limit, g), func(b *testing.B) {
-				eachImpl(b, limit, func(b *testing.B, s anchor.Semaphore) {
-					contend(b, s, g)
-				})
-			})
+			contendedCase(b, fmt.Sprintf("limit=%d/g=%d", limit, g), limit, g, false)
 		}
 	}
+	contendedCase(b, "limit=4/g=64/hold=yield", 4, 64, true)
+}
+
+// contendedCase runs name with context.Background and name/ctx=cancel with
+// a cancellable context, each for every implementation, so that the two
+// sort together in benchstat's rows.
+func contendedCase(b *testing.B, name string, limit uint64, g int, yield bool) {
+	b.Run(name, func(b *testing.B) {
+		eachImpl(b, limit, func(b *testing.B, s anchor.Semaphore) {
+			contend(b, context.Background(), s, g, yield)
+		})
+	})
+	b.Run(name+"/ctx=cancel", func(b *testing.B) {
+		eachImpl(b, limit, func(b *testing.B, s anchor.Semaphore) {
+			ctx, cancel := anchor.Cancellable()
+			defer cancel()
+			contend(b, ctx, s, g, yield)
+		})
+	})
 }
 
 // contend splits b.N Acquire/Release pairs among g goroutines, started
 // together once the timer is reset, and waits for all of them.
-func contend(b *testing.B, s anchor.Semaphore, g int) {
-	start, wait := anchor.Split(g, b.N, func(n int) { loopAcquire(b, s, n) })
+func contend(b *testing.B, ctx context.Context, s anchor.Semaphore, g int, yield bool) {
+	start, wait := anchor.Split(g, b.N, func(n int) { loopAcquire(b, ctx, s, n, yield) })
 	b.ResetTimer()
 	start()
 	wait()
 }
 
-func loopAcquire(b *testing.B, s anchor.Semaphore, n int) {
-	ctx := context.Background()
+// loopAcquire takes and gives back a unit n times, yielding the processor
+// while it holds the unit if yield is set.
+func loopAcquire(b *testing.B, ctx context.Context, s anchor.Semaphore, n int, yield bool) {
 	for range n {
 		if err := s.Acquire(ctx, 1); err != nil {
 			b.Error(err)
 			return
+		}
+		if yield {
+			runtime.Gosched()
 		}
 		s.Release(1)
 	}

@@ -55,24 +55,41 @@ func BenchmarkAddTake(b *testing.B) {
 // BenchmarkPingPong passes one unit back and forth between two goroutines
 // through two signals, each side blocking in Wait for the other. impl=chan
 // is the same exchange over two unbuffered channels, for reference.
+//
+// ctx=cancel is the same with a context that can end (context.WithCancel)
+// but never does during the run, as real callers pass: every Wait, and
+// every channel operation of impl=chan, then selects on ctx.Done() too.
 func BenchmarkPingPong(b *testing.B) {
-	eachImpl(b, func(b *testing.B, impl anchor.SignalImpl) {
-		pingPong(b, newSignal(b, impl), newSignal(b, impl))
-	})
-	b.Run("impl=chan", func(b *testing.B) {
-		b.ReportAllocs()
-		chanPingPong(b)
+	pingPongCase(b, func(*testing.B) context.Context { return context.Background() })
+	b.Run("ctx=cancel", func(b *testing.B) {
+		pingPongCase(b, func(b *testing.B) context.Context {
+			ctx, cancel := anchor.Cancellable()
+			b.Cleanup(cancel)
+			return ctx
+		})
 	})
 }
 
-func pingPong(b *testing.B, ping, pong anchor.Signal) {
+// pingPongCase runs the ping-pong for every implementation and for
+// impl=chan, each with a context from newCtx, made for the run it is
+// given and ended, where it can end, when that run is over.
+func pingPongCase(b *testing.B, newCtx func(b *testing.B) context.Context) {
+	eachImpl(b, func(b *testing.B, impl anchor.SignalImpl) {
+		pingPong(b, newCtx(b), newSignal(b, impl), newSignal(b, impl))
+	})
+	b.Run("impl=chan", func(b *testing.B) {
+		b.ReportAllocs()
+		chanPingPong(b, newCtx(b))
+	})
+}
+
+func pingPong(b *testing.B, ctx context.Context, ping, pong anchor.Signal) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		echo(b, ping, pong)
+		echo(b, ctx, ping, pong)
 	}()
 	b.ResetTimer()
-	ctx := context.Background()
 	for range b.N {
 		ping.Add(1)
 		if _, err := pong.Wait(ctx); err != nil {
@@ -84,8 +101,7 @@ func pingPong(b *testing.B, ping, pong anchor.Signal) {
 }
 
 // echo answers b.N pings with a pong each.
-func echo(b *testing.B, ping, pong anchor.Signal) {
-	ctx := context.Background()
+func echo(b *testing.B, ctx context.Context, ping, pong anchor.Signal) {
 	for range b.N {
 		if _, err := ping.Wait(ctx); err != nil {
 			b.Error(err)
@@ -95,7 +111,14 @@ func echo(b *testing.B, ping, pong anchor.Signal) {
 	}
 }
 
-func chanPingPong(b *testing.B) {
+// chanPingPong is the exchange over two unbuffered channels: plain sends
+// and receives when ctx never ends, as a careful hand-written version
+// would do, and selects on ctx.Done() otherwise.
+func chanPingPong(b *testing.B, ctx context.Context) {
+	if ctx.Done() != nil {
+		chanPingPongCtx(b, ctx)
+		return
+	}
 	ping, pong := make(chan struct{}), make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -109,6 +132,42 @@ func chanPingPong(b *testing.B) {
 	for range b.N {
 		ping <- struct{}{}
 		<-pong
+	}
+	<-done
+}
+
+// chanPingPongCtx is chanPingPong where every send and receive gives up
+// when ctx ends.
+func chanPingPongCtx(b *testing.B, ctx context.Context) {
+	ping, pong := make(chan struct{}), make(chan struct{})
+	stop, done := ctx.Done(), make(chan struct{})
+	go func() {
+		defer close(done)
+		for range b.N {
+			select {
+			case <-ping:
+			case <-stop:
+				return
+			}
+			select {
+			case pong <- struct{}{}:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	b.ResetTimer()
+	for range b.N {
+		select {
+		case ping <- struct{}{}:
+		case <-stop:
+			b.Fatal(ctx.Err())
+		}
+		select {
+		case <-pong:
+		case <-stop:
+			b.Fatal(ctx.Err())
+		}
 	}
 	<-done
 }

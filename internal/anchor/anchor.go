@@ -9,6 +9,13 @@
 // by hand, not tuned to lose. They are test fixtures: they panic on misuse
 // that the benchmarks never commit, rather than return errors.
 //
+// Every anchor honours a context that can end, which the benchmarks'
+// ctx=cancel cases pass: the channel semaphore and the token signal select
+// on ctx.Done() (a plain send or receive when Done is nil), x/sync selects
+// on its own, the sync.Cond anchors register a context.AfterFunc that
+// broadcasts (allocations and a lock of the context per wait), and the
+// eventfd anchors poll the descriptor instead of blocking in read(2).
+//
 // The eventfd anchors exist only on Linux; elsewhere their constructors
 // fail with errors.ErrUnsupported and callers skip them.
 package anchor

@@ -366,3 +366,18 @@ func TestSplitSharesEvenly(t *testing.T) {
 		}
 	}
 }
+
+// TestCancellable checks that Cancellable's context can end, has not, and
+// hands out its Done channel without allocating, as the benchmarks expect.
+func TestCancellable(t *testing.T) {
+	ctx, cancel := anchor.Cancellable()
+	done := ctx.Done()
+	if done == nil || ctx.Err() != nil {
+		t.Fatalf("Done = %v, Err = %v: want a channel of a live context", done, ctx.Err())
+	}
+	if n := testing.AllocsPerRun(10, func() { _ = ctx.Done() }); n != 0 {
+		t.Errorf("Done allocates %v times", n)
+	}
+	cancel()
+	<-done
+}

@@ -1,6 +1,7 @@
 package anchor
 
 import (
+	"context"
 	"sync"
 
 	"github.com/evsync/evsync/signal"
@@ -28,6 +29,17 @@ func Split(g, total int, f func(n int)) (start, wait func()) {
 		})
 	}
 	return func() { close(ready) }, wg.Wait
+}
+
+// Cancellable returns a context that can end (context.WithCancel) and the
+// function that ends it, for the benchmarks' ctx=cancel cases: a blocking
+// call must then select on its Done channel, as it must for real callers.
+// The channel is made here, not lazily by the first Done call inside the
+// timed run, so that it is no allocation of the run.
+func Cancellable() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	_ = ctx.Done()
+	return ctx, cancel
 }
 
 // ObserverModes lists the modes of Observe, in the order the benchmarks
