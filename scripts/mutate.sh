@@ -17,6 +17,14 @@
 # mutants. Mutants marked "equivalent:" are listed but not run; the
 # "readyq" section is skipped when readyq/ is absent.
 #
+# A mutant's header may ask for "race: 1" (its packages' tests run with
+# -race) and for "tags: TAG[,TAG...]" (they are built with -tags TAGS):
+# the window tests of internal/counter, which stop a goroutine at a hook
+# between a look at the word and the step that acts on it, exist only
+# with "tags: evsynchooks" (see internal/counter/points.go). The baseline
+# runs once per combination of race and tags that the selected mutants
+# use.
+#
 # Environment: MUTATE_KEEP=1 keeps the temporary copy and the logs;
 # MUTATE_TIMEOUT overrides every mutant's go test -timeout.
 set -euo pipefail
@@ -38,10 +46,10 @@ die() {
 
 # ---- parse the list -------------------------------------------------------
 # Parallel arrays, one entry per mutant.
-ids=() files=() descs=() pkgs=() races=() equivs=() sections=() timeouts=() olds=() news=()
+ids=() files=() descs=() pkgs=() races=() tagss=() equivs=() sections=() timeouts=() olds=() news=()
 
 parse() {
-  local line state=top id="" file="" desc="" pkg="" race="" equiv="" section="" timeout="" old="" new=""
+  local line state=top id="" file="" desc="" pkg="" race="" tags="" equiv="" section="" timeout="" old="" new=""
   local n=0
   while IFS= read -r line || [ -n "$line" ]; do
     n=$((n + 1))
@@ -51,7 +59,7 @@ parse() {
       '' | '#'*) ;;
       '@@ mutant '*)
         id=${line#@@ mutant }
-        file="" desc="" pkg="" race="" equiv="" section="" timeout="" old="" new=""
+        file="" desc="" pkg="" race="" tags="" equiv="" section="" timeout="" old="" new=""
         state=head
         ;;
       *) die "$list:$n: expected '@@ mutant ID', got: $line" ;;
@@ -63,6 +71,7 @@ parse() {
       'desc: '*) desc=${line#desc: } ;;
       'pkgs: '*) pkg=${line#pkgs: } ;;
       'race: '*) race=${line#race: } ;;
+      'tags: '*) tags=${line#tags: } ;;
       'timeout: '*) timeout=${line#timeout: } ;;
       'section: '*) section=${line#section: } ;;
       'equivalent: '*) equiv=${line#equivalent: } ;;
@@ -81,7 +90,7 @@ parse() {
       if [ "$line" = '>>> end' ]; then
         [ -n "$file" ] && [ -n "$desc" ] && [ -n "$pkg" ] && [ -n "$old" ] ||
           die "$list:$n: mutant $id needs file:, desc:, pkgs: and an old snippet"
-        ids+=("$id") files+=("$file") descs+=("$desc") pkgs+=("$pkg") races+=("$race")
+        ids+=("$id") files+=("$file") descs+=("$desc") pkgs+=("$pkg") races+=("$race") tagss+=("$tags")
         equivs+=("$equiv") sections+=("$section") timeouts+=("${timeout:-5m}")
         olds+=("$old") news+=("$new")
         state=top
@@ -164,30 +173,32 @@ done
 [ "$bad" = 0 ] || die "the mutant list is out of date (see above)"
 
 # ---- run ---------------------------------------------------------------------
-# run_tests LOG TIMEOUT RACE PKGS...: go test in the copy, one package
-# at a time in the order given, output to LOG; it stops at the first
-# package that fails (a mutant is killed once, and a package whose calls
-# hang would otherwise hold up the run until its -timeout).
+# run_tests LOG TIMEOUT RACE TAGS PKGS...: go test in the copy, one
+# package at a time in the order given, output to LOG; it stops at the
+# first package that fails (a mutant is killed once, and a package whose
+# calls hang would otherwise hold up the run until its -timeout).
 # TestBug* tests document known, unfixed bugs (internal/faults): they
 # fail on purpose and would "kill" every mutant, so they are skipped.
 run_tests() {
-  local log=$1 timeout=$2 race=$3 p
-  shift 3
+  local log=$1 timeout=$2 race=$3 tags=$4 p
+  shift 4
   local flags=(-count=1 -vet=off -timeout="$timeout" -skip='^TestBug')
   [ -z "$race" ] || flags+=(-race)
+  [ -z "$tags" ] || flags+=(-tags="$tags")
   : >"$log"
   for p in "$@"; do
     (cd "$tree" && go test "${flags[@]}" "$p") >>"$log" 2>&1 || return 1
   done
 }
 
-# run_baseline LOG RACE PKGS...: all the packages at once (go test runs
-# them in parallel), which must pass.
+# run_baseline LOG RACE TAGS PKGS...: all the packages at once (go test
+# runs them in parallel), which must pass.
 run_baseline() {
-  local log=$1 race=$2
-  shift 2
+  local log=$1 race=$2 tags=$3
+  shift 3
   local flags=(-count=1 -vet=off -timeout=10m -skip='^TestBug')
   [ -z "$race" ] || flags+=(-race)
+  [ -z "$tags" ] || flags+=(-tags="$tags")
   (cd "$tree" && go test "${flags[@]}" "$@") >"$log" 2>&1
 }
 
@@ -211,41 +222,43 @@ first_failure() {
 
 start=$(date +%s)
 
-# Baseline: the union of the packages (race and not) must pass unmutated.
-declare -A base=() base_race=()
+# Baseline: for each combination of race and tags the selected mutants
+# use, the union of their packages must pass unmutated.
+declare -A base=() # "race|tags" -> " pkg pkg ..."
 for i in "${!ids[@]}"; do
   selected "$i" "$@" || continue
+  key="${races[$i]}|${tagss[$i]}"
   for p in ${pkgs[$i]}; do
-    if [ -n "${races[$i]}" ]; then base_race[$p]=1; else base[$p]=1; fi
+    case "${base[$key]:-} " in
+    *" $p "*) ;;
+    *) base[$key]="${base[$key]:-} $p" ;;
+    esac
   done
 done
-if [ "${#base[@]}" -gt 0 ]; then
-  printf 'baseline: go test %s\n' "${!base[*]}"
-  if ! run_baseline "$logs/baseline.log" "" "${!base[@]}"; then
-    cat "$logs/baseline.log" >&2
-    die "the unmutated tests fail: fix them first"
+n=0
+for key in "${!base[@]}"; do
+  race=${key%%|*} tags=${key#*|} n=$((n + 1))
+  how="go test${race:+ -race}${tags:+ -tags $tags}"
+  printf 'baseline: %s%s\n' "$how" "${base[$key]}"
+  # shellcheck disable=SC2086 # a list of packages
+  if ! run_baseline "$logs/baseline-$n.log" "$race" "$tags" ${base[$key]}; then
+    cat "$logs/baseline-$n.log" >&2
+    die "the unmutated tests fail ($how): fix them first"
   fi
-fi
-if [ "${#base_race[@]}" -gt 0 ]; then
-  printf 'baseline: go test -race %s\n' "${!base_race[*]}"
-  if ! run_baseline "$logs/baseline-race.log" 1 "${!base_race[@]}"; then
-    cat "$logs/baseline-race.log" >&2
-    die "the unmutated tests fail under -race: fix them first"
-  fi
-fi
+done
 
 rows=()
 survived=0 killed=0 equivalent=0 skipped=0 broken=0
 for i in "${!ids[@]}"; do
   id=${ids[$i]} file=${files[$i]}
   if [ -n "${equivs[$i]}" ]; then
-    rows+=("$(printf '%-31s %-24s %-10s %-44s %s' "$id" "$file" EQUIVALENT "-" "${descs[$i]} [${equivs[$i]}]")")
+    rows+=("$(printf '%-34s %-28s %-10s %-44s %s' "$id" "$file" EQUIVALENT "-" "${descs[$i]} [${equivs[$i]}]")")
     equivalent=$((equivalent + 1))
     continue
   fi
   if ! selected "$i" "$@"; then
     [ "$#" -eq 0 ] || continue # not chosen on the command line: no row
-    rows+=("$(printf '%-31s %-24s %-10s %-44s %s' "$id" "$file" SKIPPED "-" "${descs[$i]}")")
+    rows+=("$(printf '%-34s %-28s %-10s %-44s %s' "$id" "$file" SKIPPED "-" "${descs[$i]}")")
     skipped=$((skipped + 1))
     continue
   fi
@@ -257,7 +270,7 @@ for i in "${!ids[@]}"; do
   log=$logs/$id.log
   t0=$(date +%s)
   # shellcheck disable=SC2086 # pkgs is a list of words
-  if run_tests "$log" "${MUTATE_TIMEOUT:-${timeouts[$i]}}" "${races[$i]}" ${pkgs[$i]}; then
+  if run_tests "$log" "${MUTATE_TIMEOUT:-${timeouts[$i]}}" "${races[$i]}" "${tagss[$i]}" ${pkgs[$i]}; then
     verdict=SURVIVED
     why="-"
     survived=$((survived + 1))
@@ -272,12 +285,12 @@ for i in "${!ids[@]}"; do
     fi
   fi
   cp -- "$work/orig" "$f" # restore before the next mutant
-  row=$(printf '%-31s %-24s %-10s %-44s %s' "$id" "$file" "$verdict" "$why" "${descs[$i]}")
+  row=$(printf '%-34s %-28s %-10s %-44s %s' "$id" "$file" "$verdict" "$why" "${descs[$i]}")
   rows+=("$row")
   printf '%s  (%ss)\n' "$row" "$(($(date +%s) - t0))"
 done
 
-printf '\n%-31s %-24s %-10s %-44s %s\n' MUTANT FILE RESULT 'FIRST FAILING TEST' DESCRIPTION
+printf '\n%-34s %-28s %-10s %-44s %s\n' MUTANT FILE RESULT 'FIRST FAILING TEST' DESCRIPTION
 printf '%s\n' "${rows[@]}"
 total=$((killed + survived))
 printf '\nkilled %d of %d run (%d survived, %d broke the build); %d equivalent, %d skipped; %ss\n' \
