@@ -9,3 +9,5 @@ require (
 	golang.org/x/sys v0.50.0
 	pgregory.net/rapid v1.3.0
 )
+
+require golang.org/x/time v0.15.0

@@ -3,26 +3,54 @@ package readyq
 import (
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/evsync/evsync/internal/spin"
 )
 
 // An entry is what the queue knows about one item; forgotten entries are
 // recycled (spare). Only with mu held.
-type entry struct {
-	seq   uint64 // last place in the ready list: queued if ≥ list.head, else in flight (state active)
+type entry[T comparable] struct {
+	seq   uint64 // last place in its lane: on q.list, queued if ≥ list.head, else in flight (state active)
 	mark  uint64 // arrival number of a kept-aside mark, 0 if none
 	state state
 	mode  Mode
 	flags flags
+	x     *extra[T] // what delays, priorities, fair share, retries and metrics need; nil until one does
+}
+
+// extra is the part of an entry that only the controller calls use, so
+// that queues without them keep small entries. It is kept with a
+// recycled entry. Only with mu held.
+type extra[T comparable] struct {
+	prio    int      // the highest priority of its marks since the queue last forgot it
+	tenant  string   // WithFairness's tenant
+	lane    *lane[T] // the lane it is queued on; nil: q.list, or not queued
+	at      int64    // delayed: its ready time (see now)
+	markAt  int64    // a kept-aside mark's ready time; 0: due at once
+	heap    int      // delayed: its index in the delay heap
+	retried bool     // AddRateLimited was called for it: Forget the limiter's state with it
+
+	queuedAt, start int64     // metrics: when it was queued, when handed out
+	prev, next      *entry[T] // metrics: the list of items in flight, oldest hand-out first
+}
+
+// extra returns e's extra part, making it if need be.
+func (q *Queue[T]) extra(e *entry[T]) *extra[T] {
+	if e.x == nil {
+		e.x = &extra[T]{heap: -1}
+	}
+	return e.x
 }
 
 type state uint8
 
 const (
-	active    state = iota // queued or in flight, as seq tells
+	active    state = iota // queued, or in flight if on q.list below its head
+	out                    // in flight, handed out from a lane
 	idle                   // one-shot, armed, not queued: stays known until Remove
 	disarmed               // one-shot, handed out and Done, waiting for Rearm
+	delayed                // waiting for its ready time (delay.go)
 	requeuing              // within Done only: about to be queued again
 )
 
@@ -36,99 +64,214 @@ const (
 // Add marks item ready in the queue's mode (or the mode it already has,
 // if the queue knows it) and reports whether the mark is new:
 //
-//   - an item not queued and not in flight is queued at the tail: true;
+//   - an item not queued, not delayed and not in flight is queued at the
+//     tail: true;
 //   - a queued item stays where it is: false (queued at most once);
+//   - a delayed item (AddAfter) is queued now, its delay cancelled: true;
 //   - an item in flight is kept aside, to be queued again at its Done, and
 //     so is a disarmed one-shot item, until Rearm: true for the first such
 //     mark, false for later ones, which it absorbs;
 //   - after Close nothing is marked: false.
 //
 // Add never blocks; if a Wait caller is blocked, the item is handed to it.
-func (q *Queue[T]) Add(item T) bool { return q.add(item, q.mode) }
+func (q *Queue[T]) Add(item T) bool { return q.add(item, q.mode, markOpts{}) }
 
 // AddMode is Add with mode m for an item the queue does not know yet. An
 // item's mode is fixed while the queue knows it: edge and level items
-// until they are idle again (not queued, not in flight), one-shot items
-// until Remove. To change a mode, Remove the item and add it again.
-// AddMode returns false and changes nothing if m is not a Mode.
+// until they are idle again (not queued, not delayed, not in flight),
+// one-shot items until Remove. To change a mode, Remove the item and add
+// it again. AddMode returns false and changes nothing if m is not a Mode.
 func (q *Queue[T]) AddMode(item T, m Mode) bool {
 	if !m.valid() {
 		return false
 	}
-	return q.add(item, m)
+	return q.add(item, m, markOpts{})
 }
 
-func (q *Queue[T]) add(item T, m Mode) bool {
+// markOpts is what a mark carries besides its item and mode.
+type markOpts struct {
+	after   time.Duration // ready this long from now; ≤ 0: now
+	prio    int
+	retried bool // AddRateLimited
+}
+
+// add makes a mark: the user's code (the item's hash, the tenant
+// function) runs before the lock is taken.
+func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
 	q.checkKey(item)
-	if q.closed.Load() {
+	if q.closed.Load() && !o.retried {
 		return false
 	}
+	tenant := ""
+	if q.tenant != nil {
+		tenant = q.tenant(item)
+	}
 	q.mu.Lock()
-	ok := q.mark(item, m)
+	ok := q.mark(item, m, o, tenant)
 	if ok {
+		if q.metrics != nil {
+			q.posting().adds++
+		}
 		q.settle()
 	}
 	q.unlock()
 	return ok
 }
 
-// mark records a mark of item (see Add). Only with mu held.
-func (q *Queue[T]) mark(item T, m Mode) bool {
+// mark records a mark of item (see Add and AddWith). Only with mu held.
+func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
+	if q.items == nil {
+		q.items = make(map[T]*entry[T])
+	}
+	e := q.items[item]
+	if o.retried { // When counted a failure: the limiter forgets it with the item
+		if e != nil {
+			q.extra(e).retried = true
+		} else if q.closed.Load() {
+			p := q.posting()
+			p.forgot = append(p.forgot, item)
+		}
+	}
 	if q.closed.Load() {
 		return false
 	}
-	if q.items == nil {
-		q.items = make(map[T]*entry)
-	}
-	e := q.items[item]
 	switch {
 	case e == nil:
 		e = q.newEntry()
-		e.seq, e.mode = q.list.push(item), m
 		q.items[item] = e
+		e.mode = m
+		q.fresh(e, o, tenant)
+		q.place(item, e, o.after)
+		return true
 	case e.state == idle:
-		e.state, e.seq = active, q.list.push(item)
-	case q.queued(e) || e.mark != 0:
-		return false
-	default: // in flight or disarmed
-		if e.flags&removed != 0 { // forgotten by Remove while in flight: known again, in mode m
-			e.flags, e.mode = 0, m
-		}
-		q.marks++
-		e.mark = q.marks
-		if e.state == active && q.returns(e) {
-			q.aside.Add(1)
-		}
+		q.raise(e, o)
+		q.place(item, e, o.after)
+		return true
+	case e.flags&removed != 0: // in flight, Removed: known again, in mode m
+		e.mode, e.flags = m, 0
+		q.fresh(e, o, tenant)
+		q.keepAside(e, o)
+		return true
 	}
+	raised := q.raise(e, o)
+	switch {
+	case e.state == delayed:
+		if o.after > 0 {
+			q.reschedule(e, q.now()+int64(o.after))
+			return false
+		}
+		q.unschedule(e)
+		q.enqueue(item, e)
+		return true
+	case q.queued(e):
+		if raised {
+			q.unqueue(e)
+			q.enqueue(item, e)
+		}
+		return false
+	case e.mark != 0:
+		if o.after <= 0 {
+			if e.x != nil {
+				e.x.markAt = 0
+			}
+		} else if at := q.now() + int64(o.after); e.x != nil && at < e.x.markAt {
+			e.x.markAt = at // the earliest ready time wins (0: due at once)
+		}
+		return false
+	}
+	q.keepAside(e, o) // in flight or disarmed, no mark yet
 	return true
+}
+
+// fresh sets up the extra part of an entry the queue starts to know, if
+// it needs one.
+func (q *Queue[T]) fresh(e *entry[T], o markOpts, tenant string) {
+	if e.x == nil && o.prio == 0 && q.tenant == nil && !o.retried {
+		return
+	}
+	x := q.extra(e)
+	x.prio, x.tenant, x.retried = o.prio, tenant, o.retried
+}
+
+// raise gives the known item e the priority of mark o if it is higher
+// and reports whether it was.
+func (q *Queue[T]) raise(e *entry[T], o markOpts) bool {
+	prio := 0
+	if e.x != nil {
+		prio = e.x.prio
+	}
+	if o.prio <= prio {
+		return false
+	}
+	q.extra(e).prio = o.prio
+	return true
+}
+
+// keepAside gives the item e, in flight or disarmed, a kept-aside mark.
+func (q *Queue[T]) keepAside(e *entry[T], o markOpts) {
+	q.marks++
+	e.mark = q.marks
+	if o.after > 0 {
+		q.extra(e).markAt = q.now() + int64(o.after)
+	} else if e.x != nil {
+		e.x.markAt = 0
+	}
+	if e.state != disarmed && q.returns(e) {
+		q.aside.Add(1)
+	}
+}
+
+// place queues item now, or delays it by after. Only with mu held.
+func (q *Queue[T]) place(item T, e *entry[T], after time.Duration) {
+	if after > 0 {
+		q.schedule(item, e, q.now()+int64(after))
+		return
+	}
+	q.enqueue(item, e)
 }
 
 // newEntry returns a recycled entry, or a new one. Only with mu
 // held.
-func (q *Queue[T]) newEntry() *entry {
+func (q *Queue[T]) newEntry() *entry[T] {
 	if n := len(q.spare); n > 0 {
 		e := q.spare[n-1]
 		q.spare = q.spare[:n-1]
 		return e
 	}
-	return new(entry)
+	return new(entry[T])
 }
 
-// forget deletes item and recycles its entry. Only with mu held.
-func (q *Queue[T]) forget(item T, e *entry) {
+// forget deletes item and recycles its entry. If AddRateLimited was
+// called for it, the limiter forgets it too, once the lock is released.
+// Only with mu held.
+func (q *Queue[T]) forget(item T, e *entry[T]) {
 	delete(q.items, item)
 	e.seq, e.state, e.mode, e.flags = 0, active, Edge, 0
 	e.mark = 0
+	if x := e.x; x != nil {
+		if x.retried {
+			p := q.posting()
+			p.forgot = append(p.forgot, item)
+		}
+		*x = extra[T]{heap: -1}
+	}
 	q.spare = append(q.spare, e)
 }
 
 // unlock releases mu, then wakes the callers settled meanwhile (see
 // internal/spin).
 func (q *Queue[T]) unlock() {
-	w, d := q.waiters.Woken(), q.drainers.Woken()
+	if q.metrics != nil {
+		q.measure()
+	}
+	w, d, p := q.waiters.Woken(), q.drainers.Woken(), q.post
+	q.post = nil
 	q.mu.Unlock()
 	spin.WakeAll(w)
 	spin.WakeAll(d)
+	if p != nil {
+		q.deliver(p)
+	}
 }
 
 // owner is a Queue as the spin.Owner of its waiters: a cancelled caller
@@ -145,12 +288,17 @@ func (o *owner[T]) Unlock() {
 
 // queued reports whether e is on the ready list; inFlight whether it was
 // handed out and not Done. Only with mu held.
-func (q *Queue[T]) queued(e *entry) bool   { return e.state == active && e.seq >= q.list.head }
-func (q *Queue[T]) inFlight(e *entry) bool { return e.state == active && e.seq < q.list.head }
+func (q *Queue[T]) queued(e *entry[T]) bool {
+	return e.state == active && (onLane(e) || e.seq >= q.list.head)
+}
+
+func (q *Queue[T]) inFlight(e *entry[T]) bool {
+	return e.state == out || (e.state == active && !onLane(e) && e.seq < q.list.head)
+}
 
 // returns reports whether Done will queue the in-flight item e again
 // because of a kept-aside mark (what keeps Wait waiting after Close).
-func (q *Queue[T]) returns(e *entry) bool {
+func (q *Queue[T]) returns(e *entry[T]) bool {
 	return e.mark != 0 && e.flags&removed == 0 && (e.mode != OneShot || e.flags&rearmed != 0)
 }
 
@@ -245,7 +393,7 @@ func (q *Queue[T]) finishAll(items []T, ready []bool) int {
 type requeue[T comparable] struct {
 	key  uint64
 	item T
-	e    *entry
+	e    *entry[T]
 }
 
 // levelKey orders level items after every kept-aside mark in Done.
@@ -263,6 +411,9 @@ func (q *Queue[T]) finish(items []T, ready []bool) int {
 		}
 		n++
 		q.inflight--
+		if q.metrics != nil {
+			q.finished(e)
+		}
 		back := q.returns(e)
 		if back {
 			q.aside.Add(-1)
@@ -270,6 +421,11 @@ func (q *Queue[T]) finish(items []T, ready []bool) int {
 		switch {
 		case e.flags&removed != 0:
 			q.forget(item, e)
+			continue
+		case back && e.x != nil && e.x.markAt != 0 && !q.closed.Load() && e.x.markAt > q.now():
+			at := e.x.markAt
+			e.mark, e.x.markAt, e.flags = 0, 0, 0
+			q.schedule(item, e, at) // a second Done of it in this call is ignored
 			continue
 		case back:
 			q.requeue = append(q.requeue, requeue[T]{e.mark, item, e})
@@ -299,8 +455,11 @@ func (q *Queue[T]) putBack() {
 		slices.SortFunc(r, byKey)
 	}
 	for _, rq := range r {
-		rq.e.state, rq.e.seq = active, q.list.push(rq.item)
+		q.enqueue(rq.item, rq.e)
 		rq.e.mark = 0
+		if rq.e.x != nil {
+			rq.e.x.markAt = 0
+		}
 	}
 	clear(r) // keep no item alive
 }
@@ -319,8 +478,9 @@ func byKey[T comparable](a, b requeue[T]) int {
 // it. A queued item is taken off the list: no hand-out after Remove
 // returns it (until it is marked again). An item in flight stays in flight
 // until its Done, which then forgets it; marks kept aside for it are
-// dropped. A disarmed or idle one-shot item is forgotten with its mode.
-// Remove works on a closed queue too.
+// dropped. A delayed item is forgotten, its delay cancelled. A disarmed or
+// idle one-shot item is forgotten with its mode. Remove works on a closed
+// queue too.
 func (q *Queue[T]) Remove(item T) bool {
 	q.checkKey(item)
 	q.mu.Lock()
@@ -330,9 +490,12 @@ func (q *Queue[T]) Remove(item T) bool {
 	case e == nil:
 		return false
 	case q.queued(e):
-		q.list.kill(e.seq)
+		q.unqueue(e)
 		q.forget(item, e)
-	case e.state == active: // in flight
+	case e.state == delayed:
+		q.unschedule(e)
+		q.forget(item, e)
+	case q.inFlight(e):
 		if e.flags&removed != 0 {
 			return false
 		}
@@ -373,8 +536,16 @@ func (q *Queue[T]) Rearm(item T) bool {
 		q.disarmed--
 		e.state = idle
 		if e.mark != 0 {
-			e.state, e.seq = active, q.list.push(item)
+			at := int64(0)
+			if e.x != nil {
+				at, e.x.markAt = e.x.markAt, 0
+			}
 			e.mark = 0
+			if at != 0 && at > q.now() {
+				q.schedule(item, e, at)
+			} else {
+				q.enqueue(item, e)
+			}
 		}
 	case q.inFlight(e) && e.flags&(removed|rearmed) == 0:
 		e.flags |= rearmed

@@ -85,25 +85,37 @@ func (m Mode) String() string {
 type Queue[T comparable] struct {
 	_ noCopy
 
-	mu       sync.Mutex    // the state lock
-	items    map[T]*entry  // every item the queue knows; only with mu held
-	spare    []*entry      // recycled entries; only with mu held
-	list     fifo[T]       // the queued items; only with mu held
-	marks    uint64        // kept-aside marks so far: their arrival numbers; only with mu held
-	aside    atomic.Int64  // in flight with a mark Done will queue (keeps Wait waiting after Close); written with mu held
-	inflight int           // items handed out, not yet Done; only with mu held
-	disarmed int           // one-shot items waiting for Rearm; only with mu held
-	closed   atomic.Bool   // written with mu held; read without by Add's fast refusal
-	keys     atomic.Uint32 // whether items are probed before the lock (keys.go); set once, by any call
-	requeue  []requeue[T]  // Done's scratch space; only with mu held
+	mu       sync.Mutex      // the state lock
+	items    map[T]*entry[T] // every item the queue knows; only with mu held
+	spare    []*entry[T]     // recycled entries; only with mu held
+	list     fifo[T]         // the queued items; only with mu held
+	marks    uint64          // kept-aside marks so far: their arrival numbers; only with mu held
+	aside    atomic.Int64    // in flight with a mark Done will queue (keeps Wait waiting after Close); written with mu held
+	inflight int             // items handed out, not yet Done; only with mu held
+	disarmed int             // one-shot items waiting for Rearm; only with mu held
+	closed   atomic.Bool     // written with mu held; read without by Add's fast refusal
+	keys     atomic.Uint32   // whether items are probed before the lock (keys.go); set once, by any call
+	requeue  []requeue[T]    // Done's scratch space; only with mu held
 
 	waiters  spin.Queue[take[T]]  // blocked Wait callers; only with mu held
 	drainers spin.Queue[struct{}] // blocked Drain callers; only with mu held
 	ready    spin.Notifier        // Ready(); only with mu held
 	stats    publishedStats       // for Len, InFlight, Stats and Ready's fast path
 
+	lanes  lanes[T]  // queued items of other priorities and tenants (lanes.go); only with mu held
+	delays delays[T] // delayed items and the timer (delay.go); only with mu held
+
+	post      *post[T]                // what the current locked section leaves for after the unlock
+	spareMail atomic.Pointer[post[T]] // a delivered post, for the next one
+	depth     int                     // the queued count last reported to metrics; only with mu held
+	running   running[T]              // with metrics: the items in flight; only with mu held
+
 	mode    Mode
-	recheck func(T) bool // WithRecheck; nil: level items stay ready
+	recheck func(T) bool   // WithRecheck; nil: level items stay ready
+	tenant  func(T) string // WithFairness; nil: no fair share
+	metrics Metrics        // WithMetrics
+	lim     RateLimiter[T] // WithRateLimiter, or the default made at first use
+	limOnce sync.Once
 }
 
 // bigBatch is the largest hand-out copied under the lock. Copying a few
@@ -121,20 +133,32 @@ func New[T comparable](opts ...Option) *Queue[T] {
 	for _, o := range opts {
 		o.apply(&c)
 	}
-	q := &Queue[T]{mode: c.mode, items: make(map[T]*entry)}
-	if c.recheck != nil {
-		f, ok := c.recheck.(func(T) bool)
-		if !ok {
-			panic(fmt.Sprintf("readyq: WithRecheck takes a %T, the queue needs a func(%T) bool", c.recheck, *new(T)))
-		}
-		q.recheck = f
-	}
+	q := &Queue[T]{mode: c.mode, items: make(map[T]*entry[T]), metrics: c.metrics}
+	q.recheck = typed[func(T) bool](c.recheck, "WithRecheck")
+	q.tenant = typed[func(T) string](c.tenant, "WithFairness")
+	q.lim = typed[RateLimiter[T]](c.limiter, "WithRateLimiter")
 	return q
 }
 
-// Close closes the queue. From then on Add, AddMode and Rearm change
-// nothing and return false. What is queued is still handed out, marks kept
-// aside are still queued at Done, and Wait returns ErrClosed once nothing
+// typed returns an option's value as the queue's type F, or panics.
+func typed[F any](v any, option string) F {
+	var f F
+	if v == nil {
+		return f
+	}
+	f, ok := v.(F)
+	if !ok {
+		panic(fmt.Sprintf("readyq: %s takes a %T, the queue needs a %T", option, v, &f))
+	}
+	return f
+}
+
+// Close closes the queue. From then on Add, AddMode, AddAfter, AddWith,
+// AddRateLimited and Rearm change nothing and return false. Every delayed
+// item is queued at once, in ready-time order, so that no delay is lost
+// with the queue: consumers see each item (Remove takes one back). What is
+// queued is still handed out, marks kept aside are still queued at Done
+// (a kept-aside mark's ready time is then ignored), and Wait returns ErrClosed once nothing
 // is queued and no item in flight has a kept-aside mark; until then a
 // blocked Wait keeps waiting, since a Done may still queue an item. Level
 // items are no longer queued again at Done. Drain is unaffected. Close is
@@ -144,6 +168,7 @@ func (q *Queue[T]) Close() {
 	defer q.unlock()
 	if !q.closed.Load() {
 		q.closed.Store(true)
+		q.due()
 		q.settle()
 	}
 }
@@ -154,7 +179,7 @@ func (q *Queue[T]) Close() {
 // queued or in flight; an armed Ready channel fires if a Wait would not
 // block; the counters are published. Only with mu held.
 func (q *Queue[T]) settle() {
-	for q.list.live > 0 {
+	for q.queuedLen() > 0 {
 		w := q.waiters.Front()
 		if w == nil {
 			break
@@ -164,7 +189,7 @@ func (q *Queue[T]) settle() {
 	if q.exhausted() {
 		q.waiters.RejectAll()
 	}
-	if q.list.live == 0 && q.inflight == 0 {
+	if q.idle() {
 		for w := q.drainers.Front(); w != nil; w = q.drainers.Front() {
 			q.drainers.Grant(w, struct{}{})
 		}
@@ -176,11 +201,16 @@ func (q *Queue[T]) settle() {
 // exhausted reports whether a closed queue has nothing left to hand out:
 // nothing queued and no Done that could queue an item again.
 func (q *Queue[T]) exhausted() bool {
-	return q.closed.Load() && q.list.live == 0 && q.aside.Load() == 0
+	return q.closed.Load() && q.queuedLen() == 0 && q.aside.Load() == 0
+}
+
+// idle reports whether nothing is queued, delayed or in flight (Drain).
+func (q *Queue[T]) idle() bool {
+	return q.queuedLen() == 0 && q.inflight == 0 && len(q.delays.heap) == 0
 }
 
 // readyNow reports whether a Wait would return at once.
-func (q *Queue[T]) readyNow() bool { return q.list.live > 0 || q.exhausted() }
+func (q *Queue[T]) readyNow() bool { return q.queuedLen() > 0 || q.exhausted() }
 
 // Len returns the number of queued items.
 func (q *Queue[T]) Len() int { return int(q.stats.queued.Load()) }
@@ -190,12 +220,13 @@ func (q *Queue[T]) InFlight() int { return int(q.stats.inflight.Load()) }
 
 // publishedStats are the counters observers read without the lock.
 type publishedStats struct {
-	queued, inflight, disarmed atomic.Int64
+	queued, inflight, disarmed, delayed atomic.Int64
 }
 
 // publish stores the counters that changed. Only with mu held.
 func (q *Queue[T]) publish() {
-	store(&q.stats.queued, q.list.live)
+	store(&q.stats.queued, q.queuedLen())
+	store(&q.stats.delayed, len(q.delays.heap))
 	store(&q.stats.inflight, q.inflight)
 	store(&q.stats.disarmed, q.disarmed)
 }
@@ -209,6 +240,7 @@ func store(a *atomic.Int64, v int) {
 // Stats is a snapshot of a queue's state.
 type Stats struct {
 	Queued   int  // items waiting to be handed out (Len)
+	Delayed  int  // items waiting for their ready time (AddAfter, AddRateLimited)
 	InFlight int  // items handed out, not yet Done
 	Aside    int  // in-flight items marked again, to be queued at Done
 	Disarmed int  // one-shot items waiting for Rearm
@@ -223,6 +255,7 @@ type Stats struct {
 func (q *Queue[T]) Stats() Stats {
 	return Stats{
 		Queued:   int(q.stats.queued.Load()),
+		Delayed:  int(q.stats.delayed.Load()),
 		InFlight: int(q.stats.inflight.Load()),
 		Aside:    int(q.aside.Load()),
 		Disarmed: int(q.stats.disarmed.Load()),
@@ -233,17 +266,22 @@ func (q *Queue[T]) Stats() Stats {
 }
 
 // String formats a Stats snapshot, e.g.
-// "readyq{queued=3 inflight=2 aside=1 disarmed=0 waiting=0 draining=0}".
+// "readyq{queued=3 inflight=2 aside=1 disarmed=0 waiting=0 draining=0}"; a
+// queue with delayed items shows "delayed=N" after queued, and a closed
+// one ends with " closed".
 func (q *Queue[T]) String() string { return q.Stats().String() }
 
 // String formats the snapshot.
 func (st Stats) String() string {
-	closed := ""
+	closed, delayed := "", ""
 	if st.Closed {
 		closed = " closed"
 	}
-	return fmt.Sprintf("readyq{queued=%d inflight=%d aside=%d disarmed=%d waiting=%d draining=%d%s}",
-		st.Queued, st.InFlight, st.Aside, st.Disarmed, st.Waiting, st.Draining, closed)
+	if st.Delayed != 0 {
+		delayed = fmt.Sprintf(" delayed=%d", st.Delayed)
+	}
+	return fmt.Sprintf("readyq{queued=%d%s inflight=%d aside=%d disarmed=%d waiting=%d draining=%d%s}",
+		st.Queued, delayed, st.InFlight, st.Aside, st.Disarmed, st.Waiting, st.Draining, closed)
 }
 
 // noCopy lets go vet's copylocks check flag copies of a Queue.

@@ -76,7 +76,7 @@ func (q *Queue[T]) Next(ctx context.Context, done []T, max int) ([]T, error) {
 
 // waitAndUnlock is WaitAppend with mu held; it releases it.
 func (q *Queue[T]) waitAndUnlock(ctx context.Context, buf []T, max int) ([]T, error) {
-	if q.list.live > 0 {
+	if q.queuedLen() > 0 {
 		return q.takeAndUnlock(buf, max), nil
 	}
 	if q.exhausted() {
@@ -116,12 +116,20 @@ type take[T comparable] struct {
 // held.
 func (q *Queue[T]) grant(w *spin.Waiter[take[T]]) {
 	p := w.P
-	k := min(p.max, q.list.live)
-	arr := q.list.arr
-	lo, hi := q.list.splice(k)
-	q.inflight += k
-	p.buf = arr.copyOut(p.buf, lo, hi)
+	p.buf = q.takeLocked(p.buf, p.max)
 	q.waiters.Grant(w, p)
+}
+
+// takeLocked hands out up to max queued items, highest priority first,
+// appends them to buf and times them for the metrics. It copies under the
+// lock. Only with mu held.
+func (q *Queue[T]) takeLocked(buf []T, max int) []T {
+	start := len(buf)
+	buf = q.handOut(buf, max)
+	if q.metrics != nil {
+		q.started(buf[start:])
+	}
+	return buf
 }
 
 // TryTake hands out up to max queued items, oldest first, without
@@ -149,6 +157,12 @@ func (q *Queue[T]) TryTakeAppend(buf []T, max int) []T {
 // large batch is copied out after the lock is released, so producers
 // never wait behind the copy.
 func (q *Queue[T]) takeAndUnlock(buf []T, max int) []T {
+	if q.lanes.live > 0 || q.metrics != nil {
+		buf = q.takeLocked(buf, max)
+		q.publish()
+		q.unlock()
+		return buf
+	}
 	k := min(max, q.list.live)
 	if k == 0 {
 		q.unlock()
@@ -179,7 +193,7 @@ func (q *Queue[T]) takeAndUnlock(buf []T, max int) []T {
 // batch is copied out after the unlock.
 var copyHook func()
 
-// Drain waits until nothing is queued and nothing is in flight, on an open
+// Drain waits until nothing is queued, delayed or in flight, on an open
 // or a closed queue. It returns nil then; ErrInvalid at once for a nil
 // ctx; ctx.Err() at once if ctx is already done (even on an idle queue),
 // and if ctx ends first. Items keep flowing meanwhile: Drain
@@ -195,7 +209,7 @@ func (q *Queue[T]) Drain(ctx context.Context) error {
 		return err
 	}
 	q.mu.Lock()
-	if q.list.live == 0 && q.inflight == 0 {
+	if q.idle() {
 		q.mu.Unlock()
 		return nil
 	}

@@ -1,0 +1,229 @@
+package readyq
+
+import (
+	"time"
+)
+
+// Delayed items wait in a binary min-heap ordered by ready time, ties by
+// the order their times were set. One time.Timer per queue, made at the
+// first delay, is armed for the heap's earliest time while the heap is not
+// empty and stopped when it empties: a queue with nothing delayed has no
+// timer running and no goroutine (the timer's function runs only when it
+// fires). A run that fires late, or that a Reset came too late to stop,
+// only queues what is due by then and arms the timer again.
+//
+// Times are nanoseconds on the queue's own clock (now), read only with
+// the lock held; under testing/synctest they follow the bubble's clock
+// exactly.
+
+// A wait is one delayed item in the heap.
+type wait[T comparable] struct {
+	at   int64
+	seq  uint64 // the order its time was set: ties go first come, first served
+	item T
+	e    *entry[T]
+}
+
+// delays is a queue's delayed items and its timer. Only with mu held.
+type delays[T comparable] struct {
+	heap  []wait[T]
+	seq   uint64
+	timer *time.Timer
+	armed int64     // the ready time the timer is set for; 0: stopped
+	epoch time.Time // the zero of now
+}
+
+// AddAfter marks item ready d from now: it becomes queued then, unless a
+// mark makes it ready sooner (the earliest ready time wins). It reports
+// whether the mark is new:
+//
+//   - an item not queued, not delayed and not in flight is delayed: true;
+//   - a delayed item keeps the earlier of its two ready times: false;
+//   - a queued item stays where it is: false;
+//   - an item in flight is kept aside with its ready time, to be queued
+//     at its Done if the time has come by then, and delayed otherwise:
+//     true for the first kept-aside mark, false for later ones (the
+//     earliest of their times wins);
+//   - after Close nothing is marked: false.
+//
+// A d ≤ 0 is Add (as client-go's AddAfter does). Add of a delayed item
+// queues it at once and cancels its delay; Remove forgets it. Close
+// queues every delayed item at once, so none is lost (see Close).
+func (q *Queue[T]) AddAfter(item T, d time.Duration) bool {
+	return q.add(item, q.mode, markOpts{after: d})
+}
+
+// AddOpts are the options of one mark, for AddWith.
+type AddOpts struct {
+	// After delays the item: ready this long from now (≤ 0: now).
+	After time.Duration
+	// RateLimited delays it by the rate limiter's When(item) instead,
+	// or by After if that is sooner and above 0; as AddRateLimited, it
+	// counts a retry.
+	RateLimited bool
+	// Priority orders the hand-outs: higher first, FIFO within one
+	// priority. An item has the highest priority of its marks since the
+	// queue started to know it.
+	Priority int
+}
+
+// AddWith marks item ready with the options o, in the queue's mode (or
+// the mode the item already has); it reports whether the mark is new, as
+// Add and AddAfter do. A mark whose priority is above a queued item's
+// moves the item to the tail of its new priority (and reports false).
+// It is controller-runtime's AddWithOpts for one item: the earliest ready
+// time and the highest priority of the marks win.
+func (q *Queue[T]) AddWith(item T, o AddOpts) bool {
+	m := markOpts{after: o.After, prio: o.Priority}
+	if o.RateLimited {
+		return q.addRateLimited(item, m)
+	}
+	return q.add(item, q.mode, m)
+}
+
+// now returns the time on the queue's clock, in nanoseconds since its
+// first reading. Only with mu held.
+func (q *Queue[T]) now() int64 {
+	if q.delays.epoch.IsZero() {
+		q.delays.epoch = time.Now()
+	}
+	return int64(time.Since(q.delays.epoch))
+}
+
+// schedule delays item until at. Only with mu held.
+func (q *Queue[T]) schedule(item T, e *entry[T], at int64) {
+	x := q.extra(e)
+	e.state, x.at = delayed, at
+	d := &q.delays
+	d.seq++
+	x.heap = len(d.heap)
+	d.heap = append(d.heap, wait[T]{at, d.seq, item, e})
+	q.up(x.heap)
+	q.arm()
+}
+
+// reschedule moves the delayed item e to at, if that is sooner.
+func (q *Queue[T]) reschedule(e *entry[T], at int64) {
+	x := e.x
+	if at >= x.at {
+		return
+	}
+	d := &q.delays
+	d.seq++
+	x.at = at
+	d.heap[x.heap].at, d.heap[x.heap].seq = at, d.seq
+	q.up(x.heap)
+	q.arm()
+}
+
+// unschedule takes the delayed item e out of the heap and arms the timer
+// for the rest; the caller gives e its next state.
+func (q *Queue[T]) unschedule(e *entry[T]) {
+	q.pop(e)
+	q.arm()
+}
+
+// pop is unschedule without the timer.
+func (q *Queue[T]) pop(e *entry[T]) {
+	h := q.delays.heap
+	i, last := e.x.heap, len(h)-1
+	if i != last {
+		q.swap(i, last)
+	}
+	clear(h[last:])
+	q.delays.heap = h[:last]
+	if i != last {
+		q.down(i)
+		q.up(i)
+	}
+	e.x.heap = -1
+}
+
+// due queues every delayed item whose time has come (all of them after
+// Close), in ready-time order, and arms the timer for the rest.
+func (q *Queue[T]) due() {
+	now := q.now()
+	for len(q.delays.heap) > 0 {
+		w := q.delays.heap[0]
+		if w.at > now && !q.closed.Load() {
+			break
+		}
+		q.pop(w.e)
+		q.enqueue(w.item, w.e)
+	}
+	q.arm()
+}
+
+// fire is the timer's function.
+func (q *Queue[T]) fire() {
+	q.mu.Lock()
+	q.delays.armed = 0 // this run is the timer's; due arms it again for the rest
+	q.due()
+	q.settle()
+	q.unlock()
+}
+
+// arm sets the timer for the earliest ready time, or stops it.
+func (q *Queue[T]) arm() {
+	d := &q.delays
+	if len(d.heap) == 0 {
+		if d.armed != 0 {
+			d.timer.Stop()
+			d.armed = 0
+		}
+		return
+	}
+	at := d.heap[0].at
+	if at == d.armed {
+		return
+	}
+	wait := time.Duration(at - q.now())
+	if d.timer == nil {
+		d.timer = time.AfterFunc(wait, q.fire)
+	} else {
+		d.timer.Reset(wait)
+	}
+	d.armed = at
+}
+
+// The heap's order and moves.
+
+func (q *Queue[T]) less(i, j int) bool {
+	h := q.delays.heap
+	return h[i].at < h[j].at || (h[i].at == h[j].at && h[i].seq < h[j].seq)
+}
+
+func (q *Queue[T]) swap(i, j int) {
+	h := q.delays.heap
+	h[i], h[j] = h[j], h[i]
+	h[i].e.x.heap, h[j].e.x.heap = i, j
+}
+
+func (q *Queue[T]) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !q.less(i, p) {
+			return
+		}
+		q.swap(i, p)
+		i = p
+	}
+}
+
+func (q *Queue[T]) down(i int) {
+	n := len(q.delays.heap)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			return
+		}
+		if c+1 < n && q.less(c+1, c) {
+			c++
+		}
+		if !q.less(c, i) {
+			return
+		}
+		q.swap(i, c)
+		i = c
+	}
+}

@@ -1,0 +1,281 @@
+package readyq_test
+
+import (
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/evsync/evsync/readyq"
+)
+
+// sleep advances a synctest bubble's clock by d and lets every timer due
+// by then run to completion.
+func sleep(d time.Duration) {
+	time.Sleep(d)
+	synctest.Wait()
+}
+
+func TestAddAfterQueuesTheItemExactlyAtItsTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := readyq.New[int]()
+		if !q.AddAfter(1, 10*time.Millisecond) {
+			t.Fatal("AddAfter of a new item = false")
+		}
+		if st := q.Stats(); st.Delayed != 1 || st.Queued != 0 {
+			t.Fatalf("Stats = %+v, want 1 delayed, 0 queued", st)
+		}
+		sleep(10*time.Millisecond - time.Nanosecond)
+		wantItems(t, "TryTake a nanosecond early", q.TryTake(8))
+		sleep(time.Nanosecond)
+		wantItems(t, "TryTake on time", q.TryTake(8), 1)
+		if st := q.Stats(); st.Delayed != 0 || st.InFlight != 1 {
+			t.Fatalf("Stats = %+v, want 0 delayed, 1 in flight", st)
+		}
+	})
+}
+
+func TestAddAfterWakesABlockedWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := readyq.New[int]()
+		q.AddAfter(7, time.Second)
+		start := time.Now()
+		mustWait(t, q, 4, 7)
+		if d := time.Since(start); d != time.Second {
+			t.Fatalf("Wait returned after %v, want 1s", d)
+		}
+	})
+}
+
+func TestDelayedItemsComeInReadyTimeOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := readyq.New[int]()
+		q.AddAfter(1, 30*time.Millisecond)
+		q.AddAfter(2, 10*time.Millisecond)
+		q.AddAfter(3, 20*time.Millisecond)
+		q.AddAfter(4, 10*time.Millisecond) // a tie: set after 2, so after 2
+		sleep(30 * time.Millisecond)
+		wantItems(t, "TryTake", q.TryTake(8), 2, 4, 3, 1)
+	})
+}
+
+func TestTheEarliestReadyTimeWins(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := readyq.New[int]()
+		q.AddAfter(1, 50*time.Millisecond)
+		if q.AddAfter(1, 80*time.Millisecond) {
+			t.Fatal("AddAfter of a delayed item = true")
+		}
+		if q.AddAfter(1, 20*time.Millisecond) {
+			t.Fatal("AddAfter of a delayed item, sooner = true")
+		}
+		sleep(20 * time.Millisecond)
+		wantItems(t, "TryTake at the sooner time", q.TryTake(8), 1)
+		q.Done(1)
+		sleep(time.Second)
+		wantItems(t, "TryTake later", q.TryTake(8)) // no second copy from the dropped times
+	})
+}
+
+func TestAddOfADelayedItemQueuesItNowOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := readyq.New[int]()
+		q.AddAfter(1, time.Second)
+		if !q.Add(1) {
+			t.Fatal("Add of a delayed item = false")
+		}
+		wantItems(t, "TryTake", q.TryTake(8), 1)
+		q.Done(1)
+		sleep(2 * time.Second)
+		wantItems(t, "TryTake after the cancelled delay", q.TryTake(8))
+		if q.Stats().Delayed != 0 {
+			t.Fatal("the delay was not cancelled")
+		}
+	})
+}
+
+func TestAddAfterOfAQueuedItemChangesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := readyq.New[int]()
+		q.Add(1)
+		q.Add(2)
+		if q.AddAfter(1, time.Second) {
+			t.Fatal("AddAfter of a queued item = true")
+		}
+		wantItems(t, "TryTake", q.TryTake(8), 1, 2)
+		q.Done(1, 2)
+		sleep(2 * time.Second)
+		wantItems(t, "TryTake later", q.TryTake(8))
+	})
+}
+
+func TestNonPositiveDelayIsAdd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := readyq.New[int]()
+		q.AddAfter(1, 0)
+		q.AddAfter(2, -time.Hour)
+		wantItems(t, "TryTake", q.TryTake(8), 1, 2)
+	})
+}
+
+func TestAddAfterOfAnItemInFlightIsKeptAsideWithItsTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := readyq.New[int]()
+		q.Add(1)
+		wantItems(t, "TryTake", q.TryTake(1), 1)
+		if !q.AddAfter(1, 100*time.Millisecond) {
+			t.Fatal("first kept-aside AddAfter = false")
+		}
+		if q.AddAfter(1, 50*time.Millisecond) {
+			t.Fatal("second kept-aside AddAfter = true")
+		}
+		sleep(10 * time.Millisecond)
+		q.Done(1) // the mark is due at 50 ms: delayed until then
+		if st := q.Stats(); st.Delayed != 1 || st.Queued != 0 {
+			t.Fatalf("after Done: %+v, want 1 delayed", st)
+		}
+		sleep(40*time.Millisecond - time.Nanosecond)
+		wantItems(t, "TryTake early", q.TryTake(1))
+		sleep(time.Nanosecond)
+		wantItems(t, "TryTake at 50 ms", q.TryTake(1), 1)
+
+		q.AddAfter(1, 10*time.Millisecond)
+		sleep(20 * time.Millisecond)
+		q.Done(1) // the mark's time has come: queued at once
+		wantItems(t, "TryTake after Done", q.TryTake(1), 1)
+	})
+}
+
+func TestAddOfAnItemInFlightWithADelayedMarkMakesItDue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := readyq.New[int]()
+		q.Add(1)
+		q.TryTake(1)
+		q.AddAfter(1, time.Hour)
+		if q.Add(1) {
+			t.Fatal("Add with a kept-aside mark = true")
+		}
+		q.Done(1)
+		wantItems(t, "TryTake", q.TryTake(1), 1)
+	})
+}
+
+func TestRemoveCancelsADelay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := readyq.New[int]()
+		q.AddAfter(1, time.Second)
+		q.AddAfter(2, 2*time.Second)
+		if !q.Remove(1) {
+			t.Fatal("Remove of a delayed item = false")
+		}
+		sleep(3 * time.Second)
+		wantItems(t, "TryTake", q.TryTake(8), 2)
+		if q.Stats().Delayed != 0 {
+			t.Fatal("Delayed not 0")
+		}
+	})
+}
+
+func TestCloseQueuesEveryDelayedItem(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := readyq.New[int]()
+		q.AddAfter(1, 3*time.Hour)
+		q.AddAfter(2, time.Hour)
+		q.Add(3)
+		q.Close()
+		if q.AddAfter(4, time.Second) {
+			t.Fatal("AddAfter after Close = true")
+		}
+		mustWait(t, q, 8, 3, 2, 1)
+		q.Done(3, 2, 1)
+		if _, err := q.Wait(bg, 8); !errors.Is(err, readyq.ErrClosed) {
+			t.Fatalf("Wait on the closed, empty queue = %v, want ErrClosed", err)
+		}
+	})
+}
+
+func TestDoneAfterCloseQueuesADelayedMarkAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := readyq.New[int]()
+		q.Add(1)
+		q.TryTake(1)
+		q.AddAfter(1, time.Hour)
+		q.Close()
+		done := parkWait(bg, q, 1) // waits: Done will queue 1
+		q.Done(1)
+		r := <-done
+		if r.err != nil {
+			t.Fatalf("Wait = %v", r.err)
+		}
+		wantItems(t, "Wait", r.items, 1)
+	})
+}
+
+func TestDrainWaitsForDelayedItems(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := readyq.New[int]()
+		q.AddAfter(1, time.Second)
+		drained := make(chan error, 1)
+		go func() { drained <- q.Drain(bg) }()
+		synctest.Wait()
+		select {
+		case err := <-drained:
+			t.Fatalf("Drain returned %v with an item delayed", err)
+		default:
+		}
+		sleep(time.Second)
+		mustWait(t, q, 1, 1)
+		q.Done(1)
+		if err := <-drained; err != nil {
+			t.Fatalf("Drain = %v", err)
+		}
+	})
+}
+
+func TestAZeroValueQueueDelays(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var q readyq.Queue[string]
+		q.AddAfter("a", time.Minute)
+		sleep(time.Minute)
+		if got := q.TryTake(1); len(got) != 1 || got[0] != "a" {
+			t.Fatalf("TryTake = %v", got)
+		}
+	})
+}
+
+func TestDelayedItemsKeepTheirMode(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := readyq.New[int](readyq.WithMode(readyq.Level))
+		q.AddAfter(1, time.Second)
+		sleep(time.Second)
+		wantItems(t, "TryTake", q.TryTake(1), 1)
+		q.Done(1) // level: queued again at once
+		wantItems(t, "TryTake after Done", q.TryTake(1), 1)
+	})
+}
+
+func TestOneShotRearmOfADelayedMark(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := readyq.New[int](readyq.WithMode(readyq.OneShot))
+		q.Add(1)
+		q.TryTake(1)
+		q.Done(1) // disarmed
+		q.AddAfter(1, time.Second)
+		q.Rearm(1) // the mark is not due yet: delayed
+		wantItems(t, "TryTake", q.TryTake(1))
+		sleep(time.Second)
+		wantItems(t, "TryTake on time", q.TryTake(1), 1)
+	})
+}
+
+func TestStringShowsDelayedItems(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := readyq.New[int]()
+		q.AddAfter(1, time.Second)
+		want := "readyq{queued=0 delayed=1 inflight=0 aside=0 disarmed=0 waiting=0 draining=0}"
+		if got := q.String(); got != want {
+			t.Fatalf("String() = %q, want %q", got, want)
+		}
+		q.Remove(1)
+	})
+}

@@ -1,0 +1,192 @@
+package readyq
+
+import "slices"
+
+// Priorities and fair share put queued items on lanes other than the
+// ready list q.list: one lane per priority, or, with WithFairness, one
+// lane per priority and tenant. q.list is the lane of priority 0 without
+// fair share, so a queue that uses neither never looks at a lane and
+// keeps its O(1) splice (see fifo.go).
+//
+// A hand-out takes the levels (the lanes of one priority) from the
+// highest priority down, q.list in its place among them. Within a level
+// it goes round the lanes' ring, one item per lane per turn; a lane that
+// gets its first queued item joins the ring just before the cursor, so it
+// is served last in the current round: an item of a new tenant waits for
+// at most one hand-out per tenant ahead of it. A lane leaves the ring, and
+// a level the list, when it has nothing queued.
+//
+// Items handed out from a lane are marked out one by one (the lane's
+// positions cannot tell in-flight items apart, since lanes come and go),
+// which costs a map lookup per item: priorities and fair share cost only
+// the queues that use them.
+
+// A lane is a FIFO of the queued items of one priority and tenant.
+type lane[T comparable] struct {
+	list   fifo[T]
+	tenant string
+}
+
+// A level is the lanes of one priority.
+type level[T comparable] struct {
+	prio    int
+	ring    []*lane[T] // lanes with queued items, in round-robin order
+	cur     int        // the ring's next lane
+	tenants map[string]*lane[T]
+}
+
+// lanes are the levels of a queue, highest priority first. Only with the
+// queue's lock held.
+type lanes[T comparable] struct {
+	levels []*level[T]
+	live   int // queued items on all lanes
+}
+
+// onLane reports whether the queued item e is on a lane, not on q.list.
+func onLane[T comparable](e *entry[T]) bool { return e.x != nil && e.x.lane != nil }
+
+// laned reports whether an item of priority prio goes to a lane.
+func (q *Queue[T]) laned(prio int) bool { return prio != 0 || q.tenant != nil }
+
+// enqueue queues item at the tail of its lane: q.list, or the lane of its
+// priority and tenant. Only with mu held.
+func (q *Queue[T]) enqueue(item T, e *entry[T]) {
+	e.state = active
+	if q.metrics != nil {
+		q.extra(e).queuedAt = q.now()
+	}
+	if e.x == nil || !q.laned(e.x.prio) {
+		e.seq = q.list.push(item)
+		return
+	}
+	ln := q.lanes.lane(e.x.prio, e.x.tenant)
+	e.seq, e.x.lane = ln.list.push(item), ln
+	q.lanes.live++
+}
+
+// unqueue takes the queued item e off its lane (Remove, a raised
+// priority). Only with mu held.
+func (q *Queue[T]) unqueue(e *entry[T]) {
+	if !onLane(e) {
+		q.list.kill(e.seq)
+		return
+	}
+	ln := e.x.lane
+	ln.list.kill(e.seq)
+	e.x.lane = nil
+	q.lanes.live--
+	if ln.list.live == 0 {
+		q.lanes.drop(e.x.prio, ln)
+	}
+}
+
+// queuedLen is the number of queued items.
+func (q *Queue[T]) queuedLen() int { return q.list.live + q.lanes.live }
+
+// lane returns the lane of prio and tenant, making it (and its level) if
+// need be; a new lane joins its level's ring last.
+func (l *lanes[T]) lane(prio int, tenant string) *lane[T] {
+	i, found := slices.BinarySearchFunc(l.levels, prio, byPrio)
+	if !found {
+		l.levels = slices.Insert(l.levels, i, &level[T]{prio: prio})
+	}
+	lv := l.levels[i]
+	if ln := lv.tenants[tenant]; ln != nil {
+		return ln
+	}
+	ln := &lane[T]{tenant: tenant}
+	if lv.tenants == nil {
+		lv.tenants = make(map[string]*lane[T])
+	}
+	lv.tenants[tenant] = ln
+	lv.ring = slices.Insert(lv.ring, lv.cur, ln)
+	lv.cur = (lv.cur + 1) % len(lv.ring)
+	return ln
+}
+
+// byPrio orders levels by descending priority.
+func byPrio[T comparable](lv *level[T], prio int) int {
+	switch {
+	case lv.prio > prio:
+		return -1
+	case lv.prio < prio:
+		return 1
+	}
+	return 0
+}
+
+// drop takes the empty lane ln of priority prio out of its level's ring,
+// and the level out of the list if it was its last lane.
+func (l *lanes[T]) drop(prio int, ln *lane[T]) {
+	i, _ := slices.BinarySearchFunc(l.levels, prio, byPrio)
+	lv := l.levels[i]
+	j := slices.Index(lv.ring, ln)
+	lv.ring = slices.Delete(lv.ring, j, j+1)
+	delete(lv.tenants, ln.tenant)
+	switch {
+	case len(lv.ring) == 0:
+		l.levels = slices.Delete(l.levels, i, i+1)
+	case j < lv.cur:
+		lv.cur--
+	case lv.cur == len(lv.ring):
+		lv.cur = 0
+	}
+}
+
+// handOut takes up to max queued items, highest priority first, appends
+// them to buf and marks them in flight. It copies under the lock; it is
+// the hand-out of queues that have items on lanes. Only with mu held.
+func (q *Queue[T]) handOut(buf []T, max int) []T {
+	start := len(buf)
+	n := 0
+	for n < max {
+		lv := q.lanes.first()
+		if lv == nil || (lv.prio < 0 && q.list.live > 0) {
+			break
+		}
+		buf = q.takeLevel(lv, buf, max-n)
+		n = len(buf) - start
+	}
+	if k := min(max-n, q.list.live); k > 0 {
+		arr := q.list.arr
+		lo, hi := q.list.splice(k)
+		q.inflight += k
+		buf = arr.copyOut(buf, lo, hi)
+		n += k
+	}
+	for n < max && q.lanes.live > 0 {
+		buf = q.takeLevel(q.lanes.first(), buf, max-n)
+		n = len(buf) - start
+	}
+	return buf
+}
+
+// first returns the level of the highest priority, or nil.
+func (l *lanes[T]) first() *level[T] {
+	if len(l.levels) == 0 {
+		return nil
+	}
+	return l.levels[0]
+}
+
+// takeLevel hands out up to max items of level lv, round-robin over its
+// lanes, one item per lane per turn. Only with mu held.
+func (q *Queue[T]) takeLevel(lv *level[T], buf []T, max int) []T {
+	for ; max > 0 && len(lv.ring) > 0; max-- {
+		ln := lv.ring[lv.cur]
+		arr := ln.list.arr
+		lo, hi := ln.list.splice(1)
+		start := len(buf)
+		buf = arr.copyOut(buf, lo, hi)
+		e := q.items[buf[start]]
+		e.state, e.x.lane = out, nil
+		q.inflight++
+		q.lanes.live--
+		if ln.list.live == 0 {
+			q.lanes.drop(lv.prio, ln) // the cursor now names the next lane
+		} else {
+			lv.cur = (lv.cur + 1) % len(lv.ring)
+		}
+	}
+	return buf
+}

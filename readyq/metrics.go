@@ -1,0 +1,156 @@
+package readyq
+
+import (
+	"time"
+)
+
+// Metrics receives what a queue measures, the figures of client-go's
+// workqueue metrics. A queue made WithMetrics calls its methods after it
+// has released its lock, from the goroutine whose call caused the event,
+// so they may block briefly or call the queue; concurrent events may be
+// reported in either order. Without WithMetrics the queue reads no clock
+// and counts nothing for it.
+type Metrics interface {
+	// Depth reports a change of the number of queued items (Len): +1
+	// per item queued, -1 per item handed out or removed (client-go's
+	// depth gauge, Inc and Dec).
+	Depth(delta int)
+	// Added reports a new mark (one that Add, AddAfter or AddWith
+	// reports as new: client-go's adds).
+	Added()
+	// Waited reports, for an item handed out, how long it was queued
+	// (client-go's queue latency).
+	Waited(d time.Duration)
+	// Worked reports, for an item Done, how long it was in flight
+	// (client-go's work duration).
+	Worked(d time.Duration)
+	// Retried reports an AddRateLimited, or an AddWith with RateLimited
+	// (client-go's retries).
+	Retried()
+}
+
+// Running returns the two figures client-go updates in the background:
+// the total time the items in flight have been in flight (unfinished
+// work), and the longest of them (longest running processor). Both are 0
+// without WithMetrics, which is what times the hand-outs. It takes O(1)
+// time with the lock held.
+func (q *Queue[T]) Running() (unfinished, longest time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	r := &q.running
+	if q.metrics == nil || r.n == 0 {
+		return 0, 0
+	}
+	now := q.now()
+	return time.Duration(int64(r.n)*now - r.sum), time.Duration(now - r.head.x.start)
+}
+
+// running is the list of items in flight, oldest hand-out first, kept
+// only with metrics. Only with mu held.
+type running[T comparable] struct {
+	head, tail *entry[T]
+	n          int
+	sum        int64 // of their start times
+}
+
+// A post is what a locked section leaves to do after the unlock: the
+// metrics it measured and the items whose retry state the limiter is to
+// forget.
+type post[T comparable] struct {
+	depth, adds    int
+	waited, worked []time.Duration
+	forgot         []T
+}
+
+// posting returns the post of the current locked section. Only with mu
+// held.
+func (q *Queue[T]) posting() *post[T] {
+	if q.post == nil {
+		if q.post = q.spareMail.Swap(nil); q.post == nil {
+			q.post = new(post[T])
+		}
+	}
+	return q.post
+}
+
+// deliver does what a locked section posted, after the unlock.
+func (q *Queue[T]) deliver(p *post[T]) {
+	if m := q.metrics; m != nil {
+		if p.depth != 0 {
+			m.Depth(p.depth)
+		}
+		for range p.adds {
+			m.Added()
+		}
+		for _, d := range p.waited {
+			m.Waited(d)
+		}
+		for _, d := range p.worked {
+			m.Worked(d)
+		}
+	}
+	for _, item := range p.forgot {
+		q.limiter().Forget(item)
+	}
+	clear(p.forgot)
+	p.depth, p.adds = 0, 0
+	p.waited, p.worked, p.forgot = p.waited[:0], p.worked[:0], p.forgot[:0]
+	q.spareMail.Store(p)
+}
+
+// measure notes the change of depth for the metrics before the unlock.
+// Only with mu held and metrics set.
+func (q *Queue[T]) measure() {
+	if n := q.queuedLen(); n != q.depth {
+		q.posting().depth += n - q.depth
+		q.depth = n
+	}
+}
+
+// started times the items just handed out. Only with mu held and metrics
+// set.
+func (q *Queue[T]) started(items []T) {
+	if len(items) == 0 {
+		return
+	}
+	now := q.now()
+	p := q.posting()
+	r := &q.running
+	for _, item := range items {
+		e := q.items[item]
+		x := q.extra(e)
+		p.waited = append(p.waited, time.Duration(now-x.queuedAt))
+		x.start, x.prev, x.next = now, r.tail, nil
+		if r.tail != nil {
+			r.tail.x.next = e
+		} else {
+			r.head = e
+		}
+		r.tail = e
+		r.n++
+		r.sum += now
+	}
+}
+
+// finished times the item e, Done. Only with mu held and metrics set.
+func (q *Queue[T]) finished(e *entry[T]) {
+	x := e.x
+	if x == nil { // handed out before metrics were set: cannot happen, metrics are set by New
+		return
+	}
+	q.posting().worked = append(q.posting().worked, time.Duration(q.now()-x.start))
+	r := &q.running
+	if x.prev != nil {
+		x.prev.x.next = x.next
+	} else {
+		r.head = x.next
+	}
+	if x.next != nil {
+		x.next.x.prev = x.prev
+	} else {
+		r.tail = x.prev
+	}
+	x.prev, x.next = nil, nil
+	r.n--
+	r.sum -= x.start
+}

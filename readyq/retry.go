@@ -1,0 +1,175 @@
+package readyq
+
+import (
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// A RateLimiter decides how long a failed item waits before its retry. It
+// has the method set of client-go's workqueue.TypedRateLimiter[T], so
+// client-go's limiters can be passed to WithRateLimiter as they are. Its
+// methods are called outside the queue's lock, from any goroutine.
+type RateLimiter[T comparable] interface {
+	// When returns how long item waits before its next retry, and
+	// counts the retry.
+	When(item T) time.Duration
+	// Forget drops what the limiter keeps for item.
+	Forget(item T)
+	// NumRequeues returns how many retries of item it has counted.
+	NumRequeues(item T) int
+}
+
+// AddRateLimited marks item ready after the delay the queue's rate
+// limiter gives it (When), as AddAfter does, and counts a retry. It is
+// how a consumer retries an item that failed: called while it holds the
+// item, it keeps the mark aside until Done (see AddAfter). Without
+// WithRateLimiter the limiter is DefaultRateLimiter's.
+//
+// The queue forgets an item's retry state for it: when it forgets an item
+// AddRateLimited was called for (its Done finds no mark left, or Remove),
+// it calls the limiter's Forget, so the limiter keeps nothing for items
+// the queue no longer holds. Call Forget when an item succeeds, to start
+// its next failure at the first delay even while it stays in the queue.
+// After Close, AddRateLimited marks nothing (false).
+func (q *Queue[T]) AddRateLimited(item T) bool {
+	return q.addRateLimited(item, markOpts{})
+}
+
+// addRateLimited is AddRateLimited with the options of an AddWith.
+func (q *Queue[T]) addRateLimited(item T, o markOpts) bool {
+	q.checkKey(item)
+	d := q.limiter().When(item)
+	if o.after <= 0 || d < o.after {
+		o.after = d
+	}
+	o.retried = true
+	if q.metrics != nil {
+		q.metrics.Retried()
+	}
+	return q.add(item, q.mode, o)
+}
+
+// Forget tells the rate limiter that item is done with retries (client-go's
+// Forget): its next AddRateLimited waits the first delay again.
+func (q *Queue[T]) Forget(item T) { q.limiter().Forget(item) }
+
+// NumRequeues returns the rate limiter's count of item's retries.
+func (q *Queue[T]) NumRequeues(item T) int { return q.limiter().NumRequeues(item) }
+
+// limiter returns the queue's rate limiter, making the default one at the
+// first use.
+func (q *Queue[T]) limiter() RateLimiter[T] {
+	q.limOnce.Do(func() {
+		if q.lim == nil {
+			q.lim = DefaultRateLimiter[T]()
+		}
+	})
+	return q.lim
+}
+
+// DefaultRateLimiter returns a new limiter equal to client-go's
+// DefaultTypedControllerRateLimiter: the larger of a per-item exponential
+// backoff (5 ms, doubled at every retry, at most 1000 s) and an overall
+// token bucket of 10 retries per second with bursts of 100.
+func DefaultRateLimiter[T comparable]() RateLimiter[T] {
+	return MaxOfRateLimiters(
+		ExponentialRateLimiter[T](5*time.Millisecond, 1000*time.Second),
+		BucketRateLimiter[T](rate.NewLimiter(10, 100)),
+	)
+}
+
+// ExponentialRateLimiter returns a limiter whose n-th retry of an item
+// (counting from 0) waits base·2ⁿ, at most max, until Forget. It keeps one
+// count per item between a failure and its Forget. It panics if base or
+// max is not positive.
+func ExponentialRateLimiter[T comparable](base, max time.Duration) RateLimiter[T] {
+	if base <= 0 || max <= 0 {
+		panic("readyq: ExponentialRateLimiter needs a positive base and max")
+	}
+	return &exponential[T]{base: base, max: max, failures: make(map[T]int)}
+}
+
+type exponential[T comparable] struct {
+	mu        sync.Mutex
+	base, max time.Duration
+	failures  map[T]int
+}
+
+func (r *exponential[T]) When(item T) time.Duration {
+	r.mu.Lock()
+	n := r.failures[item]
+	r.failures[item] = n + 1
+	r.mu.Unlock()
+	d := r.base
+	for ; n > 0 && d < r.max; n-- {
+		d *= 2 // base and max are below 2⁶³ ns: d cannot wrap before it passes max
+	}
+	return min(d, r.max)
+}
+
+func (r *exponential[T]) Forget(item T) {
+	r.mu.Lock()
+	delete(r.failures, item)
+	r.mu.Unlock()
+}
+
+func (r *exponential[T]) NumRequeues(item T) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failures[item]
+}
+
+// BucketRateLimiter returns a limiter that spaces all retries by the
+// token bucket l (golang.org/x/time/rate), whatever the item: When
+// reserves a token and returns the wait for it. It keeps nothing per item.
+// It panics if l is nil.
+func BucketRateLimiter[T comparable](l *rate.Limiter) RateLimiter[T] {
+	if l == nil {
+		panic("readyq: BucketRateLimiter(nil)")
+	}
+	return bucket[T]{l}
+}
+
+type bucket[T comparable] struct{ l *rate.Limiter }
+
+func (b bucket[T]) When(T) time.Duration { return b.l.Reserve().Delay() }
+func (bucket[T]) Forget(T)               {}
+func (bucket[T]) NumRequeues(T) int      { return 0 }
+
+// MaxOfRateLimiters returns a limiter whose When is the longest of the
+// limiters' (each counts the retry), whose NumRequeues is the largest,
+// and whose Forget forgets in all of them. It panics if one is nil.
+func MaxOfRateLimiters[T comparable](limiters ...RateLimiter[T]) RateLimiter[T] {
+	for _, l := range limiters {
+		if l == nil {
+			panic("readyq: MaxOfRateLimiters with a nil limiter")
+		}
+	}
+	return maxOf[T](limiters)
+}
+
+type maxOf[T comparable] []RateLimiter[T]
+
+func (m maxOf[T]) When(item T) time.Duration {
+	var d time.Duration
+	for _, l := range m {
+		d = max(d, l.When(item))
+	}
+	return d
+}
+
+func (m maxOf[T]) Forget(item T) {
+	for _, l := range m {
+		l.Forget(item)
+	}
+}
+
+func (m maxOf[T]) NumRequeues(item T) int {
+	n := 0
+	for _, l := range m {
+		n = max(n, l.NumRequeues(item))
+	}
+	return n
+}
