@@ -90,14 +90,23 @@ func (q *Queue[T]) now() int64 {
 	return int64(time.Since(q.delays.epoch))
 }
 
-// schedule delays item until at. Only with mu held.
-func (q *Queue[T]) schedule(item T, e *entry[T], at int64) {
+// next returns the next tie-break number: the order ready times are set.
+func (d *delays[T]) next() uint64 {
+	d.seq++
+	return d.seq
+}
+
+// schedule delays item until at, ordered among equal times by seq (0: a
+// new number, the time is set now). Only with mu held.
+func (q *Queue[T]) schedule(item T, e *entry[T], at int64, seq uint64) {
 	x := q.extra(e)
 	e.state, x.at = delayed, at
 	d := &q.delays
-	d.seq++
+	if seq == 0 {
+		seq = d.next()
+	}
 	x.heap = len(d.heap)
-	d.heap = append(d.heap, wait[T]{at, d.seq, item, e})
+	d.heap = append(d.heap, wait[T]{at, seq, item, e})
 	q.up(x.heap)
 	q.arm()
 }
@@ -109,9 +118,8 @@ func (q *Queue[T]) reschedule(e *entry[T], at int64) {
 		return
 	}
 	d := &q.delays
-	d.seq++
 	x.at = at
-	d.heap[x.heap].at, d.heap[x.heap].seq = at, d.seq
+	d.heap[x.heap].at, d.heap[x.heap].seq = at, d.next()
 	q.up(x.heap)
 	q.arm()
 }

@@ -35,6 +35,18 @@ func TestAddAfterQueuesTheItemExactlyAtItsTime(t *testing.T) {
 	})
 }
 
+func TestAnotherItemsTimerQueuesNothingBeforeItsTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := readyq.New[int]()
+		q.AddAfter(1, 10*time.Millisecond)
+		q.AddAfter(2, 10*time.Millisecond+time.Microsecond)
+		sleep(10 * time.Millisecond)
+		wantItems(t, "TryTake at the first item's time", q.TryTake(8), 1)
+		sleep(time.Microsecond)
+		wantItems(t, "TryTake at the second's", q.TryTake(8), 2)
+	})
+}
+
 func TestAddAfterWakesABlockedWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := readyq.New[int]()

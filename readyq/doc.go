@@ -18,6 +18,7 @@
 //	Rearm(item)                   EPOLL_CTL_MOD of a one-shot item
 //	Remove(item)                  EPOLL_CTL_DEL
 //	Ready()                       poll on the epoll fd itself
+//	AddAfter, AddRateLimited      (no epoll counterpart: a mark with a ready time)
 //
 // The one difference is how long an item stays "on the txlist": epoll's
 // scan ends when epoll_wait returns, a readyq hand-out ends at Done, when
@@ -60,13 +61,31 @@
 // holds before it waits again, as the usual loop does. Drain waits, on an
 // open or closed queue, until nothing is queued and nothing is in flight.
 //
+// # A controller work queue
+//
+// AddAfter, AddRateLimited, AddWith, WithFairness and WithMetrics add what
+// client-go's workqueue and controller-runtime's priority queue give a
+// controller loop, with one de-duplication across the places an item can
+// be: queued, delayed (waiting for its ready time) or in flight. The
+// earliest ready time and the highest priority of an item's marks win, so
+// a delayed and an immediate mark of one key never run it twice, and an
+// item marked while in flight keeps its ready time aside until Done. One
+// timer per queue serves every delay; it is armed only while an item is
+// delayed, and the queue has no goroutine of its own. Priorities and fair
+// share live on lanes beside the ready list, so a queue that uses neither
+// keeps its O(1) splice; a hand-out from a lane costs a map lookup per
+// item. The rate limiter (client-go's shape) is asked outside the lock,
+// and the queue tells it to forget an item when the item leaves the queue,
+// so its bookkeeping never outgrows the queue.
+//
 // # Bad input
 //
 // A nil context and max ≤ 0 make Wait and WaitAppend return ErrInvalid
 // (TryTake returns nothing); Drain returns ErrInvalid for a nil context.
 // Done, Remove and Rearm of an item the queue does not hold in the right
-// state are no-ops that report it (Done's count, false). Add after Close
-// returns false. None of them panics or blocks; only New and the options
+// state are no-ops that report it (Done's count, false). Add, AddAfter,
+// AddWith and AddRateLimited after Close return false; a delay ≤ 0 is no
+// delay, and any int is a priority. None of them panics or blocks; only New and the options
 // panic, for arguments that can only be programming errors, and so does a
 // call given an item that cannot be a map key: in a queue whose item type
 // is or holds an interface (a Queue[any], say), an item whose dynamic

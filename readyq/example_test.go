@@ -3,6 +3,8 @@ package readyq_test
 import (
 	"context"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/evsync/evsync/readyq"
 )
@@ -96,4 +98,62 @@ func ExampleQueue_WaitAppend() {
 	// [2 3]
 	// [4]
 	// evsync: closed
+}
+
+// A controller's retry loop: a key that fails is retried after the rate
+// limiter's backoff, and a success forgets its failures. A delayed and an
+// immediate mark of one key never run it twice: the earliest wins.
+func ExampleQueue_AddRateLimited() {
+	q := readyq.New[string](readyq.WithRateLimiter(
+		readyq.ExponentialRateLimiter[string](time.Millisecond, time.Second)))
+	q.Add("ns/a")
+	fails := 2
+	for q.NumRequeues("ns/a") < 3 {
+		keys, _ := q.Wait(context.Background(), 1)
+		key := keys[0]
+		if fails > 0 {
+			fails--
+			q.AddRateLimited(key) // kept aside until Done, then delayed 1 ms, 2 ms, ...
+			fmt.Println(key, "failed, retries:", q.NumRequeues(key))
+			q.Done(key)
+			continue
+		}
+		fmt.Println(key, "reconciled")
+		q.Forget(key)
+		q.Done(key)
+		break
+	}
+	// Output:
+	// ns/a failed, retries: 1
+	// ns/a failed, retries: 2
+	// ns/a reconciled
+}
+
+// AddAfter delays a mark; Add of the same key makes it ready at once, and
+// the delay is gone with it.
+func ExampleQueue_AddAfter() {
+	q := readyq.New[string]()
+	q.AddAfter("resync", time.Hour)
+	fmt.Println(q.Stats().Delayed, "delayed,", q.Len(), "queued")
+	q.Add("resync")
+	fmt.Println(q.Stats().Delayed, "delayed,", q.Len(), "queued")
+	// Output:
+	// 1 delayed, 0 queued
+	// 0 delayed, 1 queued
+}
+
+// With fair share, a tenant with many queued keys does not hold up
+// another tenant's key: hand-outs go round-robin across tenants, and
+// priorities come first.
+func ExampleWithFairness() {
+	namespace := func(key string) string { return strings.Split(key, "/")[0] }
+	q := readyq.New[string](readyq.WithFairness(namespace))
+	for _, k := range []string{"big/1", "big/2", "big/3", "big/4"} {
+		q.Add(k)
+	}
+	q.Add("small/1")
+	q.AddWith("big/urgent", readyq.AddOpts{Priority: 10})
+	fmt.Println(q.TryTake(10))
+	// Output:
+	// [big/urgent big/1 small/1 big/2 big/3 big/4]
 }

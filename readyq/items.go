@@ -28,6 +28,7 @@ type extra[T comparable] struct {
 	lane    *lane[T] // the lane it is queued on; nil: q.list, or not queued
 	at      int64    // delayed: its ready time (see now)
 	markAt  int64    // a kept-aside mark's ready time; 0: due at once
+	markSeq uint64   // the order markAt was set, for ties when it becomes a delay
 	heap    int      // delayed: its index in the delay heap
 	retried bool     // AddRateLimited was called for it: Forget the limiter's state with it
 
@@ -175,7 +176,7 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 				e.x.markAt = 0
 			}
 		} else if at := q.now() + int64(o.after); e.x != nil && at < e.x.markAt {
-			e.x.markAt = at // the earliest ready time wins (0: due at once)
+			e.x.markAt, e.x.markSeq = at, q.delays.next() // the earliest ready time wins (0: due at once)
 		}
 		return false
 	}
@@ -212,7 +213,8 @@ func (q *Queue[T]) keepAside(e *entry[T], o markOpts) {
 	q.marks++
 	e.mark = q.marks
 	if o.after > 0 {
-		q.extra(e).markAt = q.now() + int64(o.after)
+		x := q.extra(e)
+		x.markAt, x.markSeq = q.now()+int64(o.after), q.delays.next()
 	} else if e.x != nil {
 		e.x.markAt = 0
 	}
@@ -224,7 +226,7 @@ func (q *Queue[T]) keepAside(e *entry[T], o markOpts) {
 // place queues item now, or delays it by after. Only with mu held.
 func (q *Queue[T]) place(item T, e *entry[T], after time.Duration) {
 	if after > 0 {
-		q.schedule(item, e, q.now()+int64(after))
+		q.schedule(item, e, q.now()+int64(after), 0)
 		return
 	}
 	q.enqueue(item, e)
@@ -399,6 +401,12 @@ type requeue[T comparable] struct {
 // levelKey orders level items after every kept-aside mark in Done.
 const levelKey = 1 << 63
 
+// later reports whether the in-flight item e has a kept-aside mark whose
+// ready time is still to come (before Close). Only with mu held.
+func (q *Queue[T]) later(e *entry[T]) bool {
+	return e.x != nil && e.x.markAt != 0 && !q.closed.Load() && e.x.markAt > q.now()
+}
+
 // finish is Done under the lock; ready[i] is the recheck of items[i]
 // (nil: no recheck function).
 func (q *Queue[T]) finish(items []T, ready []bool) int {
@@ -422,15 +430,15 @@ func (q *Queue[T]) finish(items []T, ready []bool) int {
 		case e.flags&removed != 0:
 			q.forget(item, e)
 			continue
-		case back && e.x != nil && e.x.markAt != 0 && !q.closed.Load() && e.x.markAt > q.now():
-			at := e.x.markAt
+		case back && q.later(e) && (e.mode != Level || (ready != nil && !ready[i])):
+			at, seq := e.x.markAt, e.x.markSeq
 			e.mark, e.x.markAt, e.flags = 0, 0, 0
-			q.schedule(item, e, at) // a second Done of it in this call is ignored
+			q.schedule(item, e, at, seq) // a second Done of it in this call is ignored
 			continue
-		case back:
+		case back && !q.later(e):
 			q.requeue = append(q.requeue, requeue[T]{e.mark, item, e})
 			e.state = requeuing // a second Done of it in this call is ignored
-		case e.mode == Level && !q.closed.Load() && (ready == nil || ready[i]):
+		case e.mode == Level && !q.closed.Load() && (ready == nil || ready[i]): // also with a mark still to come: ready now is sooner
 			q.requeue = append(q.requeue, requeue[T]{levelKey + uint64(i), item, e})
 			e.state = requeuing
 		case e.mode == OneShot && e.flags&rearmed != 0:
@@ -504,6 +512,11 @@ func (q *Queue[T]) Remove(item T) bool {
 		}
 		e.flags = removed
 		e.mark = 0
+		if x := e.x; x != nil && x.retried { // gone from the queue: so is its retry state
+			x.retried = false
+			p := q.posting()
+			p.forgot = append(p.forgot, item)
+		}
 	default:
 		if e.state == disarmed {
 			q.disarmed--
@@ -536,13 +549,13 @@ func (q *Queue[T]) Rearm(item T) bool {
 		q.disarmed--
 		e.state = idle
 		if e.mark != 0 {
-			at := int64(0)
+			at, seq := int64(0), uint64(0)
 			if e.x != nil {
-				at, e.x.markAt = e.x.markAt, 0
+				at, seq, e.x.markAt = e.x.markAt, e.x.markSeq, 0
 			}
 			e.mark = 0
 			if at != 0 && at > q.now() {
-				q.schedule(item, e, at)
+				q.schedule(item, e, at, seq)
 			} else {
 				q.enqueue(item, e)
 			}

@@ -40,6 +40,9 @@ func (q *Queue[T]) AddRateLimited(item T) bool {
 // addRateLimited is AddRateLimited with the options of an AddWith.
 func (q *Queue[T]) addRateLimited(item T, o markOpts) bool {
 	q.checkKey(item)
+	if q.closed.Load() { // refused: no retry to count (mark handles a Close that comes next)
+		return false
+	}
 	d := q.limiter().When(item)
 	if o.after <= 0 || d < o.after {
 		o.after = d

@@ -42,13 +42,13 @@ func TestAMarkRaisesAQueuedItemsPriority(t *testing.T) {
 	q.Add(1)
 	q.Add(2)
 	q.AddWith(3, prio(2))
-	if q.AddWith(1, prio(2)) {
+	if q.AddWith(2, prio(2)) {
 		t.Fatal("AddWith of a queued item = true")
 	}
-	if q.AddWith(2, prio(-1)) { // lower: changes nothing
+	if q.AddWith(1, prio(-1)) { // lower: changes nothing
 		t.Fatal("AddWith of a queued item = true")
 	}
-	wantItems(t, "TryTake", q.TryTake(8), 3, 1, 2)
+	wantItems(t, "TryTake", q.TryTake(8), 3, 2, 1)
 }
 
 func TestPriorityIsKeptAcrossRequeue(t *testing.T) {
