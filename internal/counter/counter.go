@@ -298,18 +298,10 @@ func (c *Counter) TryRead(m Mode, n uint64) (uint64, bool) {
 // ErrInvalid for n above the limit, ErrWouldBlock (changing nothing) if
 // the count has no room for n, and ErrClosed after Close.
 func (c *Counter) Write(m Mode, n uint64) error {
-	lim := c.Limit()
-	for {
-		w := c.word.Load()
-		v := w & countMask
-		if w&(fastMask|notifyBit) != 0 || n > lim-v || v+n > countMask {
-			return c.write(m, n)
-		}
-		hook(pWriteFast)
-		if c.word.CompareAndSwap(w, w+n) {
-			return nil
-		}
+	if c.AddFast(n) {
+		return nil
 	}
+	return c.write(m, n)
 }
 
 // write is Write when the fast path cannot take it.
