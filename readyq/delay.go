@@ -235,3 +235,22 @@ func (q *Queue[T]) down(i int) {
 		i = c
 	}
 }
+
+// Priority returns the priority of an item the queue knows (queued,
+// delayed, in flight or disarmed) and true; 0 and false for an item it
+// does not know. An item handed out keeps its priority until the queue
+// forgets it, so a consumer can read it after Wait (controller-runtime's
+// GetWithPriority).
+func (q *Queue[T]) Priority(item T) (int, bool) {
+	q.checkKey(item)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	e := q.items[item]
+	switch {
+	case e == nil || e.flags&removed != 0:
+		return 0, false
+	case e.x == nil:
+		return 0, true
+	}
+	return e.x.prio, true
+}

@@ -406,3 +406,24 @@ func TestRunningWithoutMetricsIsZero(t *testing.T) {
 		t.Fatalf("Running = %v, %v", un, long)
 	}
 }
+
+func TestPriorityOfAnItemHandedOut(t *testing.T) {
+	q := readyq.New[int]()
+	q.AddWith(1, prio(7))
+	q.Add(2)
+	if p, ok := q.Priority(3); ok || p != 0 {
+		t.Fatalf("Priority of an unknown item = %d, %v", p, ok)
+	}
+	items := q.TryTake(2)
+	wantItems(t, "TryTake", items, 1, 2)
+	if p, ok := q.Priority(1); !ok || p != 7 {
+		t.Fatalf("Priority(1) = %d, %v, want 7, true", p, ok)
+	}
+	if p, ok := q.Priority(2); !ok || p != 0 {
+		t.Fatalf("Priority(2) = %d, %v, want 0, true", p, ok)
+	}
+	q.Remove(1)
+	if _, ok := q.Priority(1); ok {
+		t.Fatal("Priority of a removed item in flight = true")
+	}
+}

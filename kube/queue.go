@@ -1,0 +1,254 @@
+package kube
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/evsync/evsync/readyq"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
+)
+
+// A Queue is a controller work queue built on a readyq.Queue: client-go's
+// workqueue.TypedRateLimitingInterface[T] and controller-runtime's
+// priorityqueue.PriorityQueue[T], with readyq's de-duplication, delays,
+// priorities and shutdown. See the package documentation for where its
+// behaviour differs from client-go's.
+//
+// New, NewQueue and NewQueueFunc make one; the zero value is not usable.
+// A Queue must not be copied after first use.
+//
+// An Add (or AddAfter, AddRateLimited, AddWithOpts whose time has come)
+// synchronizes before the Get that returns the item, a Done synchronizes
+// before the Get that returns the item next, and every Done synchronizes
+// before the return of the ShutDownWithDrain it lets finish.
+type Queue[T comparable] struct {
+	_ noCopy
+
+	q *readyq.Queue[T]
+
+	// force ends a ShutDownWithDrain: ShutDown cancels it (client-go:
+	// "ShutDown can be called after ShutDownWithDrain to force
+	// ShutDownWithDrain to stop waiting"). A context made with
+	// WithCancel on Background starts no goroutine.
+	force     context.Context
+	forceStop context.CancelFunc
+
+	gauges *gauges // the unfinished-work loop; nil without metrics
+}
+
+// Config is the optional configuration of a Queue.
+type Config struct {
+	// Name names the queue's metrics. As in client-go, a queue without
+	// a name reports no metrics.
+	Name string
+
+	// MetricsProvider, with a Name, receives the queue's metrics: depth,
+	// adds, queue latency, work duration and retries as they happen,
+	// unfinished work and longest running processor every 500 ms, from
+	// one goroutine that runs until ShutDown or ShutDownWithDrain
+	// returns. A queue without a provider starts no goroutine. (client-go
+	// falls back on its global provider, set with workqueue.SetProvider;
+	// it cannot be reached from outside client-go, so here no provider
+	// means no metrics.)
+	MetricsProvider workqueue.MetricsProvider
+
+	// Options are further readyq options, readyq.WithFairness say. New
+	// applies them first, then its own rate limiter and metrics, which
+	// win over a readyq.WithRateLimiter or readyq.WithMetrics given here.
+	Options []readyq.Option
+}
+
+// New returns an empty queue whose AddRateLimited waits as rateLimiter
+// says; a nil rateLimiter is readyq.DefaultRateLimiter, the same as
+// client-go's DefaultTypedControllerRateLimiter. It panics if an option
+// in config.Options is invalid (see readyq.New).
+func New[T comparable](rateLimiter workqueue.TypedRateLimiter[T], config Config) *Queue[T] {
+	opts := append([]readyq.Option(nil), config.Options...)
+	if rateLimiter != nil {
+		// The method sets are the same: the limiter is passed as it is.
+		opts = append(opts, readyq.WithRateLimiter[T](rateLimiter))
+	}
+	var m *metrics
+	if config.Name != "" && config.MetricsProvider != nil {
+		m = newMetrics(config.MetricsProvider, config.Name)
+		opts = append(opts, readyq.WithMetrics(m))
+	}
+	w := &Queue[T]{q: readyq.New[T](opts...)}
+	w.force, w.forceStop = context.WithCancel(context.Background())
+	if m != nil {
+		w.gauges = startGauges(w.q, m)
+	}
+	return w
+}
+
+// NewQueue is New without metrics, in the shape of controller-runtime's
+// controller.Options.NewQueue; name is not used (see Config.Name). The
+// queue it returns is a *Queue[T], which controller-runtime's controller
+// uses through its PriorityQueue methods.
+func NewQueue[T comparable](name string, rateLimiter workqueue.TypedRateLimiter[T]) workqueue.TypedRateLimitingInterface[T] {
+	return New(rateLimiter, Config{})
+}
+
+// NewQueueFunc returns a controller.Options.NewQueue that makes each
+// queue with New and config, named after the controller if config.Name
+// is empty.
+func NewQueueFunc[T comparable](config Config) func(name string, rateLimiter workqueue.TypedRateLimiter[T]) workqueue.TypedRateLimitingInterface[T] {
+	return func(name string, rateLimiter workqueue.TypedRateLimiter[T]) workqueue.TypedRateLimitingInterface[T] {
+		c := config
+		if c.Name == "" {
+			c.Name = name
+		}
+		return New(rateLimiter, c)
+	}
+}
+
+var _ priorityqueue.PriorityQueue[int] = (*Queue[int])(nil)
+
+// Add marks item as needing processing. An item already queued stays
+// where it is; one being processed is queued again at its Done; a delayed
+// one is queued now and its delay cancelled. After ShutDown Add does
+// nothing. It never blocks.
+func (w *Queue[T]) Add(item T) { w.q.Add(item) }
+
+// AddAfter adds item after duration; a duration ≤ 0 is Add. A delayed item
+// keeps the earlier of its ready times. After ShutDown it does nothing.
+func (w *Queue[T]) AddAfter(item T, duration time.Duration) { w.q.AddAfter(item, duration) }
+
+// AddRateLimited adds item after the delay its rate limiter gives it
+// (When) and counts a retry. After ShutDown it does nothing.
+func (w *Queue[T]) AddRateLimited(item T) { w.q.AddRateLimited(item) }
+
+// AddWithOpts adds each item with the options o: the delay is o.After, or
+// with o.RateLimited the smaller of that (if above 0) and the rate
+// limiter's When; the priority is *o.Priority, 0 if nil. The earliest
+// ready time and the highest priority of an item's marks win. After
+// ShutDown it does nothing.
+func (w *Queue[T]) AddWithOpts(o priorityqueue.AddOpts, items ...T) {
+	ro := readyq.AddOpts{After: o.After, RateLimited: o.RateLimited}
+	if o.Priority != nil {
+		ro.Priority = *o.Priority
+	}
+	for _, item := range items {
+		w.q.AddWith(item, ro)
+	}
+}
+
+// Forget clears item's retry state in the rate limiter. The queue also
+// forgets it by itself once the item has left the queue (see the package
+// documentation).
+func (w *Queue[T]) Forget(item T) { w.q.Forget(item) }
+
+// NumRequeues returns the rate limiter's count of item's retries.
+func (w *Queue[T]) NumRequeues(item T) int { return w.q.NumRequeues(item) }
+
+// Len returns the number of items queued: neither delayed nor being
+// processed.
+func (w *Queue[T]) Len() int { return w.q.Len() }
+
+// Get waits until an item is queued and returns it with shutdown false;
+// the caller processes it and then calls Done. Once the queue is shut down
+// and nothing is left to hand out, it returns the zero T and shutdown
+// true: after ShutDown, items still queued (delayed ones included) are
+// handed out first, and a Get keeps waiting while an item being processed
+// was added again, since its Done queues it. Items are handed out highest
+// priority first, in the order they were queued within a priority.
+func (w *Queue[T]) Get() (item T, shutdown bool) {
+	items, err := w.q.Wait(context.Background(), 1)
+	if err != nil { // only ErrClosed: the context never ends, max is 1
+		return item, true
+	}
+	return items[0], false
+}
+
+// GetWithPriority is Get that also returns the item's priority: the
+// highest priority of its adds since the queue last forgot it.
+func (w *Queue[T]) GetWithPriority() (item T, priority int, shutdown bool) {
+	item, shutdown = w.Get()
+	if !shutdown {
+		priority, _ = w.q.Priority(item)
+	}
+	return item, priority, shutdown
+}
+
+// Done marks item as processed. If it was added while being processed it
+// is queued again (or delayed, if its time has not come). Done of an item
+// not being processed does nothing.
+func (w *Queue[T]) Done(item T) { w.q.Done(item) }
+
+// ShutDown makes the queue ignore every later add, queues every delayed
+// item at once so that Get hands it out (client-go drops them), and ends a
+// ShutDownWithDrain that is waiting. Get hands out what is queued and
+// reports shutdown once nothing is left. With metrics, ShutDown returns
+// after the unfinished-work goroutine has stopped. It is idempotent.
+func (w *Queue[T]) ShutDown() {
+	w.q.Close()
+	w.forceStop()
+	w.gauges.stop()
+}
+
+// ShutDownWithDrain is ShutDown that then waits until every item is
+// processed: nothing queued, delayed or being processed. Workers must keep
+// calling Get and Done meanwhile, or it waits until a ShutDown. After a
+// ShutDown it does not wait. With metrics, the unfinished-work figures
+// keep being reported while it waits.
+func (w *Queue[T]) ShutDownWithDrain() {
+	w.q.Close()
+	_ = w.q.Drain(w.force) // nil, or Canceled after ShutDown
+	w.gauges.stop()
+}
+
+// ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
+func (w *Queue[T]) ShuttingDown() bool { return w.q.Stats().Closed }
+
+// Stats returns a snapshot of the underlying readyq.Queue (see
+// readyq.Queue.Stats).
+func (w *Queue[T]) Stats() readyq.Stats { return w.q.Stats() }
+
+// noCopy lets go vet's copylocks check flag copies of a Queue.
+type noCopy struct{}
+
+// Lock is a no-op; its presence is what go vet looks for.
+func (*noCopy) Lock() {}
+
+// Unlock is a no-op, the pair of Lock.
+func (*noCopy) Unlock() {}
+
+// gauges is the goroutine that sets the unfinished-work and
+// longest-running gauges, which client-go updates every 500 ms.
+type gauges struct {
+	quit chan struct{}
+	once sync.Once
+	wg   sync.WaitGroup
+}
+
+// gaugePeriod is client-go's unfinished-work update period.
+const gaugePeriod = 500 * time.Millisecond
+
+func startGauges[T comparable](q *readyq.Queue[T], m *metrics) *gauges {
+	g := &gauges{quit: make(chan struct{})}
+	g.wg.Go(func() {
+		t := time.NewTicker(gaugePeriod)
+		defer t.Stop()
+		for {
+			select {
+			case <-g.quit:
+				m.running(q.Running()) // the last figures: 0 after a drain
+				return
+			case <-t.C:
+				m.running(q.Running())
+			}
+		}
+	})
+	return g
+}
+
+// stop ends the goroutine and waits for it; g may be nil.
+func (g *gauges) stop() {
+	if g == nil {
+		return
+	}
+	g.once.Do(func() { close(g.quit) })
+	g.wg.Wait()
+}
