@@ -1,9 +1,16 @@
-// ReadyQ models readyq.Queue[int], epoll's ready list. The calls map onto
-// the model as follows:
+// ReadyQ models readyq.Queue[int], epoll's ready list, and the controller
+// work-queue calls built on it. The calls map onto the model as follows:
 //
 //	readyq                                  ReadyQ
 //	New(WithMode(m), WithRecheck(f))        NewReadyQ(m, f)
+//	  ..., WithFairness(t),                 NewReadyQWith(ReadyQOpts{...})
+//	  WithRateLimiter(Exponential...(b, x))
 //	Add(k), AddMode(k, m)                   Add(k), AddMode(k, m)
+//	AddAfter(k, d)                          AddAfter(k, d)
+//	AddWith(k, AddOpts{After, RateLimited,  AddWith(k, after, rateLimited, priority)
+//	  Priority})
+//	AddRateLimited(k), Forget(k),           AddRateLimited(k), Forget(k),
+//	  NumRequeues(k)                          NumRequeues(k)
 //	TryTake(max), TryTakeAppend             TryTake(max)
 //	Wait(ctx, max), WaitAppend              Wait(ctx, max)
 //	Done(ks...)                             Done(ks...)
@@ -12,7 +19,9 @@
 //	Drain(ctx)                              Drain(ctx)
 //	Ready()                                 Ready(), Fired(ticket)
 //	Close()                                 Close()
-//	Len(), InFlight(), Stats()              Len(), InFlight(), Aside(), Disarmed(), Closed()
+//	Len(), InFlight(), Stats()              Len(), InFlight(), Aside(), Disarmed(),
+//	                                          Delayed(), Closed()
+//	the passing of time (the queue's timer) Advance(d), Now()
 //
 // As for the counters, a blocking call takes the state of its context (a
 // Ctx): with Live, Wait and Drain return ErrWouldBlock where the real call
@@ -22,16 +31,23 @@
 // nothing; the model does not model it. Sequential callers never leave a Wait blocked, so
 // Stats' Waiting and Draining are always 0.
 //
+// The model has no real clock: Now starts at 0 and moves only by Advance,
+// which queues the delayed items whose time has come, as the real queue's
+// timer does (under testing/synctest, a sleep of d is Advance(d)).
+//
 // The model keeps the state of each item explicitly (queued, in flight,
-// idle, disarmed) and the queue as a plain slice, the way the semantics
-// are written down; the real queue derives "in flight" from positions in
-// its ready list instead.
+// idle, disarmed, delayed) and the queue as a plain slice, the way the
+// semantics are written down; the real queue derives "in flight" from
+// positions in its ready list instead. The hand-out order (priorities and
+// fair share) is written down in readyq_order.go, the clock, delays and
+// rate limiter in readyq_time.go.
 
 package model
 
 import (
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/evsync/evsync/internal/spin"
 )
@@ -50,38 +66,86 @@ const (
 	rqInFlight
 	rqIdle     // one-shot, armed, not queued
 	rqDisarmed // one-shot, waiting for Rearm
+	rqDelayed  // waiting for its ready time
 )
 
 // rqItem is what the model knows about one item.
 type rqItem struct {
 	mode    uint8
 	state   rqState
-	mark    uint64 // arrival number of a kept-aside mark, 0 if none
-	removed bool   // in flight, Removed
-	rearmed bool   // one-shot, in flight, re-armed
+	mark    uint64        // arrival number of a kept-aside mark, 0 if none
+	markAt  time.Duration // the kept-aside mark's ready time
+	markSeq uint64        // when markAt was set, for ties
+	at      time.Duration // delayed: the ready time
+	seq     uint64        // delayed: when at was set, for ties
+	prio    int           // highest priority of a mark since it became known
+	tenant  string        // its tenant, "" without fair share
+	limited bool          // AddRateLimited was called since it became known
+	removed bool          // in flight, Removed
+	rearmed bool          // one-shot, in flight, re-armed
 }
 
 // A ReadyQ models one ready queue of int items. Construct it with
-// NewReadyQ.
+// NewReadyQ or NewReadyQWith.
 type ReadyQ struct {
-	mode    uint8
-	recheck func(int) bool // nil: level items stay ready
-	queue   []int          // queued items, oldest first
-	items   map[int]*rqItem
-	marks   uint64
-	closed  bool
+	mode     uint8
+	recheck  func(int) bool   // nil: level items stay ready
+	tenantOf func(int) string // nil: no fair share
+	base     time.Duration    // the limiter's first delay
+	maxDelay time.Duration    // and its cap
+	order    rqOrder          // the queued items
+	items    map[int]*rqItem
+	marks    uint64        // kept-aside marks so far
+	seqs     uint64        // ready times set so far
+	now      time.Duration // the model's clock
+	fails    map[int]int   // the limiter's per-item failure counts
+	retries  uint64
+	closed   bool
 
 	armed bool   // a Ready channel is out and has not fired yet
 	fires uint64 // how many times an armed Ready channel has fired
 }
 
+// ReadyQOpts configures NewReadyQWith. The zero value is an edge-triggered
+// queue without recheck or fair share and with the default limiter.
+type ReadyQOpts struct {
+	Mode    uint8            // the queue's mode: Edge, Level or OneShot
+	Recheck func(int) bool   // WithRecheck; nil: level items stay ready
+	Tenant  func(int) string // WithFairness; nil: no fair share
+
+	// The limiter, ExponentialRateLimiter(BaseDelay, MaxDelay); zero
+	// values stand for RQBaseDelay and RQMaxDelay.
+	BaseDelay, MaxDelay time.Duration
+}
+
 // NewReadyQ returns a model of readyq.New with WithMode(mode) and, if
 // recheck is not nil, WithRecheck(recheck). It panics for an unknown mode.
 func NewReadyQ(mode uint8, recheck func(int) bool) *ReadyQ {
-	if mode > OneShot {
+	return NewReadyQWith(ReadyQOpts{Mode: mode, Recheck: recheck})
+}
+
+// NewReadyQWith returns a model of readyq.New with the options of o. It
+// panics for an unknown mode, a negative delay, or MaxDelay < BaseDelay.
+func NewReadyQWith(o ReadyQOpts) *ReadyQ {
+	if o.Mode > OneShot {
 		panic("model: unknown readyq mode")
 	}
-	return &ReadyQ{mode: mode, recheck: recheck, items: map[int]*rqItem{}}
+	base, maxDelay := cmpOr(o.BaseDelay, RQBaseDelay), cmpOr(o.MaxDelay, RQMaxDelay)
+	if base < 0 || maxDelay < base {
+		panic("model: readyq limiter delays out of order")
+	}
+	return &ReadyQ{
+		mode: o.Mode, recheck: o.Recheck, tenantOf: o.Tenant,
+		base: base, maxDelay: maxDelay,
+		items: map[int]*rqItem{}, fails: map[int]int{},
+	}
+}
+
+func cmpOr(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
 }
 
 // Add models Add(k): it marks k in the queue's mode (see AddMode).
@@ -90,50 +154,162 @@ func (q *ReadyQ) Add(k int) bool { return q.AddMode(k, q.mode) }
 // AddMode models AddMode(k, m): false for an unknown mode or after Close;
 // an unknown or idle item is queued (true); a queued one is left alone
 // (false); an item in flight or disarmed gets a kept-aside mark, true for
-// the first, false if it has one already. An item in flight that was
-// Removed becomes known again, with mode m and a kept-aside mark.
-func (q *ReadyQ) AddMode(k int, m uint8) bool {
+// the first, false if it has one already (its time becomes now); a delayed
+// one is queued now, its delay cancelled (true). An item in flight that
+// was Removed becomes known again, with mode m and a kept-aside mark. The
+// mark has priority 0 (see AddWith).
+func (q *ReadyQ) AddMode(k int, m uint8) bool { return q.add(k, m, 0, false, 0) }
+
+// AddAfter models AddAfter(k, d): a mark in the queue's mode with ready
+// time now+d; d ≤ 0 is Add. An unknown or idle item becomes delayed
+// (true); a delayed one keeps the earlier ready time (false), or is queued
+// if the new time is now (true); a queued one is left alone (false); an
+// item in flight or disarmed gets a kept-aside mark with that time, true
+// for the first, false for a later one, and the earliest time wins. False
+// after Close.
+func (q *ReadyQ) AddAfter(k int, d time.Duration) bool { return q.add(k, q.mode, d, false, 0) }
+
+// AddRateLimited models AddRateLimited(k): AddAfter(k, When(k)), which
+// counts a retry and one more failure for k. After Close it returns false
+// and neither calls the limiter nor counts a retry.
+func (q *ReadyQ) AddRateLimited(k int) bool { return q.add(k, q.mode, 0, true, 0) }
+
+// AddWith models AddWith(k, AddOpts{after, rateLimited, priority}): a mark
+// in the queue's mode, as AddAfter with delay after, or, with rateLimited,
+// with the smaller of after (if > 0) and When(k), counting a retry as
+// AddRateLimited does. The item's priority becomes the higher of its own
+// and priority; a queued item it raises moves to the tail of its new
+// priority (still false). False after Close, with nothing changed.
+func (q *ReadyQ) AddWith(k int, after time.Duration, rateLimited bool, priority int) bool {
+	return q.add(k, q.mode, after, rateLimited, priority)
+}
+
+// add is every mark. The tenant function runs first, so that if it panics
+// nothing has changed; the limiter's When comes next, as in the real call.
+func (q *ReadyQ) add(k int, m uint8, after time.Duration, rateLimited bool, prio int) bool {
 	if m > OneShot || q.closed {
 		return false
 	}
+	tenant := q.tenantFor(k)
+	d := after
+	if rateLimited {
+		w := q.when(k)
+		if after <= 0 || w < after {
+			d = w
+		}
+		q.retries++
+	}
+	ok := q.mark(k, m, q.readyAt(d), prio, tenant)
+	if rateLimited {
+		q.items[k].limited = true
+	}
+	q.settle()
+	return ok
+}
+
+// tenantFor is k's tenant: the one the model has if k is known, else the
+// tenant function's answer ("" without one).
+func (q *ReadyQ) tenantFor(k int) string {
+	if it, ok := q.items[k]; ok && !it.removed {
+		return it.tenant
+	}
+	if q.tenantOf == nil {
+		return ""
+	}
+	return q.tenantOf(k)
+}
+
+// mark applies one mark of mode m, ready at at (≤ now: now), priority
+// prio, to k, whose tenant is tenant; it reports whether the mark queued,
+// delayed or kept aside k where nothing did before.
+func (q *ReadyQ) mark(k int, m uint8, at time.Duration, prio int, tenant string) bool {
 	it, known := q.items[k]
 	switch {
 	case !known:
-		q.items[k] = &rqItem{mode: m}
-		q.queue = append(q.queue, k)
-	case it.state == rqIdle:
-		it.state = rqQueued
-		q.queue = append(q.queue, k)
+		it = &rqItem{mode: m, prio: prio, tenant: tenant}
+		q.items[k] = it
+		q.place(k, it, at)
+		return true
+	case it.removed:
+		*it = rqItem{mode: m, state: rqInFlight, prio: prio, tenant: tenant}
+		q.keepAside(it, at)
+		return true
 	case it.state == rqQueued:
+		if prio > it.prio {
+			q.order.remove(k)
+			it.prio = prio
+			q.enqueue(k, it)
+		}
 		return false
-	case it.state == rqInFlight && it.removed:
-		*it = rqItem{mode: m, state: rqInFlight}
-		q.keepAside(it)
-	case it.mark != 0:
-		return false
-	default: // in flight or disarmed, no mark yet
-		q.keepAside(it)
 	}
-	q.settle()
-	return true
+	it.prio = max(it.prio, prio)
+	switch it.state {
+	case rqIdle:
+		q.place(k, it, at)
+		return true
+	case rqDelayed:
+		return q.advanceDelay(k, it, at)
+	}
+	if it.mark == 0 { // in flight or disarmed
+		q.keepAside(it, at)
+		return true
+	}
+	if at < it.markAt {
+		it.markAt, it.markSeq = at, q.stamp()
+	}
+	return false
 }
 
-func (q *ReadyQ) keepAside(it *rqItem) {
+// advanceDelay moves delayed k's ready time to at if that is earlier: to
+// now queues it (true); a later time in the future is only noted (false).
+func (q *ReadyQ) advanceDelay(k int, it *rqItem, at time.Duration) bool {
+	if at <= q.now {
+		q.enqueue(k, it)
+		return true
+	}
+	if at < it.at {
+		it.at, it.seq = at, q.stamp()
+	}
+	return false
+}
+
+// keepAside gives it, in flight or disarmed, a kept-aside mark ready at at.
+func (q *ReadyQ) keepAside(it *rqItem, at time.Duration) {
 	q.marks++
-	it.mark = q.marks
+	it.mark, it.markAt, it.markSeq = q.marks, at, q.stamp()
 }
 
-// TryTake models TryTake(max): up to max queued items, oldest first, now
-// in flight; nil if max ≤ 0 or nothing is queued.
+func (q *ReadyQ) clearMark(it *rqItem) { it.mark, it.markAt, it.markSeq = 0, 0, 0 }
+
+// enqueue queues k at the tail of its priority and tenant, ending a delay.
+func (q *ReadyQ) enqueue(k int, it *rqItem) {
+	it.state, it.at, it.seq = rqQueued, 0, 0
+	q.order.push(rqEntry{k: k, prio: it.prio, tenant: it.tenant})
+}
+
+// forget drops k, which is not queued, and with it k's failure count if
+// AddRateLimited was called for it (the real queue calls the limiter's
+// Forget then).
+func (q *ReadyQ) forget(k int, it *rqItem) {
+	delete(q.items, k)
+	if it.limited {
+		delete(q.fails, k)
+	}
+}
+
+// TryTake models TryTake(max): up to max queued items, now in flight, in
+// hand-out order (highest priority first, then round-robin across tenants,
+// then oldest first; see readyq_order.go); nil if max ≤ 0 or nothing is
+// queued. A batch is the items that max hand-outs of one would give.
 func (q *ReadyQ) TryTake(max int) []int {
-	if max <= 0 || len(q.queue) == 0 {
+	if max <= 0 || q.order.len() == 0 {
 		return nil
 	}
-	n := min(max, len(q.queue))
-	out := slices.Clone(q.queue[:n])
-	q.queue = q.queue[n:]
-	for _, k := range out {
+	var out []int
+	for len(out) < max && q.order.len() > 0 {
+		k := q.order.pop()
 		q.items[k].state = rqInFlight
+		out = append(out, k)
 	}
 	q.settle()
 	return out
@@ -149,7 +325,7 @@ func (q *ReadyQ) Wait(ctx Ctx, max int) ([]int, error) {
 		return nil, spin.ErrInvalid
 	case ctx == Done:
 		return nil, stopped(ctx)
-	case len(q.queue) != 0:
+	case q.order.len() != 0:
 		return q.TryTake(max), nil
 	case q.exhausted():
 		return nil, spin.ErrClosed
@@ -159,12 +335,15 @@ func (q *ReadyQ) Wait(ctx Ctx, max int) ([]int, error) {
 
 // Done models Done(ks...) and returns how many were in flight. Each item
 // in flight is forgotten (Removed, or edge without a mark), queued again
-// (a kept-aside mark that counts, or a level item still ready on an open
-// queue), or parked (one-shot: idle if re-armed, else disarmed with its
-// mark). A repeat of an item in ks is ignored. The items queued again go
-// to the tail: kept-aside marks in arrival order, then level items in the
-// order given, for the whole call however long it is (the real Done
-// rechecks every item first and then finishes them all in one step).
+// (a kept-aside mark that counts and whose time has come, or a level item
+// still ready on an open queue), delayed (a kept-aside mark that counts,
+// still in the future, on an item not queued again as level), or parked
+// (one-shot: idle if re-armed, else disarmed with its mark). After Close
+// every kept-aside mark's time has come. A repeat of an item in ks is
+// ignored. The items queued again go to the tail: kept-aside marks in
+// arrival order, then level items in the order given, for the whole call
+// however long it is (the real Done rechecks every item first and then
+// finishes them all in one step). Priorities are kept.
 func (q *ReadyQ) Done(ks ...int) int {
 	ready := make([]bool, len(ks))
 	for i, k := range ks {
@@ -192,25 +371,45 @@ type rqBack struct {
 
 // finish ends the hand-out of item k, in flight; ready is its recheck.
 // An item to be queued again goes to back and is marked queued at once,
-// so that a repeat of it in the same Done is ignored.
+// so that a repeat of it in the same Done is ignored. A level item still
+// ready with a mark in the future is queued as a level item: its ready
+// time, now, is the earlier one.
 func (q *ReadyQ) finish(k int, it *rqItem, ready bool, back *rqBack) {
+	honoured := it.mark != 0 && (it.mode != OneShot || it.rearmed)
 	switch {
 	case it.removed || it.mode == Edge && it.mark == 0:
-		delete(q.items, k)
-	case it.mark != 0 && (it.mode != OneShot || it.rearmed):
+		q.forget(k, it)
+	case honoured && (q.closed || it.markAt <= q.now):
 		back.marked = append(back.marked, k)
 		back.keys = append(back.keys, it.mark)
 		it.state = rqQueued
 	case it.mode == Level && !q.closed && ready:
 		back.level = append(back.level, k)
 		it.state = rqQueued
+	case honoured:
+		q.delayMark(it)
 	case it.mode == Level:
-		delete(q.items, k)
+		q.forget(k, it)
 	case it.rearmed:
-		*it = rqItem{mode: OneShot, state: rqIdle}
+		q.park(it, rqIdle)
 	default:
 		it.state = rqDisarmed
 	}
+}
+
+// delayMark turns it's kept-aside mark, still in the future, into a delay
+// with the mark's ready time and sequence number.
+func (q *ReadyQ) delayMark(it *rqItem) {
+	at, seq := it.markAt, it.markSeq
+	q.park(it, rqDelayed)
+	it.at, it.seq = at, seq
+}
+
+// park puts it in state s without a mark, keeping what it is (mode,
+// priority, tenant, limiter use).
+func (q *ReadyQ) park(it *rqItem, s rqState) {
+	q.clearMark(it)
+	it.state, it.rearmed = s, false
 }
 
 // requeue queues the items of b: the marked ones in the order their marks
@@ -240,25 +439,32 @@ func compare(a, b uint64) int {
 }
 
 func (q *ReadyQ) requeue(k int) {
-	q.items[k] = &rqItem{mode: q.items[k].mode, state: rqQueued}
-	q.queue = append(q.queue, k)
+	it := q.items[k]
+	q.park(it, rqQueued)
+	q.enqueue(k, it)
 }
 
 // Remove models Remove(k): false if k is unknown (or in flight and already
 // Removed). A queued item leaves the queue; one in flight loses its mark
-// and is forgotten at Done; idle and disarmed items are forgotten.
+// (and the mark's time) and is forgotten at Done; idle, disarmed and
+// delayed items are forgotten. Remove resets k's failure count at once if
+// AddRateLimited was called for it, also for an item in flight: the queue
+// no longer knows it.
 func (q *ReadyQ) Remove(k int) bool {
 	it, ok := q.items[k]
 	switch {
 	case !ok || it.removed:
 		return false
 	case it.state == rqQueued:
-		q.queue = slices.DeleteFunc(q.queue, func(x int) bool { return x == k })
-		delete(q.items, k)
+		q.order.remove(k)
+		q.forget(k, it)
 	case it.state == rqInFlight:
-		it.removed, it.mark, it.rearmed = true, 0, false
+		if it.limited {
+			delete(q.fails, k)
+		}
+		*it = rqItem{mode: it.mode, state: rqInFlight, removed: true}
 	default:
-		delete(q.items, k)
+		q.forget(k, it)
 	}
 	q.settle()
 	return true
@@ -266,18 +472,21 @@ func (q *ReadyQ) Remove(k int) bool {
 
 // Rearm models Rearm(k): false after Close, for an item that is not
 // one-shot or not known, or already armed. A disarmed item becomes idle,
-// or is queued if it has a kept-aside mark; one in flight is re-armed for
-// its Done.
+// or, if it has a kept-aside mark, is queued (the mark's time has come)
+// or delayed until the mark's time; one in flight is re-armed for its
+// Done.
 func (q *ReadyQ) Rearm(k int) bool {
 	it, ok := q.items[k]
 	if q.closed || !ok || it.mode != OneShot {
 		return false
 	}
 	switch {
-	case it.state == rqDisarmed && it.mark != 0:
+	case it.state == rqDisarmed && it.mark != 0 && it.markAt <= q.now:
 		q.requeue(k)
+	case it.state == rqDisarmed && it.mark != 0:
+		q.delayMark(it)
 	case it.state == rqDisarmed:
-		*it = rqItem{mode: OneShot, state: rqIdle}
+		q.park(it, rqIdle)
 	case it.state == rqInFlight && !it.removed && !it.rearmed:
 		it.rearmed = true
 	default:
@@ -299,20 +508,22 @@ func (q *ReadyQ) Next(ctx Ctx, ks []int, max int) ([]int, error) {
 }
 
 // Drain models Drain(ctx): context.Canceled if ctx is Done; nil if
-// nothing is queued or in flight, else ErrWouldBlock.
+// nothing is queued, delayed or in flight, else ErrWouldBlock.
 func (q *ReadyQ) Drain(ctx Ctx) error {
 	if err := stopped(ctx); err != nil {
 		return err
 	}
-	if len(q.queue) == 0 && q.InFlight() == 0 {
+	if q.order.len() == 0 && q.InFlight() == 0 && q.Delayed() == 0 {
 		return nil
 	}
 	return spin.ErrWouldBlock
 }
 
-// Close models Close.
+// Close models Close: every delayed item is queued at once, in ready-time
+// order.
 func (q *ReadyQ) Close() {
 	q.closed = true
+	q.queueDue(func(*rqItem) bool { return true })
 	q.settle()
 }
 
@@ -337,25 +548,26 @@ func (q *ReadyQ) settle() {
 	}
 }
 
-func (q *ReadyQ) readyNow() bool { return len(q.queue) != 0 || q.exhausted() }
+func (q *ReadyQ) readyNow() bool { return q.order.len() != 0 || q.exhausted() }
 
 // exhausted reports whether the queue is closed with nothing left to hand
 // out.
-func (q *ReadyQ) exhausted() bool { return q.closed && len(q.queue) == 0 && q.Aside() == 0 }
+func (q *ReadyQ) exhausted() bool { return q.closed && q.order.len() == 0 && q.Aside() == 0 }
 
-// Queue returns the queued items, oldest first.
-func (q *ReadyQ) Queue() []int { return slices.Clone(q.queue) }
+// Queue returns the queued items in the order hand-outs would take them
+// (oldest first without priorities or fair share).
+func (q *ReadyQ) Queue() []int { return q.order.handOut() }
 
 // Len is the number of queued items.
-func (q *ReadyQ) Len() int { return len(q.queue) }
+func (q *ReadyQ) Len() int { return q.order.len() }
 
 // InFlight is the number of items handed out and not yet Done.
 func (q *ReadyQ) InFlight() int {
 	return q.count(func(it *rqItem) bool { return it.state == rqInFlight })
 }
 
-// Aside is the number of items in flight that Done will queue again
-// because of a kept-aside mark.
+// Aside is the number of items in flight that Done will queue again or
+// delay because of a kept-aside mark.
 func (q *ReadyQ) Aside() int {
 	return q.count(func(it *rqItem) bool {
 		return it.state == rqInFlight && it.mark != 0 && (it.mode != OneShot || it.rearmed)
@@ -369,6 +581,26 @@ func (q *ReadyQ) Disarmed() int {
 
 // Closed reports whether Close has been called.
 func (q *ReadyQ) Closed() bool { return q.closed }
+
+// Priority is k's priority, false if k is unknown (or in flight and
+// Removed).
+func (q *ReadyQ) Priority(k int) (int, bool) {
+	it, ok := q.items[k]
+	if !ok || it.removed {
+		return 0, false
+	}
+	return it.prio, true
+}
+
+// Tenant is k's tenant ("" without fair share), false if k is unknown (or
+// in flight and Removed).
+func (q *ReadyQ) Tenant(k int) (string, bool) {
+	it, ok := q.items[k]
+	if !ok || it.removed {
+		return "", false
+	}
+	return it.tenant, true
+}
 
 // Known lists every item the model knows, in no particular order.
 func (q *ReadyQ) Known() []int {
@@ -402,21 +634,36 @@ func (q *ReadyQ) count(f func(*rqItem) bool) int {
 }
 
 // Validate checks the model's invariants: the queue holds each item at
-// most once, exactly the items in state queued; only one-shot items are
-// idle or disarmed; only items in flight are removed or re-armed; nothing
-// is idle with a mark; an armed Ready channel implies a Wait would block.
+// most once, exactly the items in state queued, at their own priority and
+// tenant, and the fair-share rings match it; only one-shot items are idle
+// or disarmed; only items in flight are removed or re-armed, and a removed
+// one keeps nothing; nothing queued, idle or delayed has a mark; only a
+// delayed item has a ready time, later than now, and none once closed;
+// a failure count belongs to a known item that AddRateLimited was called
+// for; an armed Ready channel implies a Wait would block.
 func (q *ReadyQ) Validate() error {
+	if err := q.order.validate(); err != nil {
+		return err
+	}
 	seen := map[int]bool{}
-	for _, k := range q.queue {
-		it, ok := q.items[k]
-		if seen[k] || !ok || it.state != rqQueued {
+	for _, e := range q.order.fifo {
+		it, ok := q.items[e.k]
+		if seen[e.k] || !ok || it.state != rqQueued || e.prio != it.prio || e.tenant != it.tenant {
 			return invariantError("queue entry not a queued item, or twice")
 		}
-		seen[k] = true
+		seen[e.k] = true
 	}
 	for k, it := range q.items {
 		if err := it.validate(seen[k]); err != nil {
 			return err
+		}
+		if it.state == rqDelayed && (q.closed || it.at <= q.now) {
+			return invariantError("delayed item due, or delayed on a closed queue")
+		}
+	}
+	for k, n := range q.fails {
+		if it, ok := q.items[k]; n <= 0 || !ok || !it.limited {
+			return invariantError("failure count outlives its item")
 		}
 	}
 	if q.armed && q.readyNow() {
@@ -432,8 +679,10 @@ func (it *rqItem) validate(inQueue bool) error {
 	case (it.state == rqQueued) != inQueue,
 		(it.state == rqIdle || it.state == rqDisarmed) && it.mode != OneShot,
 		(it.removed || it.rearmed) && it.state != rqInFlight,
-		it.removed && it.mark != 0,
-		(it.state == rqQueued || it.state == rqIdle) && it.mark != 0:
+		it.removed && (it.mark != 0 || it.prio != 0 || it.limited || it.tenant != ""),
+		(it.state == rqQueued || it.state == rqIdle || it.state == rqDelayed) && it.mark != 0,
+		it.mark == 0 && (it.markAt != 0 || it.markSeq != 0),
+		it.state != rqDelayed && (it.at != 0 || it.seq != 0):
 		return errRQItem
 	}
 	return nil

@@ -1,0 +1,155 @@
+package model
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+)
+
+// The model's clock, its delayed items and its rate limiter.
+//
+// Ready times are durations since the model started. Each time a ready
+// time is set (an item delayed, a kept-aside mark made, an earlier time
+// adopted) it takes the next sequence number; items due at the same time
+// are queued in the order of their numbers. A kept-aside mark that Done or
+// Rearm turns into a delay keeps the time and the number it was set with.
+
+// The default limiter of the model, client-go's per-item exponential
+// limiter (readyq.ExponentialRateLimiter(RQBaseDelay, RQMaxDelay)).
+const (
+	RQBaseDelay = 5 * time.Millisecond
+	RQMaxDelay  = 1000 * time.Second
+)
+
+// Backoff is the delay an exponential limiter gives an item that has
+// failed n times before: base·2ⁿ, but at most max (client-go's
+// ItemExponentialFailureRateLimiter, without its float arithmetic).
+func Backoff(base, max time.Duration, n int) time.Duration {
+	d := base
+	for ; n > 0 && d > 0 && d < max; n-- {
+		if d > max/2 {
+			return max
+		}
+		d *= 2
+	}
+	return min(d, max)
+}
+
+// Now is the model's clock: the sum of every Advance.
+func (q *ReadyQ) Now() time.Duration { return q.now }
+
+// Advance moves the clock on by d and queues every delayed item whose
+// ready time is now or earlier, in ready-time order (ties: the order the
+// times were set), each at the tail of its priority and tenant. It panics
+// for d < 0.
+func (q *ReadyQ) Advance(d time.Duration) {
+	if d < 0 {
+		panic("model: readyq clock moved back")
+	}
+	q.now += d
+	q.queueDue(func(it *rqItem) bool { return it.at <= q.now })
+	q.settle()
+}
+
+// readyAt is the ready time of a mark made now with delay d: now for
+// d ≤ 0, and at most the largest Duration, so that a delay too long for
+// the clock means "not for ages", never a time in the past.
+func (q *ReadyQ) readyAt(d time.Duration) time.Duration {
+	if d > math.MaxInt64-q.now {
+		return math.MaxInt64
+	}
+	return q.now + max(d, 0)
+}
+
+// queueDue queues the delayed items for which due holds, in ready-time
+// order.
+func (q *ReadyQ) queueDue(due func(*rqItem) bool) {
+	for _, k := range q.DelayedItems() {
+		if it := q.items[k]; due(it) {
+			q.enqueue(k, it)
+		}
+	}
+}
+
+// place queues it now if at has come, else delays it until at.
+func (q *ReadyQ) place(k int, it *rqItem, at time.Duration) {
+	if at <= q.now {
+		q.enqueue(k, it)
+		return
+	}
+	it.state, it.at, it.seq = rqDelayed, at, q.stamp()
+}
+
+// stamp numbers a ready time being set.
+func (q *ReadyQ) stamp() uint64 {
+	q.seqs++
+	return q.seqs
+}
+
+// Delayed is the number of delayed items (Stats().Delayed).
+func (q *ReadyQ) Delayed() int {
+	return q.count(func(it *rqItem) bool { return it.state == rqDelayed })
+}
+
+// DelayedItems returns the delayed items in the order they will be
+// queued: by ready time, ties in the order the times were set.
+func (q *ReadyQ) DelayedItems() []int {
+	var ks []int
+	for k, it := range q.items {
+		if it.state == rqDelayed {
+			ks = append(ks, k)
+		}
+	}
+	slices.SortFunc(ks, func(a, b int) int {
+		x, y := q.items[a], q.items[b]
+		return cmp.Or(cmp.Compare(x.at, y.at), cmp.Compare(x.seq, y.seq))
+	})
+	return ks
+}
+
+// ReadyAt is delayed item k's ready time, false if k is not delayed.
+func (q *ReadyQ) ReadyAt(k int) (time.Duration, bool) {
+	if it, ok := q.items[k]; ok && it.state == rqDelayed {
+		return it.at, true
+	}
+	return 0, false
+}
+
+// AsideAt is the ready time of k's kept-aside mark (in flight or
+// disarmed), false if k has none.
+func (q *ReadyQ) AsideAt(k int) (time.Duration, bool) {
+	if it, ok := q.items[k]; ok && it.mark != 0 {
+		return it.markAt, true
+	}
+	return 0, false
+}
+
+// NextReady is the earliest ready time of a delayed item, the time the
+// real queue's timer is armed for; false if nothing is delayed.
+func (q *ReadyQ) NextReady() (time.Duration, bool) {
+	ks := q.DelayedItems()
+	if len(ks) == 0 {
+		return 0, false
+	}
+	return q.items[ks[0]].at, true
+}
+
+// when is the limiter's When(k): the delay for k's failure count so far,
+// which it then raises by one.
+func (q *ReadyQ) when(k int) time.Duration {
+	n := q.fails[k]
+	q.fails[k] = n + 1
+	return Backoff(q.base, q.maxDelay, n)
+}
+
+// Forget models Forget(k): k's failure count starts again at 0.
+func (q *ReadyQ) Forget(k int) { delete(q.fails, k) }
+
+// NumRequeues models NumRequeues(k): k's failure count, the limiter's
+// When calls for it since it was last forgotten.
+func (q *ReadyQ) NumRequeues(k int) int { return q.fails[k] }
+
+// Retries counts the rate-limited marks (AddRateLimited, AddWith with
+// rateLimited) that were not refused: the Retried metric.
+func (q *ReadyQ) Retries() uint64 { return q.retries }
