@@ -41,13 +41,18 @@ func (s *Semaphore) Reserve(n uint64) (*Reservation, error) {
 }
 
 // Done returns a channel that is closed once the reservation is settled:
-// the units are held (Err returns nil) or the semaphore was closed first
-// (Err returns ErrClosed). It is not closed by Cancel.
+// the units are held (Err returns nil), the semaphore was closed first
+// (Err returns ErrClosed), or Cancel gave it up (Err returns
+// context.Canceled). A goroutine blocked on Done is therefore woken by a
+// Cancel from another goroutine.
 func (r *Reservation) Done() <-chan struct{} { return r.r.Done() }
 
-// Err reports the reservation's state: nil once the units are held,
-// ErrClosed if the semaphore was closed before they could be, and
-// ErrWouldBlock while it is still waiting or once it has been cancelled.
+// Err reports what happened to the reservation, as context.Context's Err
+// does: nil while it waits (Done not yet closed); once Done is closed, nil
+// if the units are held, ErrClosed if the semaphore was closed before they
+// could be, and context.Canceled if Cancel gave the reservation up. After a
+// Cancel that could not give the units back (it returned false) the
+// caller holds them and Err is nil.
 func (r *Reservation) Err() error { return r.r.Err() }
 
 // Cancel gives up the reservation. If it is still queued it leaves the

@@ -32,7 +32,7 @@ func TestReserveKeepsItsPlaceInLine(t *testing.T) {
 	if testkit.IsClosed(first.Done()) || testkit.IsClosed(second.Done()) {
 		t.Fatal("the second reservation jumped the first")
 	}
-	testkit.ErrIs(t, "pending Err()", first.Err(), semaphore.ErrWouldBlock)
+	testkit.MustNil(t, first.Err()) // pending: nil, as a live context's Err is
 	testkit.MustNil(t, s.Release(1))
 	if !testkit.IsClosed(first.Done()) || testkit.IsClosed(second.Done()) {
 		t.Fatal("first must be granted, second still waiting")
@@ -43,7 +43,7 @@ func TestReserveKeepsItsPlaceInLine(t *testing.T) {
 	if !testkit.IsClosed(second.Done()) || s.Count() != 1 {
 		t.Fatalf("after Cancel: second done=%v count=%d", testkit.IsClosed(second.Done()), s.Count())
 	}
-	if !first.Cancel() || !errors.Is(first.Err(), semaphore.ErrWouldBlock) {
+	if !first.Cancel() || !errors.Is(first.Err(), context.Canceled) {
 		t.Fatal("second Cancel must change nothing")
 	}
 	testkit.WantCount(t, s, 1) // else a repeated Cancel gave back twice
@@ -119,5 +119,28 @@ func TestReserveInSelect(t *testing.T) {
 		if s.Count() != 1 || s.Stats().Waiting != 0 {
 			t.Fatalf("abandoned reservation still queued: %v", s)
 		}
+	})
+}
+
+func TestCancelWakesAGoroutineBlockedOnDone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := semaphore.New(0)
+		r, err := s.Reserve(1)
+		testkit.MustNil(t, err)
+		testkit.MustNil(t, r.Err()) // pending: nil, like a live context's Err
+		woke := make(chan error, 1)
+		go func() {
+			<-r.Done()
+			woke <- r.Err()
+		}()
+		synctest.Wait()
+		if !r.Cancel() {
+			t.Fatal("Cancel of a pending reservation = false")
+		}
+		if err := <-woke; !errors.Is(err, context.Canceled) {
+			t.Fatalf("Err after Cancel = %v, want context.Canceled", err)
+		}
+		testkit.MustNil(t, s.Release(1))
+		testkit.WantCount(t, s, 1) // the cancelled reservation took nothing
 	})
 }

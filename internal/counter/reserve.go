@@ -1,6 +1,10 @@
 package counter
 
-import "github.com/evsync/evsync/internal/spin"
+import (
+	"context"
+
+	"github.com/evsync/evsync/internal/spin"
+)
 
 // A Reservation is a select-able read of a Semaphore counter: a place in
 // the readers' queue whose Done channel is closed once it is served or
@@ -33,26 +37,30 @@ func (c *Counter) Reserve(r *Reservation, n uint64) error {
 	return nil
 }
 
-// Done returns the channel that is closed once r is served or refused.
+// Done returns the channel that is closed once r is served, refused or
+// cancelled.
 func (r *Reservation) Done() <-chan struct{} { return r.w.Done() }
 
-// Err returns nil once r holds its units, ErrClosed if it was refused, and
-// ErrWouldBlock while it waits or once it is cancelled.
+// Err returns nil while r waits and once it holds its units, ErrClosed if
+// it was refused, and context.Canceled once Cancel has given it up (and
+// given back what it held).
 func (r *Reservation) Err() error {
 	r.c.Lock()
 	defer r.c.Unlock()
 	queued, v := r.w.Settled()
 	switch {
-	case queued || r.cancelled && !r.kept:
-		return spin.ErrWouldBlock
+	case queued:
+		return nil
+	case r.cancelled && !r.kept:
+		return context.Canceled
 	case v == spin.Granted:
 		return nil
 	}
 	return spin.ErrClosed
 }
 
-// Cancel gives r up: a waiting r leaves the queue, and units already
-// handed to it go back to the count. It reports false only if they could
+// Cancel gives r up: a waiting r leaves the queue (its Done channel is
+// closed), and units already handed to it go back to the count. It reports false only if they could
 // not go back without passing the limit (the caller then holds them).
 // Later calls return the first answer.
 func (r *Reservation) Cancel() bool {
@@ -65,7 +73,7 @@ func (r *Reservation) Cancel() bool {
 	r.cancelled = true
 	switch queued, v := r.w.Settled(); {
 	case queued:
-		c.readers.Remove(r.w)
+		c.readers.Cancel(r.w)
 	case v == spin.Granted && r.w.P.need > c.Limit()-c.cnt:
 		r.kept = true
 	case v == spin.Granted:

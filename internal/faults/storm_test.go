@@ -177,7 +177,7 @@ func semReserve(s *semaphore.Semaphore, r *rand.Rand, n uint64, b *books) error 
 	switch err := res.Err(); {
 	case kept && err != nil:
 		return fmt.Errorf("Cancel kept the units, but Err() = %v", err)
-	case !kept && err != semaphore.ErrWouldBlock:
+	case !kept && err != context.Canceled:
 		return fmt.Errorf("Cancel gave the units up, but Err() = %v", err)
 	case kept:
 		b.out.add(n)

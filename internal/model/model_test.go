@@ -100,12 +100,12 @@ func TestReservationsFIFO(t *testing.T) {
 	wantErr(t, "zero.Err()", zero.Err(), nil)
 	wantErr(t, "Write(2)", c.Write(2), nil)
 	wantErr(t, "big.Err()", big.Err(), nil)
-	wantErr(t, "small.Err()", small.Err(), spin.ErrWouldBlock)
+	wantErr(t, "small.Err()", small.Err(), nil)
 	wantCount(t, c, 0)
 	if !big.Cancel() {
 		t.Fatal("Cancel of a granted reservation failed")
 	}
-	wantErr(t, "big.Err() after Cancel", big.Err(), spin.ErrWouldBlock)
+	wantErr(t, "big.Err() after Cancel", big.Err(), context.Canceled)
 	wantErr(t, "small.Err()", small.Err(), nil)
 	wantCount(t, c, 3)
 	if !big.Done() {
@@ -123,9 +123,10 @@ func TestCancelPendingServesNext(t *testing.T) {
 	if first, again := head.Cancel(), head.Cancel(); !first || !again {
 		t.Fatalf("Cancel of a pending reservation = %v, then %v", first, again)
 	}
-	if head.Done() || !next.Done() {
-		t.Fatal("Cancel did not move the queue")
+	if !head.Done() || !next.Done() {
+		t.Fatal("Cancel did not close Done, or did not move the queue")
 	}
+	wantErr(t, "head.Err() after Cancel", head.Err(), context.Canceled)
 	wantCount(t, c, 0)
 }
 

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"slices"
 
 	"github.com/evsync/evsync/internal/spin"
@@ -52,18 +53,18 @@ func (c *Counter) Reserve(n uint64) (*Reservation, error) {
 func (r *Reservation) Need() uint64 { return r.need }
 
 // Done reports whether the real Done channel is closed: the reservation
-// was granted or refused. Cancel does not close it.
-func (r *Reservation) Done() bool { return r.state != pending }
+// was granted, refused or cancelled.
+func (r *Reservation) Done() bool { return r.state != pending || r.cancelled }
 
-// Err models Reservation.Err: nil once the units are held (also after a
-// Cancel that could not give them back), ErrClosed if Close refused the
-// reservation, ErrWouldBlock while it is pending or after a successful
+// Err models Reservation.Err: nil while it is pending and once the units
+// are held (also after a Cancel that could not give them back), ErrClosed
+// if Close refused the reservation, context.Canceled after a successful
 // Cancel.
 func (r *Reservation) Err() error {
 	switch {
-	case r.cancelled && !r.kept, r.state == pending:
-		return spin.ErrWouldBlock
-	case r.state == granted:
+	case r.cancelled && !r.kept:
+		return context.Canceled
+	case r.state == pending, r.state == granted:
 		return nil
 	}
 	return spin.ErrClosed

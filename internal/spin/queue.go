@@ -210,6 +210,11 @@ func (q *Queue[P]) RejectAll() {
 // owner's lock held.
 func (q *Queue[P]) Reject(w *Waiter[P]) { q.settle(w, Closed) }
 
+// Cancel takes the select-able waiter w off the queue with the verdict
+// Cancelled, closing its Done channel after the unlock. Only with the
+// owner's lock held.
+func (q *Queue[P]) Cancel(w *Waiter[P]) { q.settle(w, Cancelled) }
+
 // settle takes w off the queue with verdict r and wakes it. The wake-up
 // never blocks: a record's channel holds one token, and it is settled once.
 func (q *Queue[P]) settle(w *Waiter[P], r Result) {
