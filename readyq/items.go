@@ -138,7 +138,7 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 	}
 	switch {
 	case e == nil:
-		e = q.newEntry()
+		e = q.newEntry(o.after > 0 || o.prio != 0 || q.tenant != nil || o.retried || q.metrics != nil)
 		q.items[item] = e
 		e.mode = m
 		q.fresh(e, o, tenant)
@@ -232,15 +232,23 @@ func (q *Queue[T]) place(item T, e *entry[T], after time.Duration) {
 	q.enqueue(item, e)
 }
 
-// newEntry returns a recycled entry, or a new one. Only with mu
-// held.
-func (q *Queue[T]) newEntry() *entry[T] {
+// newEntry returns a recycled entry, or a new one, with its extra part
+// made in the same allocation if it needs one. Only with mu held.
+func (q *Queue[T]) newEntry(extended bool) *entry[T] {
 	if n := len(q.spare); n > 0 {
 		e := q.spare[n-1]
 		q.spare = q.spare[:n-1]
 		return e
 	}
-	return new(entry[T])
+	if !extended {
+		return new(entry[T])
+	}
+	ex := &struct {
+		e entry[T]
+		x extra[T]
+	}{x: extra[T]{heap: -1}}
+	ex.e.x = &ex.x
+	return &ex.e
 }
 
 // forget deletes item and recycles its entry. If AddRateLimited was
