@@ -1,13 +1,25 @@
 // Package bench holds the benchmarks that compare evsync with libraries
 // the main module must not depend on: readyq against client-go's
-// workqueue. It is a module of its own (github.com/evsync/evsync/bench,
-// with a replace directive pointing at the main module), so client-go and
-// its dependencies never enter the main module's go.mod or build graph.
+// workqueue and controller-runtime's priority queue. It is a module of
+// its own (github.com/evsync/evsync/bench, with a replace directive
+// pointing at the main module), so client-go, controller-runtime and
+// their dependencies never enter the main module's go.mod or build graph.
 // Its import path lies under github.com/evsync/evsync, so it may use the
 // main module's internal packages (the shared anchors and drivers).
+//
+// readyq_bench_test.go runs the main module's ready-queue benchmarks with
+// client-go's plain workqueue added (impl=workqueue).
+// ctrlqueue_bench_test.go (BenchmarkCtrl...) compares readyq as a
+// controller work queue (delays, Get/Done, idle cost) with client-go's
+// rate-limiting workqueue and controller-runtime's priority queue
+// (impl=evsync, impl=clientgo, impl=ctrlruntime); each benchmark's doc
+// comment describes its shape.
 //
 // Run it with
 //
 //	cd bench && go test -run='^$' -bench=. -benchmem -count=6 -timeout 30m . | tee /tmp/readyq-bench.txt
 //	benchstat -col /impl /tmp/readyq-bench.txt
+//
+// CI runs every case once (go test -run=. -bench=. -benchtime=1x), which
+// takes well under a minute.
 package bench
