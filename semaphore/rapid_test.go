@@ -26,6 +26,7 @@ type semMachine struct {
 	m     *model.Counter
 	resv  []semReservation
 	ready testkit.ReadyChans
+	out   testkit.ReadyChans // Writable's, with out.Writable set
 }
 
 type semReservation struct {
@@ -126,6 +127,11 @@ func (sm *semMachine) Ready(t *rapid.T) {
 	sm.ready.Add(t, sm.m, sm.s.Ready(), sm.m.Ready())
 }
 
+func (sm *semMachine) Writable(t *rapid.T) {
+	sm.out.Writable = true
+	sm.out.Add(t, sm.m, sm.s.Writable(), sm.m.Writable())
+}
+
 // Close closes on one draw in four (a no-op step otherwise), so that most
 // runs spend a while open before they close.
 func (sm *semMachine) Close(t *rapid.T) {
@@ -170,4 +176,5 @@ func (sm *semMachine) Check(t *rapid.T) {
 		}
 	}
 	sm.ready.Check(t, sm.m)
+	sm.out.Check(t, sm.m)
 }

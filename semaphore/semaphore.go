@@ -138,6 +138,14 @@ func (s *Semaphore) ReleaseWait(ctx context.Context, n uint64) error {
 // place in line.
 func (s *Semaphore) Ready() <-chan struct{} { return s.c.Ready() }
 
+// Writable returns a channel that is closed once a Release(1) would not
+// block for want of room: the count is below the limit (poll's POLLOUT);
+// or once the semaphore is closed, when writes fail at once. Each call
+// returns a channel for the next such moment; a goroutine woken by it may
+// find the room taken by another writer, so follow it with Release (or
+// use ReleaseWait, which keeps its place in line).
+func (s *Semaphore) Writable() <-chan struct{} { return s.c.Writable() }
+
 // Count returns the number of available units (after Close: those left).
 func (s *Semaphore) Count() uint64 { return s.c.Count() }
 

@@ -434,3 +434,37 @@ func TestReleaseToTheHeadLeavesCountAndReady(t *testing.T) {
 		}
 	})
 }
+
+func TestWritableFiresWhenTheCountDropsBelowTheLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := semaphore.New(2, semaphore.WithLimit(2))
+		out := s.Writable()
+		if testkit.IsClosed(out) {
+			t.Fatal("Writable at the limit is ready")
+		}
+		if !s.TryAcquire(1) {
+			t.Fatal("TryAcquire(1) of 2 failed")
+		}
+		if !testkit.IsClosed(out) {
+			t.Fatal("Writable not fired when the count dropped below the limit")
+		}
+		if !testkit.IsClosed(s.Writable()) {
+			t.Fatal("Writable below the limit not ready at once")
+		}
+		testkit.MustNil(t, s.Release(1))
+		out = s.Writable()
+		done := make(chan error, 1)
+		go func() { done <- s.Acquire(context.Background(), 2) }() // a blocking take, through the lock
+		synctest.Wait()
+		testkit.MustNil(t, <-done)
+		if !testkit.IsClosed(out) {
+			t.Fatal("Writable not fired by Acquire")
+		}
+		testkit.MustNil(t, s.Release(2))
+		out = s.Writable()
+		s.Close()
+		if !testkit.IsClosed(out) {
+			t.Fatal("Writable not fired by Close")
+		}
+	})
+}

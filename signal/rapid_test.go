@@ -25,6 +25,7 @@ type sigMachine struct {
 	s     *signal.Signal
 	m     *model.Counter
 	ready testkit.ReadyChans
+	out   testkit.ReadyChans // Writable's, with out.Writable set
 }
 
 func newSigMachine(t *rapid.T) *sigMachine {
@@ -87,6 +88,11 @@ func (sm *sigMachine) Ready(t *rapid.T) {
 	sm.ready.Add(t, sm.m, sm.s.Ready(), sm.m.Ready())
 }
 
+func (sm *sigMachine) Writable(t *rapid.T) {
+	sm.out.Writable = true
+	sm.out.Add(t, sm.m, sm.s.Writable(), sm.m.Writable())
+}
+
 // Close closes on one draw in four (a no-op step otherwise), so that most
 // runs spend a while open before they close.
 func (sm *sigMachine) Close(t *rapid.T) {
@@ -105,4 +111,5 @@ func TestSignalNewInvalid(t *testing.T) {
 func (sm *sigMachine) Check(t *rapid.T) {
 	testkit.CheckCounter(t, sm.m, sm.s, signal.Stats{Count: sm.m.Count(), Closed: sm.m.Closed()})
 	sm.ready.Check(t, sm.m)
+	sm.out.Check(t, sm.m)
 }

@@ -123,6 +123,14 @@ func (s *Signal) Wait(ctx context.Context) (uint64, error) {
 // by another reader: Take then returns 0, and it calls Ready again.
 func (s *Signal) Ready() <-chan struct{} { return s.c.Ready() }
 
+// Writable returns a channel that is closed once an Add(1) would not
+// block for want of room: the count is below the limit (poll's POLLOUT);
+// or once the signal is closed, when writes fail at once. Each call
+// returns a channel for the next such moment; a goroutine woken by it may
+// find the room taken by another writer, so follow it with Add (or
+// use AddWait, which keeps its place in line).
+func (s *Signal) Writable() <-chan struct{} { return s.c.Writable() }
+
 // Count returns the current count without taking it (after Close: what is
 // left to read).
 func (s *Signal) Count() uint64 { return s.c.Count() }

@@ -263,3 +263,17 @@ func TestNoAllocationsOnFastPath(t *testing.T) {
 		_, _ = s.Wait(ctx)
 	})
 }
+
+func TestWritableAtMaxFiresOnTake(t *testing.T) {
+	s := signal.New(signal.Max)
+	out := s.Writable()
+	if testkit.IsClosed(out) {
+		t.Fatal("Writable at Max is ready")
+	}
+	if v := s.Take(); v != signal.Max {
+		t.Fatalf("Take = %d", v)
+	}
+	if !testkit.IsClosed(out) {
+		t.Fatal("Writable not fired by Take")
+	}
+}

@@ -128,6 +128,7 @@ type Counter struct {
 	readers   spin.Queue[req]  // blocked readers and reservations; only with mu held
 	writers   spin.Queue[req]  // back-pressured writers; only with mu held
 	ready     spin.Notifier    // Ready; only with mu held
+	writable  spin.Notifier    // Writable; only with mu held
 	lone      spin.Waiter[req] // the lone slot's record (lone.go); its need is set by its first reader (one mode per Counter)
 	loneReady atomic.Bool      // lone has its channel and its need
 	delay     Delayer          // a wake delay; nil if none; set before use
@@ -423,6 +424,19 @@ func (c *Counter) Ready() <-chan struct{} {
 	c.Lock()
 	defer c.Unlock()
 	return c.ready.Arm(c.cnt != 0 || c.closed())
+}
+
+// Writable returns a channel that is closed once the count is below the
+// limit or the counter is closed (poll's POLLOUT): at once if it is now.
+// While one is armed the count changes only in locked sections (the slow
+// bit), which fire it.
+func (c *Counter) Writable() <-chan struct{} {
+	if w := c.word.Load(); w&closedBit != 0 || w&bigBit == 0 && w&countMask < c.Limit() {
+		return spin.ClosedChan()
+	}
+	c.Lock()
+	defer c.Unlock()
+	return c.writable.Arm(c.cnt < c.Limit() || c.closed())
 }
 
 // Serve serves the readers a Delayer held back, and fires Ready.

@@ -39,7 +39,7 @@ func (c *Counter) Unlock() {
 	c.serve()
 	waiting := c.readers.Len() != 0 || c.ready.Armed()
 	held := c.delay != nil && waiting
-	c.publish(c.writers.Len() != 0 || waiting && !held, held)
+	c.publish(c.writers.Len() != 0 || c.writable.Armed() || waiting && !held, held)
 	c.serving = false
 	note := held && c.cnt > c.was && !c.closed() // the section wrote to a count readers wait for
 	count := c.cnt
@@ -107,6 +107,7 @@ func (c *Counter) serve() {
 	if readers {
 		c.ready.Fire(c.cnt != 0 || c.closed())
 	}
+	c.writable.Fire(c.cnt < c.Limit() || c.closed())
 }
 
 // serveReaders hands the count to the readers at the head of the queue

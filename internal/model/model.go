@@ -26,6 +26,7 @@
 //	                      Take()             Take()
 //	                      Wait(ctx)          Wait(ctx)
 //	Ready()               Ready()            Ready(), Fired(ticket)
+//	Writable()            Writable()         Writable(), WritableFired(ticket)
 //	Count()               Count()            Count()
 //	Stats()               Stats()            Count(), Limit(), Waiting(), Closed()
 //	Close()               Close()            Close()
@@ -95,6 +96,9 @@ type Counter struct {
 
 	armed bool   // a Ready channel is out and has not fired yet
 	fires uint64 // how many times an armed Ready channel has fired
+
+	warmed bool   // a Writable channel is out and has not fired yet
+	wfires uint64 // how many times an armed Writable channel has fired
 }
 
 // NewSemaphore returns a Semaphore-mode model holding initial units with
@@ -296,6 +300,22 @@ func (c *Counter) Ready() Ticket {
 // Fired reports whether the channel named by t is closed.
 func (c *Counter) Fired(t Ticket) bool { return uint64(t) <= c.fires }
 
+// Writable models a call to Writable. The channel it returns is closed at
+// once if the count is below the limit or the counter is closed;
+// otherwise it is closed by the first later call that leaves the count
+// below the limit, or by Close. Its tickets are told apart from Ready's by
+// WritableFired.
+func (c *Counter) Writable() Ticket {
+	if c.count < c.limit || c.closed {
+		return Ticket(c.wfires)
+	}
+	c.warmed = true
+	return Ticket(c.wfires + 1)
+}
+
+// WritableFired reports whether the Writable channel named by t is closed.
+func (c *Counter) WritableFired(t Ticket) bool { return uint64(t) <= c.wfires }
+
 // settle does what the real settle does after every change: grants queued
 // reservations oldest first while the head fits; after Close, tries each of
 // the rest in turn and refuses those that do not fit (nothing will be added
@@ -316,6 +336,10 @@ func (c *Counter) settle() {
 	if c.armed && (c.count != 0 || c.closed) {
 		c.armed = false
 		c.fires++
+	}
+	if c.warmed && (c.count < c.limit || c.closed) {
+		c.warmed = false
+		c.wfires++
 	}
 }
 
@@ -346,6 +370,8 @@ func (c *Counter) Validate() error {
 		return invariantError("head of the queue fits but was not served")
 	case c.armed && (c.count != 0 || c.closed):
 		return invariantError("armed Ready channel not fired")
+	case c.warmed && (c.count < c.limit || c.closed):
+		return invariantError("armed Writable channel not fired")
 	}
 	return nil
 }

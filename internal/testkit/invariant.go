@@ -11,8 +11,20 @@ const maxReady = 8
 // ReadyChans keeps the last few channels a counter's Ready returned, each
 // with the model's ticket for it, so that the invariant can check that
 // each is closed exactly when the model says it has fired. The zero value
-// is empty and ready to use.
-type ReadyChans struct{ list []readyChan }
+// is empty and ready to use; with Writable set it keeps the channels of
+// Writable instead, checked against the model's WritableFired.
+type ReadyChans struct {
+	Writable bool
+	list     []readyChan
+}
+
+// fired reports whether the model says the channel of ticket has fired.
+func (rc *ReadyChans) fired(m *model.Counter, ticket model.Ticket) bool {
+	if rc.Writable {
+		return m.WritableFired(ticket)
+	}
+	return m.Fired(ticket)
+}
 
 type readyChan struct {
 	ch     <-chan struct{}
@@ -22,9 +34,9 @@ type readyChan struct {
 // Add checks that ch, just returned by Ready, is closed at once exactly
 // when m says the ticket has fired, and keeps it.
 func (rc *ReadyChans) Add(t *rapid.T, m *model.Counter, ch <-chan struct{}, ticket model.Ticket) {
-	if got, want := IsClosed(ch), m.Fired(ticket); got != want {
+	if got, want := IsClosed(ch), rc.fired(m, ticket); got != want {
 		t.Helper()
-		t.Fatalf("Ready() ready at once = %v, want %v", got, want)
+		t.Fatalf("Ready() or Writable() ready at once = %v, want %v (writable: %v)", got, want, rc.Writable)
 	}
 	rc.list = append(rc.list, readyChan{ch, ticket})
 	if len(rc.list) > maxReady {
@@ -35,9 +47,9 @@ func (rc *ReadyChans) Add(t *rapid.T, m *model.Counter, ch <-chan struct{}, tick
 // Check checks every kept channel against m.
 func (rc *ReadyChans) Check(t *rapid.T, m *model.Counter) {
 	for i, r := range rc.list {
-		if got, want := IsClosed(r.ch), m.Fired(r.ticket); got != want {
+		if got, want := IsClosed(r.ch), rc.fired(m, r.ticket); got != want {
 			t.Helper()
-			t.Fatalf("Ready channel #%d closed = %v, want %v", i, got, want)
+			t.Fatalf("Ready channel #%d closed = %v, want %v (writable: %v)", i, got, want, rc.Writable)
 		}
 	}
 }
