@@ -76,3 +76,21 @@ func ExampleSemaphore_Close() {
 	fmt.Println(sem.Acquire(context.Background(), 1), sem.Acquire(context.Background(), 1), sem.Release(1))
 	// Output: <nil> evsync: closed evsync: closed
 }
+
+// A limiter runs at most three jobs at once, and a stray Release (one
+// more than was acquired) is refused instead of raising the limit.
+func ExampleNewLimiter() {
+	lim := semaphore.NewLimiter(3)
+	ctx := context.Background()
+	for range 3 {
+		_ = lim.Acquire(ctx, 1)
+	}
+	fmt.Println("running:", 3-lim.Count(), "try a fourth:", lim.TryAcquire(1))
+	for range 3 {
+		_ = lim.Release(1)
+	}
+	fmt.Println("stray release:", lim.Release(1), "count:", lim.Count())
+	// Output:
+	// running: 3 try a fourth: false
+	// stray release: evsync: operation would block count: 3
+}

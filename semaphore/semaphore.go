@@ -74,6 +74,12 @@ func New(initial uint64, opts ...Option) *Semaphore {
 	return s
 }
 
+// NewLimiter returns a concurrency limiter: a semaphore of capacity n
+// with all n units available and a limit of n, so that a Release beyond
+// what was taken is refused (ErrWouldBlock) rather than raising the
+// capacity. It is New(n, WithLimit(n)).
+func NewLimiter(n uint64) *Semaphore { return New(n, WithLimit(n)) }
+
 // Acquire waits until n units can be taken and takes them all at once. It
 // returns nil on success; ErrInvalid at once if ctx is nil or n is above the
 // limit; ctx.Err() at once if ctx is already done, even if the units are
