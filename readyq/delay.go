@@ -1,6 +1,7 @@
 package readyq
 
 import (
+	"math"
 	"time"
 )
 
@@ -81,6 +82,17 @@ func (q *Queue[T]) AddWith(item T, o AddOpts) bool {
 	return q.add(item, q.mode, m)
 }
 
+// after returns the ready time d from now, at most the clock's end (a
+// delay so long that now+d would wrap waits for ever, until Close or a
+// sooner mark). Only with mu held.
+func (q *Queue[T]) after(d time.Duration) int64 {
+	now := q.now()
+	if int64(d) > math.MaxInt64-now {
+		return math.MaxInt64
+	}
+	return now + int64(d)
+}
+
 // now returns the time on the queue's clock, in nanoseconds since its
 // first reading. Only with mu held.
 func (q *Queue[T]) now() int64 {
@@ -147,13 +159,16 @@ func (q *Queue[T]) pop(e *entry[T]) {
 	e.x.heap = -1
 }
 
-// due queues every delayed item whose time has come (all of them after
-// Close), in ready-time order, and arms the timer for the rest.
-func (q *Queue[T]) due() {
+// due queues every delayed item whose time has come, in ready-time
+// order, and arms the timer for the rest.
+func (q *Queue[T]) due() { q.dueAll(false) }
+
+// dueAll is due that queues every delayed item if all is set (Close).
+func (q *Queue[T]) dueAll(all bool) {
 	now := q.now()
 	for len(q.delays.heap) > 0 {
 		w := q.delays.heap[0]
-		if w.at > now && !q.closed.Load() {
+		if w.at > now && !all {
 			break
 		}
 		q.pop(w.e)

@@ -100,13 +100,23 @@ type markOpts struct {
 // function) runs before the lock is taken.
 func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
 	q.checkKey(item)
-	if q.closed.Load() && !o.retried {
+	if q.closed.Load() {
 		return false
 	}
-	tenant := ""
-	if q.tenant != nil {
-		tenant = q.tenant(item)
+	return q.addAs(item, m, o, q.tenantOf(item))
+}
+
+// tenantOf returns item's tenant with fair share, "" without. It runs the
+// user's function: callers call it before the lock and before any change.
+func (q *Queue[T]) tenantOf(item T) string {
+	if q.tenant == nil {
+		return ""
 	}
+	return q.tenant(item)
+}
+
+// addAs is add once the item's tenant is known.
+func (q *Queue[T]) addAs(item T, m Mode, o markOpts, tenant string) bool {
 	q.mu.Lock()
 	ok := q.mark(item, m, o, tenant)
 	if ok {
@@ -158,7 +168,7 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 	switch {
 	case e.state == delayed:
 		if o.after > 0 {
-			q.reschedule(e, q.now()+int64(o.after))
+			q.reschedule(e, q.after(o.after))
 			return false
 		}
 		q.unschedule(e)
@@ -175,7 +185,7 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 			if e.x != nil {
 				e.x.markAt = 0
 			}
-		} else if at := q.now() + int64(o.after); e.x != nil && at < e.x.markAt {
+		} else if at := q.after(o.after); e.x != nil && at < e.x.markAt {
 			e.x.markAt, e.x.markSeq = at, q.delays.next() // the earliest ready time wins (0: due at once)
 		}
 		return false
@@ -214,7 +224,7 @@ func (q *Queue[T]) keepAside(e *entry[T], o markOpts) {
 	e.mark = q.marks
 	if o.after > 0 {
 		x := q.extra(e)
-		x.markAt, x.markSeq = q.now()+int64(o.after), q.delays.next()
+		x.markAt, x.markSeq = q.after(o.after), q.delays.next()
 	} else if e.x != nil {
 		e.x.markAt = 0
 	}
@@ -226,7 +236,7 @@ func (q *Queue[T]) keepAside(e *entry[T], o markOpts) {
 // place queues item now, or delays it by after. Only with mu held.
 func (q *Queue[T]) place(item T, e *entry[T], after time.Duration) {
 	if after > 0 {
-		q.schedule(item, e, q.now()+int64(after), 0)
+		q.schedule(item, e, q.after(after), 0)
 		return
 	}
 	q.enqueue(item, e)

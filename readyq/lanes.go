@@ -24,6 +24,7 @@ import "slices"
 // A lane is a FIFO of the queued items of one priority and tenant.
 type lane[T comparable] struct {
 	list   fifo[T]
+	prio   int
 	tenant string
 }
 
@@ -76,7 +77,7 @@ func (q *Queue[T]) unqueue(e *entry[T]) {
 	e.x.lane = nil
 	q.lanes.live--
 	if ln.list.live == 0 {
-		q.lanes.drop(e.x.prio, ln)
+		q.lanes.drop(ln) // its priority, not the item's: a raise unqueues first with the new one set
 	}
 }
 
@@ -94,7 +95,7 @@ func (l *lanes[T]) lane(prio int, tenant string) *lane[T] {
 	if ln := lv.tenants[tenant]; ln != nil {
 		return ln
 	}
-	ln := &lane[T]{tenant: tenant}
+	ln := &lane[T]{prio: prio, tenant: tenant}
 	if lv.tenants == nil {
 		lv.tenants = make(map[string]*lane[T])
 	}
@@ -115,10 +116,10 @@ func byPrio[T comparable](lv *level[T], prio int) int {
 	return 0
 }
 
-// drop takes the empty lane ln of priority prio out of its level's ring,
-// and the level out of the list if it was its last lane.
-func (l *lanes[T]) drop(prio int, ln *lane[T]) {
-	i, _ := slices.BinarySearchFunc(l.levels, prio, byPrio)
+// drop takes the empty lane ln out of its level's ring, and the level out
+// of the list if it was its last lane.
+func (l *lanes[T]) drop(ln *lane[T]) {
+	i, _ := slices.BinarySearchFunc(l.levels, ln.prio, byPrio)
 	lv := l.levels[i]
 	j := slices.Index(lv.ring, ln)
 	lv.ring = slices.Delete(lv.ring, j, j+1)
@@ -183,7 +184,7 @@ func (q *Queue[T]) takeLevel(lv *level[T], buf []T, max int) []T {
 		q.inflight++
 		q.lanes.live--
 		if ln.list.live == 0 {
-			q.lanes.drop(lv.prio, ln) // the cursor now names the next lane
+			q.lanes.drop(ln) // the cursor now names the next lane
 		} else {
 			lv.cur = (lv.cur + 1) % len(lv.ring)
 		}

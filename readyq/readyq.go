@@ -167,8 +167,9 @@ func (q *Queue[T]) Close() {
 	q.mu.Lock()
 	defer q.unlock()
 	if !q.closed.Load() {
+		q.dueAll(true) // before closed is seen without the lock: a refused Add
+		q.publish()    // must not find the delayed items still uncounted
 		q.closed.Store(true)
-		q.due()
 		q.settle()
 	}
 }

@@ -43,6 +43,7 @@ func (q *Queue[T]) addRateLimited(item T, o markOpts) bool {
 	if q.closed.Load() { // refused: no retry to count (mark handles a Close that comes next)
 		return false
 	}
+	tenant := q.tenantOf(item) // first: if it panics, no retry is counted
 	d := q.limiter().When(item)
 	if o.after <= 0 || d < o.after {
 		o.after = d
@@ -51,7 +52,7 @@ func (q *Queue[T]) addRateLimited(item T, o markOpts) bool {
 	if q.metrics != nil {
 		q.metrics.Retried()
 	}
-	return q.add(item, q.mode, o)
+	return q.addAs(item, q.mode, o, tenant)
 }
 
 // Forget tells the rate limiter that item is done with retries (client-go's

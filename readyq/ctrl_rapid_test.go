@@ -1,0 +1,442 @@
+package readyq_test
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/evsync/evsync/internal/model"
+	"github.com/evsync/evsync/internal/testkit"
+	"github.com/evsync/evsync/readyq"
+	"pgregory.net/rapid"
+)
+
+// TestCtrlQueueModel drives the controller calls of a Queue (AddAfter,
+// AddWith, AddRateLimited, Forget, NumRequeues, priorities, fair share)
+// with the core calls, one at a time, inside a synctest bubble per run, next
+// to the sequential model, whose clock moves only when the bubble's does
+// (Advance: a sleep, then synctest.Wait for the queue's timer). After each
+// step it compares every result, Stats, each Ready channel, the limiter's
+// counts and, with metrics, what the hooks were told.
+func TestCtrlQueueModel(t *testing.T) {
+	testkit.CheckModel(t, func(t *rapid.T) { rapid.SyncTest(t, ctrlProp(false)) })
+}
+
+// TestCtrlQueueMetricsModel is TestCtrlQueueModel with WithMetrics on
+// every queue: the depth the hooks add up to is Len, every new mark is one
+// Added, every retry one Retried, every hand-out one Waited, every Done
+// of an item in flight one Worked of exactly its time in flight, and
+// Running is the model's figures.
+func TestCtrlQueueMetricsModel(t *testing.T) {
+	testkit.CheckModel(t, func(t *rapid.T) { rapid.SyncTest(t, ctrlProp(true)) })
+}
+
+// FuzzCtrlQueueModel is TestCtrlQueueModel as a native fuzz target.
+func FuzzCtrlQueueModel(f *testing.F) {
+	testkit.FuzzModel(f, 13, 17, func(t *rapid.T) { rapid.SyncTest(t, ctrlProp(false)) })
+}
+
+func ctrlProp(withMetrics bool) func(*rapid.T) {
+	return func(t *rapid.T) {
+		cm := newCtrlMachine(t, withMetrics)
+		t.Cleanup(func() {
+			if !readyq.Locked(cm.q) { // a call that panicked must not hang the run
+				cm.q.Close() // stops the timer: nothing fires after the run
+			}
+		})
+		t.Repeat(rapid.StateMachineActions(cm))
+	}
+}
+
+// ctrlKeys is the item space: small, so that marks collide.
+const ctrlKeys = 8
+
+type ctrlMachine struct {
+	q        *readyq.Queue[int]
+	m        *model.ReadyQ
+	notReady [ctrlKeys]bool // the recheck function's answers (false: ready)
+	ready    []readyChan
+	// defaultLimiter: the queue has DefaultRateLimiter, whose token bucket
+	// (burst 100) the model does not have; retries stay below the burst.
+	defaultLimiter bool
+	fair           bool // WithFairness
+
+	metrics *ctrlMetrics // nil without WithMetrics
+	adds    int          // marks the model reported new
+	start   map[int]time.Duration
+	worked  time.Duration // Σ of the Worked the queue must have reported
+	taken   int           // items handed out
+	done    int           // Done of items in flight
+}
+
+var ctrlPriorities = []int{0, 0, 0, 1, -1, 2, math.MinInt, math.MaxInt}
+
+func newCtrlMachine(t *rapid.T, withMetrics bool) *ctrlMachine {
+	cm := &ctrlMachine{start: map[int]time.Duration{}}
+	mode := rapid.IntRange(0, 2).Draw(t, "mode")
+	opts := []readyq.Option{readyq.WithMode(readyq.Mode(mode))}
+	mo := model.ReadyQOpts{Mode: uint8(mode)}
+	if rapid.Bool().Draw(t, "recheck") {
+		mo.Recheck = func(k int) bool { return !cm.notReady[k] }
+		opts = append(opts, readyq.WithRecheck(mo.Recheck))
+	}
+	switch rapid.IntRange(0, 2).Draw(t, "fairness") {
+	case 1:
+		mo.Tenant = func(k int) string { return fmt.Sprint(k % 3) }
+	case 2:
+		mo.Tenant = func(int) string { return "" } // one tenant: every item on a lane
+	}
+	if mo.Tenant != nil {
+		cm.fair = true
+		opts = append(opts, readyq.WithFairness(mo.Tenant))
+	}
+	limits := [][2]time.Duration{
+		{0, 0}, // the default limiter
+		{model.RQBaseDelay, model.RQMaxDelay},
+		{time.Millisecond, 8 * time.Millisecond},
+		{3 * time.Millisecond, 3 * time.Millisecond},
+	}
+	l := rapid.SampledFrom(limits).Draw(t, "limiter")
+	if l[0] == 0 {
+		cm.defaultLimiter = true
+	} else {
+		mo.BaseDelay, mo.MaxDelay = l[0], l[1]
+		opts = append(opts, readyq.WithRateLimiter(readyq.ExponentialRateLimiter[int](l[0], l[1])))
+	}
+	if withMetrics {
+		cm.metrics = &ctrlMetrics{}
+		opts = append(opts, readyq.WithMetrics(cm.metrics))
+	}
+	cm.q = readyq.New[int](opts...)
+	cm.m = model.NewReadyQWith(mo)
+	return cm
+}
+
+func ctrlKey(t *rapid.T) int { return rapid.IntRange(0, ctrlKeys-1).Draw(t, "item") }
+
+// ctrlDelay draws a delay: non-positive ones (Add), ties, and some past
+// the limiter's delays.
+func ctrlDelay(t *rapid.T) time.Duration {
+	return rapid.SampledFrom([]time.Duration{
+		math.MinInt64, -time.Hour, -1, 0,
+		1, time.Millisecond, time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond,
+		10 * time.Millisecond, time.Second,
+	}).Draw(t, "after")
+}
+
+// mark compares a mark's results and counts the new ones for the metrics.
+func (cm *ctrlMachine) mark(t *rapid.T, what string, got, want bool) {
+	if got != want {
+		t.Fatalf("%s = %v, want %v", what, got, want)
+	}
+	if want {
+		cm.adds++
+	}
+}
+
+func (cm *ctrlMachine) Add(t *rapid.T) {
+	k := ctrlKey(t)
+	cm.mark(t, fmt.Sprintf("Add(%d)", k), cm.q.Add(k), cm.m.Add(k))
+}
+
+func (cm *ctrlMachine) AddMode(t *rapid.T) {
+	k := ctrlKey(t)
+	m := rapid.IntRange(0, 3).Draw(t, "mode") // 3 is not a Mode
+	cm.mark(t, fmt.Sprintf("AddMode(%d, %d)", k, m), cm.q.AddMode(k, readyq.Mode(m)), cm.m.AddMode(k, uint8(m)))
+}
+
+func (cm *ctrlMachine) AddAfter(t *rapid.T) {
+	k, d := ctrlKey(t), ctrlDelay(t)
+	cm.mark(t, fmt.Sprintf("AddAfter(%d, %v)", k, d), cm.q.AddAfter(k, d), cm.m.AddAfter(k, d))
+}
+
+func (cm *ctrlMachine) AddWith(t *rapid.T) {
+	k, d := ctrlKey(t), ctrlDelay(t)
+	limited := rapid.Bool().Draw(t, "rate limited") && cm.retryAllowed()
+	p := rapid.SampledFrom(ctrlPriorities).Draw(t, "priority")
+	o := readyq.AddOpts{After: d, RateLimited: limited, Priority: p}
+	cm.mark(t, fmt.Sprintf("AddWith(%d, %+v)", k, o), cm.q.AddWith(k, o), cm.m.AddWith(k, d, limited, p))
+}
+
+func (cm *ctrlMachine) AddRateLimited(t *rapid.T) {
+	k := ctrlKey(t)
+	if !cm.retryAllowed() {
+		return
+	}
+	cm.mark(t, fmt.Sprintf("AddRateLimited(%d)", k), cm.q.AddRateLimited(k), cm.m.AddRateLimited(k))
+}
+
+// retryAllowed reports whether another retry keeps the default limiter's
+// token bucket out of the picture (it starts with 100 tokens).
+func (cm *ctrlMachine) retryAllowed() bool { return !cm.defaultLimiter || cm.m.Retries() < 90 }
+
+func (cm *ctrlMachine) Forget(t *rapid.T) {
+	k := ctrlKey(t)
+	cm.q.Forget(k)
+	cm.m.Forget(k)
+}
+
+func (cm *ctrlMachine) NumRequeues(t *rapid.T) {
+	k := ctrlKey(t)
+	if got, want := cm.q.NumRequeues(k), cm.m.NumRequeues(k); got != want {
+		t.Fatalf("NumRequeues(%d) = %d, want %d", k, got, want)
+	}
+}
+
+func (cm *ctrlMachine) TryTake(t *rapid.T) {
+	max := rapid.SampledFrom([]int{-1, 0, 1, 1, 2, 3, 8}).Draw(t, "max")
+	want := cm.m.TryTake(max)
+	got := cm.q.TryTake(max)
+	if !slices.Equal(got, want) {
+		t.Fatalf("TryTake(%d) = %v, want %v (model queue was %v)", max, got, want, slices.Concat(want, cm.m.Queue()))
+	}
+	cm.handedOut(got)
+}
+
+func (cm *ctrlMachine) Wait(t *rapid.T) {
+	max := rapid.SampledFrom([]int{0, 1, 2, 8}).Draw(t, "max")
+	c := testkit.DrawCtx(t)
+	want, werr := cm.m.Wait(c, max)
+	ctx, werr := testkit.PickCtx(c, werr)
+	got, err := cm.q.Wait(ctx, max)
+	testkit.SameErr(t, "Wait", err, werr)
+	if !slices.Equal(got, want) {
+		t.Fatalf("Wait(%d) = %v, want %v", max, got, want)
+	}
+	cm.handedOut(got)
+}
+
+// WaitForTimer parks a Wait while nothing is queued and something is
+// delayed, moves the clock to the first ready time and checks that the
+// queue's timer handed the Wait what the model queues then.
+func (cm *ctrlMachine) WaitForTimer(t *rapid.T) {
+	at, ok := cm.m.NextReady()
+	if !ok || cm.m.Len() != 0 {
+		return
+	}
+	max := rapid.SampledFrom([]int{1, 2, 8}).Draw(t, "max")
+	// The model has no waiters: it queues the items, firing an armed
+	// Ready channel, where the queue hands them to the Wait, which fires
+	// nothing unless items are left. Those channels are no longer checked.
+	cm.ready = slices.DeleteFunc(cm.ready, func(r readyChan) bool { return !cm.m.Fired(r.ticket) })
+	ch := testkit.Park(func() result {
+		items, err := cm.q.Wait(bg, max)
+		return result{items, err}
+	})
+	testkit.Pending(t, ch)
+	if n := cm.q.Stats().Waiting; n != 1 {
+		t.Fatalf("Stats().Waiting = %d with a Wait parked", n)
+	}
+	cm.advance(at - cm.m.Now())
+	want, err := cm.m.Wait(model.Live, max)
+	testkit.MustNil(t, err)
+	select {
+	case r := <-ch:
+		testkit.MustNil(t, r.err)
+		if !slices.Equal(r.items, want) {
+			t.Fatalf("Wait woken by the timer at %v = %v, want %v", at, r.items, want)
+		}
+		cm.handedOut(r.items)
+	default:
+		t.Fatalf("Wait still blocked at %v, when the model queues %v", at, want)
+	}
+}
+
+// Done is called with a mix of items in flight, others and repeats.
+func (cm *ctrlMachine) Done(t *rapid.T) {
+	held := cm.m.InFlightItems()
+	ks := make([]int, rapid.IntRange(0, 4).Draw(t, "n"))
+	for i := range ks {
+		if len(held) != 0 && rapid.IntRange(0, 3).Draw(t, "held") != 0 {
+			ks[i] = rapid.SampledFrom(held).Draw(t, "item")
+		} else {
+			ks[i] = ctrlKey(t)
+		}
+	}
+	if got, want := cm.q.Done(ks...), cm.m.Done(ks...); got != want {
+		t.Fatalf("Done(%v) = %d, want %d", ks, got, want)
+	}
+	for _, k := range ks {
+		if s, ok := cm.start[k]; ok && slices.Contains(held, k) {
+			cm.worked += cm.m.Now() - s
+			cm.done++
+			delete(cm.start, k)
+		}
+	}
+}
+
+func (cm *ctrlMachine) Remove(t *rapid.T) {
+	k := ctrlKey(t)
+	if got, want := cm.q.Remove(k), cm.m.Remove(k); got != want {
+		t.Fatalf("Remove(%d) = %v, want %v", k, got, want)
+	}
+}
+
+func (cm *ctrlMachine) Rearm(t *rapid.T) {
+	k := ctrlKey(t)
+	if got, want := cm.q.Rearm(k), cm.m.Rearm(k); got != want {
+		t.Fatalf("Rearm(%d) = %v, want %v", k, got, want)
+	}
+}
+
+// SetReady changes what the recheck function (if any) reports for an item.
+func (cm *ctrlMachine) SetReady(t *rapid.T) {
+	cm.notReady[ctrlKey(t)] = !rapid.Bool().Draw(t, "ready")
+}
+
+// Advance moves the bubble's clock and the model's by the same amount,
+// ties with delays included.
+func (cm *ctrlMachine) Advance(t *rapid.T) {
+	d := rapid.SampledFrom([]time.Duration{
+		0, 1, time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, time.Second, time.Hour,
+	}).Draw(t, "d")
+	if d == 0 { // to the next ready time exactly, if any
+		if at, ok := cm.m.NextReady(); ok {
+			d = at - cm.m.Now()
+		}
+	}
+	cm.advance(d)
+}
+
+func (cm *ctrlMachine) advance(d time.Duration) {
+	time.Sleep(d)
+	synctest.Wait() // the queue's timer has run
+	cm.m.Advance(d)
+}
+
+func (cm *ctrlMachine) Drain(t *rapid.T) {
+	testkit.CheckBlocking(t, "Drain", cm.q.Drain, cm.m.Drain)
+}
+
+func (cm *ctrlMachine) Ready(t *rapid.T) {
+	ch, ticket := cm.q.Ready(), cm.m.Ready()
+	if got, want := testkit.IsClosed(ch), cm.m.Fired(ticket); got != want {
+		t.Fatalf("Ready() ready at once = %v, want %v", got, want)
+	}
+	cm.ready = append(cm.ready, readyChan{ch, ticket})
+	if len(cm.ready) > 8 {
+		cm.ready = cm.ready[1:]
+	}
+}
+
+func (cm *ctrlMachine) Close(t *rapid.T) {
+	if testkit.DrawClose(t) {
+		cm.q.Close()
+		cm.m.Close()
+	}
+}
+
+// handedOut notes the hand-out times of items, for the metrics.
+func (cm *ctrlMachine) handedOut(items []int) {
+	for _, k := range items {
+		cm.start[k] = cm.m.Now()
+	}
+	cm.taken += len(items)
+}
+
+func (cm *ctrlMachine) Check(t *rapid.T) {
+	if err := cm.m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	want := readyq.Stats{
+		Queued:   cm.m.Len(),
+		Delayed:  cm.m.Delayed(),
+		InFlight: cm.m.InFlight(),
+		Aside:    cm.m.Aside(),
+		Disarmed: cm.m.Disarmed(),
+		Closed:   cm.m.Closed(),
+	}
+	if got := cm.q.Stats(); got != want {
+		t.Fatalf("Stats() = %+v, want %+v (model queue %v, delayed %v)", got, want, cm.m.Queue(), cm.m.DelayedItems())
+	}
+	if cm.q.Len() != want.Queued || cm.q.InFlight() != want.InFlight {
+		t.Fatalf("Len, InFlight = %d, %d, want %d, %d", cm.q.Len(), cm.q.InFlight(), want.Queued, want.InFlight)
+	}
+	if s := cm.q.String(); s != want.String() {
+		t.Fatalf("String() = %q, want %q", s, want.String())
+	}
+	for i, r := range cm.ready {
+		if got, want := testkit.IsClosed(r.ch), cm.m.Fired(r.ticket); got != want {
+			t.Fatalf("Ready channel #%d closed = %v, want %v", i, got, want)
+		}
+	}
+	for k := range ctrlKeys {
+		// The limiter keeps nothing the queue forgot.
+		if got, want := cm.q.NumRequeues(k), cm.m.NumRequeues(k); got != want {
+			t.Fatalf("NumRequeues(%d) = %d, want %d", k, got, want)
+		}
+		p, known := cm.q.Priority(k)
+		if wp, wknown := cm.m.Priority(k); p != wp || known != wknown {
+			t.Fatalf("Priority(%d) = %d, %v, want %d, %v", k, p, known, wp, wknown)
+		}
+	}
+	cm.checkMetrics(t)
+}
+
+// checkMetrics compares what the hooks were told, and Running, with the
+// model and the hand-out times the run noted.
+func (cm *ctrlMachine) checkMetrics(t *rapid.T) {
+	un, long := cm.q.Running()
+	var wantUn, wantLong time.Duration
+	if cm.metrics != nil {
+		for _, s := range cm.start {
+			wantUn += cm.m.Now() - s
+			wantLong = max(wantLong, cm.m.Now()-s)
+		}
+	}
+	if un != wantUn || long != wantLong {
+		t.Fatalf("Running() = %v, %v, want %v, %v", un, long, wantUn, wantLong)
+	}
+	if cm.metrics == nil {
+		return
+	}
+	got := cm.metrics.snapshot()
+	want := ctrlMetricsSeen{
+		depth: cm.m.Len(), adds: cm.adds, retries: int(cm.m.Retries()),
+		waited: cm.taken, worked: cm.done, workedSum: cm.worked,
+	}
+	if got != want {
+		t.Fatalf("metrics %+v, want %+v", got, want)
+	}
+}
+
+// ctrlMetrics adds up what a queue reports to its Metrics.
+type ctrlMetrics struct {
+	mu   sync.Mutex
+	seen ctrlMetricsSeen
+}
+
+type ctrlMetricsSeen struct {
+	depth, adds, retries, waited, worked int
+	workedSum                            time.Duration
+}
+
+func (m *ctrlMetrics) Depth(d int) { m.mu.Lock(); m.seen.depth += d; m.mu.Unlock() }
+func (m *ctrlMetrics) Added()      { m.mu.Lock(); m.seen.adds++; m.mu.Unlock() }
+func (m *ctrlMetrics) Retried()    { m.mu.Lock(); m.seen.retries++; m.mu.Unlock() }
+
+func (m *ctrlMetrics) Waited(d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if d < 0 {
+		panic(fmt.Sprintf("Waited(%v)", d))
+	}
+	m.seen.waited++
+}
+
+func (m *ctrlMetrics) Worked(d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.seen.worked++
+	m.seen.workedSum += d
+}
+
+func (m *ctrlMetrics) snapshot() ctrlMetricsSeen {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.seen
+}
