@@ -59,13 +59,19 @@ var targets = []target{
 			// the way").
 			"cancelled-head-then-release": "10" + "A01V\xaaA0dL0dVjL0j",
 			"limits":                      "9d" + "R1R1T\x80\x80R#\x01\x00\x00\x00\x00\x00\x00\x80A1rW1m",
+			// After Close: an Acquire that does not fit what is left is
+			// refused, a holder's Release is taken back and serves the
+			// next Acquire; with WithLimit(1) and no room, ReleaseWait
+			// is refused rather than waiting on a closed semaphore.
+			"closed-gives-back": "10" + "CA01R1A01",
+			"closed-full":       "21" + "CW01R1",
 		},
 		want: []string{
 			"New/zero value", "New/default limit", "New/WithLimit",
 			"Acquire/ok", "Acquire/ErrInvalid", "Acquire/ErrClosed", "Acquire/Canceled", "Acquire/parked",
 			"Parked Acquire/ok", "Parked Acquire/ErrClosed", "Parked Acquire/Canceled", "CancelParked/after return",
 			"TryAcquire/true", "TryAcquire/false",
-			"Release/ok", "Release/ErrWouldBlock", "Release/ErrInvalid", "Release/ErrClosed",
+			"Release/ok", "Release/ErrWouldBlock", "Release/ErrInvalid",
 			"ReleaseWait/ok", "ReleaseWait/Canceled", "ReleaseWait/ErrInvalid", "ReleaseWait/ErrClosed",
 			"Reserve/ok", "Reserve/pending", "Reserve/ErrInvalid", "Reserve/ErrClosed",
 			"Cancel/true", "Cancel/false",
@@ -168,6 +174,42 @@ var targets = []target{
 			// item and a kept-aside mark at either end, queued again in
 			// one order for the whole call (the mark first).
 			"long-done": "31" + "A1T1W01" + "B11111" + "T1" + "A2A3T2A3" + "B2" + "12" + "13" + "T5",
+			// Delays: a new item delayed, an earlier time kept, a tie, a
+			// non-positive delay queued at once and a duplicate, delays cut
+			// short by Add and by AddAfter(0); the clock queues them in
+			// ready-time order; a kept-aside mark with a time absorbs a
+			// later one and delays the item at Done; a parked Wait served
+			// by the timer; a parked Drain that waits for delays; Close
+			// queues what is still delayed, in order, and refuses AddAfter.
+			"delays": "10" + "F17F12F22F30F39F47A4F57F50W01P2T5" +
+				"F17F18D11W01P0D11" + "D3452F62F72G0P0T8D267" +
+				"F05F45F16P1CF27T8D43041",
+			// Rate-limited retries with ExponentialRateLimiter(1ms, 8ms):
+			// a retry delayed by the backoff and counted; a retry of an
+			// item in flight kept aside and delayed at Done; Forget with
+			// and without retries; a retry of a queued item counted and
+			// forgotten with the item; AddWith rate limited takes the
+			// sooner of After and the backoff; the cap; Remove of a
+			// delayed retry forgets it; after Close, refused.
+			"retries": "28" + "I1O1P2T1I1O1D11P0T1I1I1O1J1J1D11" +
+				"A2I2O2T1D12" + "H2713H3013P0P0T8D3231" +
+				"I4I4I4I4I4O4P8T1D14O4I5R5O5" + "CI6O6",
+			// Priorities and fair share (tenant k%3): the ends of int, a
+			// queued item raised to the tail of a higher priority, a
+			// delayed item keeping its priority, round-robin across the
+			// tenants of one priority, a priority raised by a kept-aside
+			// mark and kept at Done.
+			"priorities": "12" + "H1001H2001H400+H500_A3A6A0H3002H7203P2T3T8" +
+				"H1006A1D11A2T8D44731D42605T1D12" + "A0A3A1A4A2T8",
+			// Level with a recheck, metrics and the short limiter: depth,
+			// adds, retries, waits and work times reported and Running
+			// while items are in flight; a retry of a queued item; a level
+			// item dropped by the recheck forgets its retries; Next; Close.
+			"metrics": "3=" + "A1A2F32T1P2T5D212I1W01P1S1D11T8F12D12S1" + "N01213P8T8" + "CD3231",
+			// One-shot with metrics: a disarmed item's mark with a ready
+			// time, delayed by Rearm; re-armed in flight with a mark still
+			// to come, delayed at Done.
+			"oneshot-delays": "44" + "A1T1D11F12E1P2T1E1F13D11P0T1D11",
 		},
 		want: readyqWant(),
 	},
@@ -208,6 +250,15 @@ func readyqWant() []string {
 		"Ready/fired", "Ready/armed", "Ready/fired later",
 		"Close/ok", "Close/again", "SetReady/false",
 		"DoneLong/an item held at both ends", "DoneLong/other",
+		"New/fairness", "New/metrics", "New/short limiter",
+		"AddAfter/delayed", "AddAfter/queued", "AddAfter/duplicate", "AddAfter/delayed, the earliest time kept",
+		"AddAfter/delay cut short", "AddAfter/kept aside", "AddAfter/mark absorbed", "AddAfter/refused after Close",
+		"Add/delay cut short",
+		"AddWith/delayed", "AddWith/queued", "AddWith/duplicate", "AddWith/rate limited", "AddWith/raised a queued item",
+		"AddRateLimited/delayed", "AddRateLimited/kept aside", "AddRateLimited/duplicate", "AddRateLimited/refused after Close",
+		"Forget/had retries", "Forget/none", "NumRequeues/0", "NumRequeues/1", "NumRequeues/2",
+		"Advance/nothing due", "Advance/queued delayed items", "Advance/handed to a parked Wait",
+		"Done/kept-aside mark delayed", "Rearm/delayed", "Close/queued delayed items",
 	}
 	for _, op := range []string{"Wait", "WaitAppend", "Next"} {
 		for _, l := range []string{"ok", "ErrInvalid nil ctx", "ErrInvalid max<=0", "Canceled", "ErrClosed", "parked"} {

@@ -9,7 +9,9 @@
 //	FuzzSignal     signal.Signal against model.Counter (Plain mode)
 //	FuzzCoalesce   coalesce.Waker on synctest's fake clock against model.Coalescer
 //	FuzzReadyq     readyq.Queue[int] (every mode, with and without a recheck
-//	               function) against model.ReadyQ
+//	               function, fair share, metrics; delays, priorities and
+//	               rate-limited retries on synctest's fake clock) against
+//	               model.ReadyQ
 //	FuzzKernel     a kernel eventfd (EFD_SEMAPHORE or plain, non-blocking)
 //	               against the matching primitive and model (Linux only)
 //
@@ -24,6 +26,6 @@
 // The linearizability tests record concurrent histories of semaphore,
 // signal and readyq calls with internal/lincheck and check them with
 // porcupine against sequential models: of the count for the counters, of
-// the queue order, the items in flight and their kept-aside marks for
-// readyq.
+// the queue order, the items in flight, their kept-aside marks and the
+// delayed items for readyq.
 package fuzz

@@ -54,10 +54,14 @@ func TestModelsRejectBrokenHistories(t *testing.T) {
 			call(0, semCall{op: semTryAcquire, n: 1, contended: true}, output{v: 0}, 2, 3),
 			call(1, acq(2), output{err: context.Canceled}, 1, 4),
 		}, true},
-		{"release accepted after Close returned", semModel(semaphore.Max, 0), []porcupine.Operation{
+		{"release refused after Close returned", semModel(semaphore.Max, 0), []porcupine.Operation{
+			call(0, closeCall, ok, 1, 2),
+			call(1, rel(1), output{err: semaphore.ErrClosed}, 3, 4), // a semaphore takes units back after Close
+		}, false},
+		{"release taken back after Close", semModel(semaphore.Max, 0), []porcupine.Operation{
 			call(0, closeCall, ok, 1, 2),
 			call(1, rel(1), ok, 3, 4),
-		}, false},
+		}, true},
 		{"acquire with a context that never ends cancelled", semModel(semaphore.Max, 0), []porcupine.Operation{
 			call(1, semCall{op: semAcquire, n: 1, ctx: ctxNever}, output{err: context.Canceled}, 3, 4),
 		}, false},
@@ -93,6 +97,10 @@ func TestModelsRejectBrokenHistories(t *testing.T) {
 		{"Wait closed with a count left", sigModel(4), []porcupine.Operation{
 			call(0, closeCall, ok, 1, 2),
 			call(1, wait, output{err: signal.ErrClosed}, 3, 4),
+		}, false},
+		{"add accepted after Close returned", sigModel(0), []porcupine.Operation{
+			call(0, closeCall, ok, 1, 2),
+			call(1, add(1), ok, 3, 4), // a signal refuses every write after Close
 		}, false},
 	}
 	for _, c := range append(cases, readyqBrokenHistories()...) {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/evsync/evsync/internal/lincheck"
@@ -14,10 +15,13 @@ import (
 )
 
 // TestReadyqLinearizable checks concurrent histories of a readyq.Queue
-// against rqLinModel: producers Add and Remove items and read Len,
-// consumers take batches with TryTake and Wait (with contexts that never
-// end, end mid-wait or have ended) and Done what they hold, and one more
-// client Closes the queue at a random moment. Edge and level queues.
+// against rqLinModel: producers Add, AddAfter (an hour: no delay comes
+// due during a run, only Close queues them), AddRateLimited (with a
+// limiter of an hour), Forget and Remove items and read Len, consumers
+// take batches with TryTake and Wait (with contexts that never end, end
+// mid-wait or have ended), retry some of what they hold with
+// AddRateLimited and Done it, and one more client Closes the queue at a
+// random moment. Edge and level queues.
 //
 // What this checks beyond the sequential tests: under any interleaving,
 // an item is queued at most once and handed to one consumer at a time, a
@@ -26,7 +30,11 @@ import (
 // them), a mark made while the item is in flight is never lost, Remove
 // wins over later hand-outs, Close is one instant after which marks are
 // refused, and Wait returns ErrClosed exactly when nothing is queued and
-// no Done can queue anything.
+// no Done can queue anything; and for the delays, that a delayed item is
+// never handed out before Close, that a mark made with a delay while the
+// item is in flight delays it at Done (or queues it there after Close),
+// that Add cuts a delay short, and that Close queues the delayed items in
+// the order their ready times were set.
 //
 // The third queue is a level queue with a recheck function that always
 // reports ready (so the level model applies) whose consumers' Done calls
@@ -51,6 +59,7 @@ var rqLinWant = []string{
 	"TryTake/items", "TryTake/none",
 	"Wait/ok", "Wait/Canceled", "Wait/ErrClosed",
 	"Done/all", "Done/some",
+	"AddAfter/true", "AddAfter/false", "AddRateLimited/true", "AddRateLimited/false", "Forget/ok",
 }
 
 const (
@@ -70,9 +79,17 @@ const (
 	rqLinTryTake
 	rqLinWait
 	rqLinDone
+	rqLinAddAfter       // AddAfter(k, rqLinDelay)
+	rqLinAddRateLimited // with a limiter whose every delay is rqLinDelay
+	rqLinForget
 )
 
-var rqLinOpNames = [...]string{"Add", "Remove", "Len", "TryTake", "Wait", "Done"}
+var rqLinOpNames = [...]string{"Add", "Remove", "Len", "TryTake", "Wait", "Done", "AddAfter", "AddRateLimited", "Forget"}
+
+// rqLinDelay is the delay of AddAfter and AddRateLimited: far longer than
+// a run, so that only Close ends it, and the same for every call, so that
+// the ready times are in the order the calls took effect.
+const rqLinDelay = time.Hour
 
 // rqLinCall is the input of a readyq call: the item of Add and Remove,
 // the max of TryTake and Wait, the items of Done.
@@ -86,7 +103,7 @@ type rqLinCall struct {
 
 func (c rqLinCall) String() string {
 	switch c.op {
-	case rqLinAdd, rqLinRemove:
+	case rqLinAdd, rqLinRemove, rqLinAddAfter, rqLinAddRateLimited, rqLinForget:
 		return fmt.Sprintf("%s(%d)", rqLinOpNames[c.op], c.k)
 	case rqLinWait:
 		return fmt.Sprintf("%s(%d, ctx %v)", rqLinOpNames[c.op], c.max, c.ctx)
@@ -118,11 +135,16 @@ func (o rqLinOut) String() string {
 // of item digits and bitmasks), so that porcupine's default equality
 // works, and copied by value, so that Step is pure.
 type rqLinState struct {
-	queue   string // queued items, oldest first
-	aside   string // in-flight items with a kept-aside mark, in the marks' arrival order
-	flight  uint8  // items in flight (bit k)
-	removed uint8  // items in flight that were Removed (Done forgets them)
-	closed  bool
+	queue string // queued items, oldest first
+	aside string // in-flight items with a kept-aside mark, in the marks' arrival order
+	// later holds the items with a ready time still to come, in the order
+	// the times were set: the delayed items, and the in-flight items whose
+	// kept-aside mark has a delay (also in aside).
+	later   string
+	flight  uint8 // items in flight (bit k)
+	removed uint8 // items in flight that were Removed (Done forgets them)
+	closed  bool  // Close has been called: marks are refused
+	shut    bool  // and has queued the delayed items (see rqLinCloseWindow)
 }
 
 func (s rqLinState) String() string {
@@ -131,11 +153,17 @@ func (s rqLinState) String() string {
 	if s.aside != "" {
 		fmt.Fprintf(&b, " aside=[%s]", s.aside)
 	}
+	if s.later != "" {
+		fmt.Fprintf(&b, " later=[%s]", s.later)
+	}
 	if s.removed != 0 {
 		fmt.Fprintf(&b, " removed=%03b", s.removed)
 	}
-	if s.closed {
+	switch {
+	case s.shut:
 		b.WriteString(" closed")
+	case s.closed:
+		b.WriteString(" closing")
 	}
 	return b.String()
 }
@@ -146,7 +174,10 @@ func hashRQState(s any) uint64 {
 	if st.closed {
 		h |= 1 << 16
 	}
-	for _, c := range st.queue + "|" + st.aside {
+	if st.shut {
+		h |= 1 << 17
+	}
+	for _, c := range st.queue + "|" + st.aside + "|" + st.later {
 		h = h*31 + uint64(c)
 	}
 	return h
@@ -154,10 +185,14 @@ func hashRQState(s any) uint64 {
 
 func rqKey(k int) byte { return byte('0' + k) }
 
+// has reports whether the item list l holds k; without removes it.
+func has(l string, k int) bool       { return strings.IndexByte(l, rqKey(k)) >= 0 }
+func without(l string, k int) string { return strings.Replace(l, string(rqKey(k)), "", 1) }
+
 // exhausted reports whether a Wait would return ErrClosed: closed,
 // nothing queued, and no Done that could queue an item (edge and level
 // items return at Done only with a kept-aside mark once closed).
-func (s rqLinState) exhausted() bool { return s.closed && s.queue == "" && s.aside == "" }
+func (s rqLinState) exhausted() bool { return s.shut && s.queue == "" && s.aside == "" }
 
 // rqLinModel is the sequential model of a queue whose items all have the
 // given mode (Edge or Level, without a recheck function).
@@ -166,11 +201,22 @@ func rqLinModel(mode readyq.Mode) porcupine.Model {
 		Init: func() any { return rqLinState{} },
 		Step: func(state, in, out any) (bool, any) {
 			s := state.(rqLinState)
-			if in == closeCall {
+			switch in {
+			case closeCall:
 				s.closed = true
-				return true, s
+				return true, rqShut(s)
+			case rqLinCloseFlag:
+				legal := !s.closed
+				s.closed = true
+				return legal, s
+			case rqLinCloseQueue:
+				return s.closed && !s.shut, rqShut(s)
 			}
-			return rqLinStep(s, in.(rqLinCall), out.(rqLinOut), mode)
+			c, o := in.(rqLinCall), out.(rqLinOut)
+			if s.closed && !s.shut {
+				return rqClosing(c, o), s
+			}
+			return rqLinStep(s, c, o, mode)
 		},
 		Hash:              hashRQState,
 		DescribeOperation: describeOp,
@@ -183,6 +229,11 @@ func rqLinStep(s rqLinState, c rqLinCall, o rqLinOut, mode readyq.Mode) (bool, a
 	case rqLinAdd:
 		ok, next := rqAdd(s, c.k)
 		return o.ok == ok, next
+	case rqLinAddAfter, rqLinAddRateLimited:
+		ok, next := rqAddLater(s, c.k)
+		return o.ok == ok, next
+	case rqLinForget: // the limiter's business: nothing the queue shows
+		return true, s
 	case rqLinRemove:
 		ok, next := rqRemove(s, c.k)
 		return o.ok == ok, next
@@ -215,10 +266,14 @@ func rqLinStep(s rqLinState, c rqLinCall, o rqLinOut, mode readyq.Mode) (bool, a
 func rqAdd(s rqLinState, k int) (bool, rqLinState) {
 	bit := uint8(1) << k
 	switch {
-	case s.closed, strings.IndexByte(s.queue, rqKey(k)) >= 0:
+	case s.closed, has(s.queue, k):
 		return false, s
-	case s.flight&bit != 0 && strings.IndexByte(s.aside, rqKey(k)) >= 0:
+	case s.flight&bit != 0 && has(s.aside, k):
+		s.later = without(s.later, k) // a delayed mark is due now
 		return false, s
+	case has(s.later, k): // delayed: queued now
+		s.later = without(s.later, k)
+		s.queue += string(rqKey(k))
 	case s.flight&bit != 0:
 		s.removed &^= bit
 		s.aside += string(rqKey(k))
@@ -228,16 +283,101 @@ func rqAdd(s rqLinState, k int) (bool, rqLinState) {
 	return true, s
 }
 
-// rqRemove is Remove(k): a queued item leaves the queue; one in flight
-// loses its mark and is forgotten at its Done (a second Remove is false).
+// rqAddLater is AddAfter(k, rqLinDelay) and AddRateLimited(k): refused
+// after Close, false for a queued or delayed item (the earlier time wins)
+// and for an item in flight with a mark already kept aside (due now or
+// sooner); a mark on an item in flight is kept aside with the delay; any
+// other item is delayed.
+func rqAddLater(s rqLinState, k int) (bool, rqLinState) {
+	bit := uint8(1) << k
+	switch {
+	case s.closed, has(s.queue, k), has(s.later, k) && s.flight&bit == 0:
+		return false, s
+	case s.flight&bit != 0 && has(s.aside, k):
+		return false, s
+	case s.flight&bit != 0:
+		s.removed &^= bit
+		s.aside += string(rqKey(k))
+	}
+	s.later += string(rqKey(k))
+	return true, s
+}
+
+// rqShut is what Close does besides refusing marks: the delayed items are
+// queued, in the order of their ready times; the kept-aside marks with a
+// delay stay for Done.
+func rqShut(s rqLinState) rqLinState {
+	s.shut = true
+	var rest []byte
+	for i := range len(s.later) {
+		if c := s.later[i]; s.flight&(1<<(c-'0')) == 0 {
+			s.queue += string(c)
+		} else {
+			rest = append(rest, c)
+		}
+	}
+	s.later = string(rest)
+	return s
+}
+
+// rqLinCloseWindow makes a history's Close two steps, rqLinCloseFlag and
+// rqLinCloseQueue, each of which may take effect anywhere within the call.
+// A readyq whose Close made its refusal of marks visible (the closed flag
+// that Add reads without the lock) before it published the count of the
+// delayed items it queued needed that; readyq's Close publishes first,
+// so Close is one step and the window is off. Setting it to true weakens
+// the check (the mutant rq-close-publishes-late passes then).
+const rqLinCloseWindow = false
+
+// The two steps of a Close (see rqLinCloseWindow).
+const (
+	rqLinCloseFlag  = "Close() refuses marks"
+	rqLinCloseQueue = "Close() queues the delayed items"
+)
+
+// rqClosing reports whether the call c may return o between the two steps
+// of a Close: only the calls that read the queue's state without its lock
+// (Len, a TryTake that finds nothing, the refusal of a mark, Forget) can
+// happen there, the others wait for the lock that Close holds.
+func rqClosing(c rqLinCall, o rqLinOut) bool {
+	switch c.op {
+	case rqLinAdd, rqLinAddAfter, rqLinAddRateLimited:
+		return !o.ok
+	case rqLinTryTake:
+		return len(o.items) == 0
+	case rqLinLen, rqLinForget:
+		return true
+	}
+	return false
+}
+
+// splitClose replaces the Close of ops by its two steps, with the same
+// times (see rqLinCloseWindow).
+func splitClose(ops []porcupine.Operation) []porcupine.Operation {
+	for i, op := range ops {
+		if op.Input == closeCall {
+			ops[i].Input = rqLinCloseFlag
+			op.Input = rqLinCloseQueue
+			return append(ops, op)
+		}
+	}
+	return ops
+}
+
+// rqRemove is Remove(k): a queued or delayed item is forgotten; one in
+// flight loses its mark and is forgotten at its Done (a second Remove is
+// false).
 func rqRemove(s rqLinState, k int) (bool, rqLinState) {
 	bit := uint8(1) << k
 	switch {
-	case strings.IndexByte(s.queue, rqKey(k)) >= 0:
-		s.queue = strings.Replace(s.queue, string(rqKey(k)), "", 1)
+	case has(s.queue, k):
+		s.queue = without(s.queue, k)
+	case has(s.later, k) && s.flight&bit == 0:
+		s.later = without(s.later, k)
 	case s.flight&bit != 0 && s.removed&bit == 0:
 		s.removed |= bit
-		s.aside = strings.Replace(s.aside, string(rqKey(k)), "", 1)
+		s.aside = without(s.aside, k)
+		s.later = without(s.later, k)
 	default:
 		return false, s
 	}
@@ -274,7 +414,9 @@ func rqTake(s rqLinState, max int, items []int) (bool, any) {
 
 // rqDone is Done(items...): it returns how many were in flight and the
 // state after. Each item in flight is forgotten (Removed, or an edge item
-// without a mark) or queued again at the tail: first the items with a
+// without a mark), delayed (a kept-aside mark with a delay, on an open
+// queue, unless it is a level item, whose "ready now" is sooner: it keeps
+// its place in later) or queued again at the tail: first the items with a
 // kept-aside mark, in the marks' arrival order, then level items (on an
 // open queue) in the order given.
 func rqDone(s rqLinState, items []int, mode readyq.Mode) (int, rqLinState) {
@@ -291,9 +433,16 @@ func rqDone(s rqLinState, items []int, mode readyq.Mode) (int, rqLinState) {
 		switch {
 		case s.removed&bit != 0:
 			s.removed &^= bit
-		case strings.IndexByte(s.aside, rqKey(k)) >= 0:
+		case has(s.later, k) && !s.shut && mode == readyq.Level:
+			s.later = without(s.later, k)
+			s.aside = without(s.aside, k)
+			level = append(level, rqKey(k))
+		case has(s.later, k) && !s.shut:
+			s.aside = without(s.aside, k) // delayed, in its place in later
+		case has(s.aside, k):
+			s.later = without(s.later, k) // after Close a delayed mark is due
 			marked |= bit
-		case mode == readyq.Level && !s.closed:
+		case mode == readyq.Level && !s.shut:
 			level = append(level, rqKey(k))
 		}
 	}
@@ -315,7 +464,8 @@ func rqDone(s rqLinState, items []int, mode readyq.Mode) (int, rqLinState) {
 // consumers' Done calls may be long (see rqDoneHeld).
 func rqLinWorkload(mode readyq.Mode, long bool) workload {
 	return func(rng *rand.Rand, tl tally) (porcupine.Model, []porcupine.Operation) {
-		opts := []readyq.Option{readyq.WithMode(mode)}
+		opts := []readyq.Option{readyq.WithMode(mode),
+			readyq.WithRateLimiter(readyq.ExponentialRateLimiter[int](rqLinDelay, rqLinDelay))}
 		if long {
 			opts = append(opts, readyq.WithRecheck(func(int) bool { return true }))
 		}
@@ -339,6 +489,9 @@ func rqLinWorkload(mode readyq.Mode, long bool) workload {
 			}
 		})
 		ops := rec.Operations()
+		if rqLinCloseWindow {
+			ops = splitClose(ops)
+		}
 		for _, op := range ops {
 			if c, ok := op.Input.(rqLinCall); ok {
 				tl.hit(rqLinOpNames[c.op], rqLinOutcome(c, op.Output.(rqLinOut)))
@@ -350,8 +503,10 @@ func rqLinWorkload(mode readyq.Mode, long bool) workload {
 
 func rqLinOutcome(c rqLinCall, o rqLinOut) string {
 	switch c.op {
-	case rqLinAdd, rqLinRemove:
+	case rqLinAdd, rqLinRemove, rqLinAddAfter, rqLinAddRateLimited:
 		return fmt.Sprint(o.ok)
+	case rqLinForget:
+		return "ok"
 	case rqLinLen:
 		return "read"
 	case rqLinTryTake:
@@ -368,14 +523,21 @@ func rqLinOutcome(c rqLinCall, o rqLinOut) string {
 	return errName(o.err)
 }
 
-// rqProducer marks and removes random items and reads Len.
+// rqProducer marks (at once or with a delay), retries, forgets and
+// removes random items and reads Len.
 func rqProducer(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand) {
 	for range rqLinCalls {
 		k := r.IntN(rqLinKeys)
-		switch n := r.IntN(20); {
-		case n < 12:
+		switch n := r.IntN(26); {
+		case n < 10:
 			lincheck.Record(c, rqLinCall{op: rqLinAdd, k: k}, func() rqLinOut { return rqLinOut{ok: q.Add(k)} })
-		case n < 17:
+		case n < 13:
+			lincheck.Record(c, rqLinCall{op: rqLinAddAfter, k: k}, func() rqLinOut { return rqLinOut{ok: q.AddAfter(k, rqLinDelay)} })
+		case n < 15:
+			rqRetry(c, q, k)
+		case n < 16:
+			lincheck.Record(c, rqLinCall{op: rqLinForget, k: k}, func() rqLinOut { q.Forget(k); return rqLinOut{} })
+		case n < 21:
 			lincheck.Record(c, rqLinCall{op: rqLinRemove, k: k}, func() rqLinOut { return rqLinOut{ok: q.Remove(k)} })
 		default:
 			lincheck.Record(c, rqLinCall{op: rqLinLen}, func() rqLinOut { return rqLinOut{n: q.Len()} })
@@ -414,12 +576,21 @@ func rqConsumer(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand, long boo
 	rqDoneHeld(c, q, r, held, long)
 }
 
+// rqRetry records AddRateLimited(k).
+func rqRetry(c *lincheck.Client, q *readyq.Queue[int], k int) {
+	lincheck.Record(c, rqLinCall{op: rqLinAddRateLimited, k: k}, func() rqLinOut { return rqLinOut{ok: q.AddRateLimited(k)} })
+}
+
 // rqDoneHeld calls Done for the items held, if any, one of them twice
-// one time in four, and returns held emptied. With long, one time in two
+// one time in four, and returns held emptied; one time in four it first
+// retries one of them (AddRateLimited: failed). With long, one time in two
 // the items are named at both ends of a list of more than 64.
 func rqDoneHeld(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand, held []int, long bool) []int {
 	if len(held) == 0 {
 		return held
+	}
+	if r.IntN(4) == 0 {
+		rqRetry(c, q, held[r.IntN(len(held))])
 	}
 	items := slices.Clone(held)
 	switch {
@@ -446,6 +617,9 @@ func readyqBrokenHistories() []brokenHistory {
 	wait := func(max int) rqLinCall { return rqLinCall{op: rqLinWait, max: max} }
 	waitCtx := func(max int, u ctxUse) rqLinCall { return rqLinCall{op: rqLinWait, max: max, ctx: u} }
 	done := func(ks ...int) rqLinCall { return rqLinCall{op: rqLinDone, items: ks} }
+	later := func(k int) rqLinCall { return rqLinCall{op: rqLinAddAfter, k: k} }
+	retry := func(k int) rqLinCall { return rqLinCall{op: rqLinAddRateLimited, k: k} }
+	length := rqLinCall{op: rqLinLen}
 	okOut := rqLinOut{ok: true}
 	items := func(ks ...int) rqLinOut { return rqLinOut{items: ks} }
 	count := func(n int) rqLinOut { return rqLinOut{n: n} }
@@ -558,5 +732,99 @@ func readyqBrokenHistories() []brokenHistory {
 			op(1, take(1), items(1), 3, 4),
 			op(1, done(1, 1), count(2), 5, 6),
 		}, false},
+		{"readyq: a delayed item handed out before its time", edge, []porcupine.Operation{
+			op(0, later(1), okOut, 1, 2),
+			op(1, take(1), items(1), 3, 4),
+		}, false},
+		{"readyq: a delayed item handed out after Close", edge, []porcupine.Operation{
+			op(0, later(1), okOut, 1, 2),
+			op(0, length, count(0), 3, 4),
+			op(0, closeCall, rqLinOut{}, 5, 6),
+			op(1, take(1), items(1), 7, 8),
+		}, true},
+		{"readyq: Close queues the delayed items out of ready-time order", edge, []porcupine.Operation{
+			op(0, later(1), okOut, 1, 2),
+			op(0, retry(2), okOut, 3, 4),
+			op(0, later(1), rqLinOut{}, 5, 6), // the earlier time kept
+			op(0, closeCall, rqLinOut{}, 7, 8),
+			op(1, take(2), items(2, 1), 9, 10),
+		}, false},
+		{"readyq: Close queues them in ready-time order, after what was queued", edge, []porcupine.Operation{
+			op(0, later(1), okOut, 1, 2),
+			op(0, retry(2), okOut, 3, 4),
+			op(0, add(3), okOut, 5, 6),
+			op(0, closeCall, rqLinOut{}, 7, 8),
+			op(1, take(3), items(3, 1, 2), 9, 10),
+		}, true},
+		{"readyq: Add does not cut a delay short", edge, []porcupine.Operation{
+			op(0, later(1), okOut, 1, 2),
+			op(0, add(1), rqLinOut{}, 3, 4),
+		}, false},
+		{"readyq: Add cuts a delay short", edge, []porcupine.Operation{
+			op(0, later(1), okOut, 1, 2),
+			op(0, add(1), okOut, 3, 4),
+			op(1, take(1), items(1), 5, 6),
+		}, true},
+		{"readyq: a retry of an item in flight queued at Done", edge, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(1, take(1), items(1), 3, 4),
+			op(1, retry(1), okOut, 5, 6),
+			op(1, done(1), count(1), 7, 8),
+			op(1, take(1), items(1), 9, 10),
+		}, false},
+		{"readyq: that retry delayed at Done, queued by Close", edge, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(1, take(1), items(1), 3, 4),
+			op(1, retry(1), okOut, 5, 6),
+			op(1, done(1), count(1), 7, 8),
+			op(1, take(1), items(), 9, 10),
+			op(0, closeCall, rqLinOut{}, 11, 12),
+			op(1, take(1), items(1), 13, 14),
+		}, true},
+		{"readyq: a Wait refused by Close while a Done can still queue a delayed mark", edge, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(1, take(1), items(1), 3, 4),
+			op(0, later(1), okOut, 5, 6),
+			op(0, closeCall, rqLinOut{}, 7, 8),
+			op(2, wait(1), closed, 9, 10),
+		}, false},
+		{"readyq: a level item with a delayed mark re-queued at Done", level, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(1, take(1), items(1), 3, 4),
+			op(0, later(1), okOut, 5, 6),
+			op(1, done(1), count(1), 7, 8),
+			op(1, take(1), items(1), 9, 10),
+		}, true},
+		{"readyq: an Add refused by Close, then a Len without the item Close queued", edge, []porcupine.Operation{
+			op(0, later(1), okOut, 1, 2),
+			op(1, closeCall, rqLinOut{}, 3, 10),
+			op(0, add(2), rqLinOut{}, 4, 5),
+			op(0, length, count(0), 6, 7),
+		}, false},
+		{"readyq: that history with Close in two steps (rqLinCloseWindow)", edge, []porcupine.Operation{
+			op(0, later(1), okOut, 1, 2),
+			op(1, rqLinCloseFlag, rqLinOut{}, 3, 10),
+			op(1, rqLinCloseQueue, rqLinOut{}, 3, 10),
+			op(0, add(2), rqLinOut{}, 4, 5),
+			op(0, length, count(0), 6, 7),
+			op(0, take(1), items(), 8, 9),
+			op(0, take(1), items(1), 11, 12),
+		}, true},
+		{"readyq: a Wait refused between the two steps of a Close", edge, []porcupine.Operation{
+			op(0, later(1), okOut, 1, 2),
+			op(1, rqLinCloseFlag, rqLinOut{}, 3, 10),
+			op(1, rqLinCloseQueue, rqLinOut{}, 3, 10),
+			op(0, add(2), rqLinOut{}, 4, 5),
+			op(0, wait(1), closed, 6, 7),
+		}, false},
+		{"readyq: a delayed mark Removed with its item in flight", edge, []porcupine.Operation{
+			op(0, add(1), okOut, 1, 2),
+			op(1, take(1), items(1), 3, 4),
+			op(0, later(1), okOut, 5, 6),
+			op(0, remove(1), okOut, 7, 8),
+			op(1, done(1), count(1), 9, 10),
+			op(0, closeCall, rqLinOut{}, 11, 12),
+			op(1, wait(1), closed, 13, 14),
+		}, true},
 	}
 }

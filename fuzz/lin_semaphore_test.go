@@ -18,7 +18,7 @@ func TestSemaphoreLinearizable(t *testing.T) {
 	checkLinearizable(t, "semaphore", semWorkload, []string{
 		"Acquire/ok", "Acquire/Canceled", "Acquire/ErrClosed", "Acquire/ErrInvalid",
 		"TryAcquire/1", "TryAcquire/0",
-		"Release/ok", "Release/ErrWouldBlock", "Release/ErrClosed", "Release/ErrInvalid",
+		"Release/ok", "Release/ErrWouldBlock", "Release/ErrInvalid",
 		"ReleaseWait/ok", "ReleaseWait/Canceled", "ReleaseWait/ErrClosed",
 	})
 }
@@ -106,9 +106,9 @@ func semStep(s counterState, c semCall, o output, limit uint64) (bool, any) {
 		}
 		return n > limit || n != 0 && (n > s.count || c.contended), s
 	case semRelease:
-		return write(s, n, limit, ctxNone, o.err)
+		return write(s, n, limit, ctxNone, o.err, true)
 	case semReleaseWait:
-		return write(s, n, limit, c.ctx, o.err)
+		return write(s, n, limit, c.ctx, o.err, true)
 	case semCount:
 		return o.v == s.count, s
 	}

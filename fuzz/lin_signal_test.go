@@ -98,9 +98,9 @@ func sigModel(initial uint64) porcupine.Model {
 func sigStep(s counterState, c sigCall, o output) (bool, any) {
 	switch c.op {
 	case sigAdd:
-		return write(s, c.n, signal.Max, ctxNone, o.err)
+		return write(s, c.n, signal.Max, ctxNone, o.err, false)
 	case sigAddWait:
-		return write(s, c.n, signal.Max, c.ctx, o.err)
+		return write(s, c.n, signal.Max, c.ctx, o.err, false)
 	case sigTake:
 		return o.v == s.count, counterState{0, s.closed}
 	case sigWait:

@@ -181,21 +181,24 @@ func ctxStep(u ctxUse, valid bool, err error) (decided, legal bool) {
 
 // write is the step of a call that adds n, for a counter with the given
 // limit: Release, ReleaseWait, Add, AddWait. u is the blocking call's
-// context, ctxNone for the calls that never wait.
-func write(s counterState, n, limit uint64, u ctxUse, err error) (bool, any) {
+// context, ctxNone for the calls that never wait. takesBack is true for a
+// semaphore, which takes units back after Close (a signal refuses every
+// write then).
+func write(s counterState, n, limit uint64, u ctxUse, err error, takesBack bool) (bool, any) {
 	if decided, legal := ctxStep(u, n <= limit, err); decided {
 		return legal, s
 	}
+	refused := s.closed && !takesBack
 	switch err {
 	case nil:
-		if s.closed || n > limit || n > limit-s.count {
+		if refused || n > limit || n > limit-s.count {
 			return false, s
 		}
-		return true, counterState{s.count + n, false}
+		return true, counterState{s.count + n, s.closed}
 	case spin.ErrWouldBlock: // Release and Add only: no room
-		return u == ctxNone && !s.closed && n <= limit && n > limit-s.count, s
-	case spin.ErrClosed:
-		return s.closed && n <= limit, s
+		return u == ctxNone && !refused && n <= limit && n > limit-s.count, s
+	case spin.ErrClosed: // closed; for a semaphore only ReleaseWait (no room, or queued at Close behind one with none)
+		return s.closed && n <= limit && (refused || u != ctxNone), s
 	case spin.ErrInvalid:
 		return n > limit, s
 	}

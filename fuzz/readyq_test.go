@@ -20,13 +20,17 @@ import (
 // Ready channel and each parked call.
 //
 // Input: a construction byte ('0' the zero value, '1' New(), '2' New
-// with WithMode(Edge), '3' Level, '4' OneShot), a byte choosing
-// WithRecheck ('1'; not for the zero value), then operations, each a
-// letter of rqCodes with its operands. An item k is one byte taken modulo
+// with WithMode(Edge), '3' Level, '4' OneShot), a byte of option bits
+// (the byte minus '0', so '0'…'9' then ':' … '?' for 10…15; none for the
+// zero value): 1 WithRecheck, 2 WithFairness (tenant k%3), 4
+// WithMetrics, 8 WithRateLimiter(ExponentialRateLimiter(1ms, 8ms)), else
+// the default limiter; then operations, each a letter of rqCodes with its
+// operands. An item k is one byte taken modulo
 // rqKeys ('0'…'7' are 0…7), a list is a count '0'…'4' followed by that
 // many items, a max is one byte ('0'…'9', '-' for -1, '_' for
 // math.MinInt, '+' for math.MaxInt, anything else -1…6), a mode is
-// '0'…'4' (Edge, Level, OneShot, then two invalid modes):
+// '0'…'4' (Edge, Level, OneShot, then two invalid modes), a delay and a
+// priority are one byte each (see readyq_ctrl_test.go):
 //
 //	A k         Add(k)
 //	M k mode    AddMode(k, mode)
@@ -48,6 +52,18 @@ import (
 //	            before that goroutine has necessarily run: the item must
 //	            go past it, to the next parked Wait or to the queue
 //	S k         toggle what the recheck function reports for k
+//	F k d       AddAfter(k, d)
+//	H k d f p   AddWith(k, AddOpts{After: d, RateLimited: f is odd, Priority: p})
+//	I k         AddRateLimited(k)
+//	J k         Forget(k)
+//	O k         NumRequeues(k)
+//	P d         the clock moves on by d (a sleep of the bubble): the
+//	            queue's timer queues what is due, and hands it to the
+//	            parked Waits, at each ready time in turn
+//
+// After every step the run also compares Stats().Delayed, NumRequeues and
+// Priority of every item, Running, and (WithMetrics) what the hooks were
+// told, with the model.
 //
 // A Wait, WaitAppend, Next or Drain with a live context that the model
 // says would block is parked in a goroutine of the bubble (at most
@@ -67,7 +83,7 @@ func FuzzReadyq(f *testing.F) {
 }
 
 const (
-	rqCodes = "AMTUWVNDREGYCKLSB"
+	rqCodes = "AMTUWVNDREGYCKLSB" + "FHIJOP"
 	rqKeys  = 8
 	// rqSentinel is the item the Append forms get in their buffer: not
 	// an item of the run, so that a call that overwrote it shows.
@@ -86,6 +102,7 @@ type rqRun struct {
 	parked   []*rqParked // still waiting, oldest first
 	settling []rqSettling
 	ready    []rqReady
+	ctrl     rqCtrl
 }
 
 // rqShadow is what the run remembers about a known item, only to name the
@@ -169,7 +186,11 @@ func (r *rqRun) stop() {
 
 func (r *rqRun) construct(d *decoder) {
 	kind := d.choice(5)
-	recheck := d.choice(2) == 1 && kind != 0
+	flags := int(d.byte()-'0') % 16
+	if kind == 0 {
+		flags = 0
+	}
+	recheck := flags&1 != 0
 	var opts []readyq.Option
 	switch kind {
 	case 0:
@@ -188,10 +209,12 @@ func (r *rqRun) construct(d *decoder) {
 		opts = append(opts, readyq.WithRecheck(f))
 		r.tl.hit("New", "recheck")
 	}
+	mo := model.ReadyQOpts{Mode: uint8(r.mode), Recheck: f}
+	opts = r.ctrl.construct(r.tl, flags, &mo, opts)
 	if kind != 0 {
 		r.q = readyq.New[int](opts...)
 	}
-	r.m = model.NewReadyQ(uint8(r.mode), f)
+	r.m = model.NewReadyQWith(mo)
 }
 
 // key decodes an item.
@@ -223,7 +246,7 @@ func (d *decoder) max() int {
 }
 
 func (r *rqRun) step(d *decoder) string {
-	switch d.op(rqCodes) {
+	switch op := d.op(rqCodes); op {
 	case 0:
 		k := d.key()
 		return r.addItem("Add", k, r.mode, func() (bool, bool) { return r.q.Add(k), r.m.Add(k) })
@@ -266,6 +289,8 @@ func (r *rqRun) step(d *decoder) string {
 		k := d.key()
 		head := d.list()
 		return r.doneLong(head, k, d.list())
+	case 17, 18, 19, 20, 21, 22:
+		return r.ctrlStep(op-17, d)
 	}
 	k := d.key()
 	r.notReady[k] = !r.notReady[k]
@@ -280,7 +305,8 @@ const (
 	rqUnknown rqWhere = iota
 	rqQueued
 	rqInFlight
-	rqIdle // known, neither queued nor in flight: one-shot, idle or disarmed
+	rqIdle    // known, neither queued nor in flight: one-shot, idle or disarmed
+	rqDelayed // waiting for its ready time
 )
 
 func (r *rqRun) where(k int) rqWhere {
@@ -289,6 +315,8 @@ func (r *rqRun) where(k int) rqWhere {
 		return rqQueued
 	case slices.Contains(r.m.InFlightItems(), k):
 		return rqInFlight
+	case slices.Contains(r.m.DelayedItems(), k):
+		return rqDelayed
 	case slices.Contains(r.m.Known(), k):
 		return rqIdle
 	}
@@ -299,6 +327,11 @@ func (r *rqRun) where(k int) rqWhere {
 // returns the queue's and the model's results, and settles the parked
 // calls.
 func (r *rqRun) addItem(op string, k int, m readyq.Mode, call func() (got, want bool)) string {
+	return r.mark(op, k, m, 0, call)
+}
+
+// mark is addItem for a mark of priority prio.
+func (r *rqRun) mark(op string, k int, m readyq.Mode, prio int, call func() (got, want bool)) string {
 	before, closed := r.where(k), r.m.Closed()
 	removed := before == rqInFlight && r.shadowOf(k).removed
 	got, want := call()
@@ -314,6 +347,7 @@ func (r *rqRun) addItem(op string, k int, m readyq.Mode, call func() (got, want 
 	r.tl.hit(op, addOutcome(m, closed, before, after, want))
 	if want {
 		r.noteMark(k, m, before, after)
+		r.ctrl.adds++
 	}
 	return desc
 }
@@ -326,6 +360,12 @@ func addOutcome(m readyq.Mode, closed bool, before, after rqWhere, ok bool) stri
 		return "refused after Close"
 	case before == rqQueued:
 		return "duplicate"
+	case before == rqDelayed && ok:
+		return "delay cut short"
+	case before == rqDelayed:
+		return "delayed, the earliest time kept"
+	case ok && after == rqDelayed:
+		return "delayed"
 	case ok && after == rqQueued:
 		return "queued"
 	case ok && after == rqInFlight && before != rqInFlight:
@@ -344,7 +384,7 @@ func (r *rqRun) noteMark(k int, m readyq.Mode, before, after rqWhere) {
 	if before == rqUnknown || before == rqInFlight && sh.removed { // known again, in mode m
 		*sh = rqShadow{mode: m}
 	}
-	sh.mark = after != rqQueued && after != rqInFlight || before == rqInFlight
+	sh.mark = after == rqIdle || before == rqInFlight
 }
 
 // shadowOf returns the shadow of k, made in the queue's mode if the run
@@ -371,6 +411,7 @@ func (r *rqRun) forgetShadows() {
 func (r *rqRun) tryTake(max int, appendForm bool) string {
 	op := "TryTake"
 	want := r.m.TryTake(max)
+	r.handedOut(want)
 	var got []int
 	if appendForm {
 		op = "TryTakeAppend"
@@ -423,6 +464,7 @@ func (r *rqRun) wait(kind rqKind, k ctxKind, max int, done []int) string {
 		desc += " (cancelled)"
 	}
 	items, err := r.m.Wait(mctx, max)
+	r.handedOut(items)
 	want := rqWant(kind, items, err)
 	got := r.callWait(kind, k.context(), max, done)
 	r.tl.err(kind.String(), want.err)
@@ -534,6 +576,7 @@ func (r *rqRun) doneModel(ks []int) int {
 		before[i] = r.where(k)
 	}
 	n := r.m.Done(ks...)
+	r.finished(ks, before)
 	if len(ks) == 0 {
 		r.tl.hit("Done", "empty")
 	}
@@ -559,6 +602,9 @@ func (r *rqRun) doneOutcome(k int, before rqWhere, repeated bool) string {
 	sh := r.shadowOf(k)
 	defer func() { sh.removed, sh.rearmed = false, false }()
 	switch r.where(k) {
+	case rqDelayed:
+		sh.mark = false
+		return "kept-aside mark delayed"
 	case rqQueued:
 		defer func() { sh.mark = false }()
 		if sh.mark {
@@ -593,7 +639,7 @@ func (r *rqRun) remove(k int) string {
 	if got != want {
 		r.fail("%s, model %v", desc, want)
 	}
-	outcome := [...]string{"unknown", "queued", "in flight", "idle or disarmed"}[before]
+	outcome := [...]string{"unknown", "queued", "in flight", "idle or disarmed", "delayed"}[before]
 	if before == rqInFlight && !want {
 		outcome = "in flight, already removed"
 	}
@@ -622,6 +668,8 @@ func (r *rqRun) rearm(k int) string {
 		r.shadowOf(k).rearmed = true
 	case want && r.where(k) == rqIdle:
 		outcome = "idle"
+	case want && r.where(k) == rqDelayed:
+		outcome = "delayed"
 	case want:
 		outcome = "queued"
 	}
@@ -678,9 +726,12 @@ func (r *rqRun) readyCall() string {
 func (r *rqRun) readyNow() bool { return r.m.Len() != 0 || r.exhausted() }
 
 func (r *rqRun) closeQueue() string {
-	if r.m.Closed() {
+	switch {
+	case r.m.Closed():
 		r.tl.hit("Close", "again")
-	} else {
+	case r.m.Delayed() != 0:
+		r.tl.hit("Close", "queued delayed items")
+	default:
 		r.tl.hit("Close", "ok")
 	}
 	r.q.Close()
@@ -724,6 +775,7 @@ func (r *rqRun) settle() {
 			blocked = true
 			return false
 		}
+		r.handedOut(items)
 		r.settling = append(r.settling, rqSettling{p, rqWant(p.kind, items, err)})
 		return true
 	})
@@ -768,6 +820,7 @@ func (r *rqRun) check(desc string) {
 		}
 	}
 	r.checkStats(desc, waiting, draining)
+	r.checkCtrl(desc)
 	for i, rd := range r.ready {
 		if got := testkit.IsClosed(rd.ch); got != rd.fired {
 			r.fail("after %s: Ready channel #%d closed = %v, model %v", desc, i, got, rd.fired)
@@ -779,6 +832,7 @@ func (r *rqRun) checkStats(desc string, waiting, draining int) {
 	m := r.m
 	want := readyq.Stats{
 		Queued:   m.Len(),
+		Delayed:  m.Delayed(),
 		InFlight: m.InFlight(),
 		Aside:    m.Aside(),
 		Disarmed: m.Disarmed(),

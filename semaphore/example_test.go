@@ -70,11 +70,20 @@ func ExampleSemaphore_ReleaseWait() {
 }
 
 // Close keeps what was released readable, then refuses.
+// After Close, what is left is still handed out, and holders may still
+// give their units back: Drain waits until they all have.
 func ExampleSemaphore_Close() {
-	sem := semaphore.New(1)
+	sem := semaphore.NewLimiter(2)
+	ctx := context.Background()
+	_ = sem.Acquire(ctx, 1) // a job holds one unit
 	sem.Close()
-	fmt.Println(sem.Acquire(context.Background(), 1), sem.Acquire(context.Background(), 1), sem.Release(1))
-	// Output: <nil> evsync: closed evsync: closed
+	fmt.Println(sem.Acquire(ctx, 1), sem.Acquire(ctx, 1)) // the one left, then nothing
+	_ = sem.Release(1)                                    // the jobs finish and give back
+	_ = sem.Release(1)
+	fmt.Println(sem.Drain(ctx), sem.Count())
+	// Output:
+	// <nil> evsync: closed
+	// <nil> 2
 }
 
 // A limiter runs at most three jobs at once, and a stray Release (one

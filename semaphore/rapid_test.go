@@ -96,6 +96,12 @@ func (sm *semMachine) ReleaseWait(t *rapid.T) {
 		func(c model.Ctx) error { return sm.m.WriteWait(c, n) })
 }
 
+func (sm *semMachine) Drain(t *rapid.T) {
+	testkit.CheckBlocking(t, "Drain",
+		func(ctx context.Context) error { return sm.s.Drain(ctx) },
+		func(c model.Ctx) error { return sm.m.Drain(c) })
+}
+
 func (sm *semMachine) Reserve(t *rapid.T) {
 	n := sm.amount(t, "n")
 	r, err := sm.s.Reserve(n)

@@ -109,7 +109,9 @@ func (s *Semaphore) TryAcquire(n uint64) bool {
 
 // Release adds n units. It never blocks: if count+n would pass the limit it
 // returns ErrWouldBlock and changes nothing. It returns ErrInvalid if n is
-// above the limit and ErrClosed after Close. Release(0) changes nothing.
+// above the limit. After Close it still takes units back (a holder gives
+// back what it took, and nothing is lost), so that Drain can tell when
+// every unit is home. Release(0) changes nothing.
 // Release does not wait behind ReleaseWait callers, and judges the room
 // only once the acquirers that the count serves have been served.
 func (s *Semaphore) Release(n uint64) error {
@@ -123,7 +125,9 @@ func (s *Semaphore) Release(n uint64) error {
 // (back-pressure, like a blocking eventfd write). It returns nil once the
 // units are added; ErrInvalid at once for a nil ctx or n above the limit;
 // ctx.Err() at once if ctx is already done, and if ctx ends while it waits
-// (nothing added either way); ErrClosed after Close. Waiting callers are
+// (nothing added either way). After Close it adds the units if there is
+// room and returns ErrClosed if there is not (a closed semaphore is never
+// waited on); callers waiting at Close get ErrClosed. Waiting callers are
 // served in FIFO order; ReleaseWait(ctx, 0) never waits.
 //
 // As with eventfd, the count never passes the limit, not even for an
@@ -158,9 +162,20 @@ func (s *Semaphore) Count() uint64 { return s.c.Count() }
 // Close closes the semaphore. Units already released stay available to
 // Acquire and TryAcquire; queued acquirers are served while what is left
 // covers them, in FIFO order, and the rest get ErrClosed, as does every
-// later Acquire that does not fit. Release and ReleaseWait return ErrClosed
-// from then on. Close is idempotent.
+// later Acquire that does not fit what is there. Holders may still give
+// their units back with Release (and those units serve later acquires);
+// Drain waits until they all have. Close never reopens anything and is
+// idempotent.
 func (s *Semaphore) Close() { s.c.Close() }
+
+// Drain waits until every unit is back: the count is at the limit (with
+// NewLimiter, every unit is free). It is the shutdown of a limiter: Close,
+// then Drain until the jobs still running have released what they hold.
+// It returns nil then (at once if it is now); ErrInvalid for a nil ctx;
+// ctx.Err() at once if ctx is already done, and if ctx ends first. It
+// changes nothing and works on an open semaphore too. With the default
+// limit (Max) the count is at the limit only once Max units are there.
+func (s *Semaphore) Drain(ctx context.Context) error { return s.c.Drain(ctx) }
 
 // Stats is a snapshot of a semaphore's state.
 type Stats struct {

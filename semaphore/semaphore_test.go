@@ -302,8 +302,10 @@ func TestCloseServesWhatIsLeftThenRefuses(t *testing.T) {
 		testkit.ErrIs(t, "waiter for 2 with 1 left", <-fits, semaphore.ErrClosed)
 		testkit.MustNil(t, s.Acquire(ctx, 1)) // what was released stays readable
 		testkit.ErrIs(t, "Acquire on empty closed", s.Acquire(ctx, 1), semaphore.ErrClosed)
-		testkit.ErrIs(t, "Release after Close", s.Release(1), semaphore.ErrClosed)
-		testkit.ErrIs(t, "ReleaseWait after Close", s.ReleaseWait(ctx, 1), semaphore.ErrClosed)
+		testkit.MustNil(t, s.Release(1))      // a holder gives its unit back after Close: taken back
+		testkit.MustNil(t, s.Acquire(ctx, 1)) // and it serves a later acquire
+		testkit.MustNil(t, s.ReleaseWait(ctx, 1))
+		testkit.WantCount(t, s, 1)
 		s.Close() // idempotent
 		if !s.Stats().Closed {
 			t.Fatal("Stats().Closed = false")
@@ -466,5 +468,36 @@ func TestWritableFiresWhenTheCountDropsBelowTheLimit(t *testing.T) {
 		if !testkit.IsClosed(out) {
 			t.Fatal("Writable not fired by Close")
 		}
+	})
+}
+
+func TestDrainWaitsUntilEveryUnitIsBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := semaphore.NewLimiter(3)
+		ctx := context.Background()
+		testkit.MustNil(t, s.Drain(ctx)) // all home: at once
+		testkit.MustNil(t, s.Acquire(ctx, 2))
+		s.Close()
+		drained := make(chan error, 1)
+		go func() { drained <- s.Drain(ctx) }()
+		synctest.Wait()
+		testkit.Pending(t, drained)
+		testkit.MustNil(t, s.Release(1))
+		synctest.Wait()
+		testkit.Pending(t, drained) // one unit still out
+		testkit.MustNil(t, s.Release(1))
+		testkit.MustNil(t, <-drained)
+
+		if err := s.Drain(testkit.NilContext); !errors.Is(err, semaphore.ErrInvalid) {
+			t.Fatalf("Drain(nil) = %v", err)
+		}
+		testkit.MustNil(t, s.Acquire(ctx, 1))
+		cctx, cancel := context.WithCancel(ctx)
+		go func() { drained <- s.Drain(cctx) }()
+		synctest.Wait()
+		cancel()
+		testkit.ErrIs(t, "Drain cancelled", <-drained, context.Canceled)
+		testkit.ErrIs(t, "Drain with a done ctx", s.Drain(cctx), context.Canceled)
+		testkit.WantCount(t, s, 2) // Drain changed nothing
 	})
 }

@@ -127,6 +127,7 @@ type Counter struct {
 	big       atomic.Uint64    // the count while bigBit is set; written with mu held
 	readers   spin.Queue[req]  // blocked readers and reservations; only with mu held
 	writers   spin.Queue[req]  // back-pressured writers; only with mu held
+	drainers  spin.Queue[req]  // Drain callers; only with mu held
 	ready     spin.Notifier    // Ready; only with mu held
 	writable  spin.Notifier    // Writable; only with mu held
 	lone      spin.Waiter[req] // the lone slot's record (lone.go); its need is set by its first reader (one mode per Counter)
@@ -297,7 +298,8 @@ func (c *Counter) TryRead(m Mode, n uint64) (uint64, bool) {
 
 // Write adds n (Release, Add) in mode m: it never blocks. It returns
 // ErrInvalid for n above the limit, ErrWouldBlock (changing nothing) if
-// the count has no room for n, and ErrClosed after Close.
+// the count has no room for n, and ErrClosed after Close in Plain mode (a
+// Semaphore takes units back after Close).
 func (c *Counter) Write(m Mode, n uint64) error {
 	if c.AddFast(n) {
 		return nil
@@ -321,7 +323,7 @@ func (c *Counter) write(m Mode, n uint64) error {
 				return spin.ErrWouldBlock // nobody waits: no read can make room first
 			}
 			if v+n > countMask {
-				return c.writeLocked(n)
+				return c.writeLocked(m, n)
 			}
 			if c.word.CompareAndSwap(w, w+n) {
 				c.noted(w, v+n)
@@ -332,7 +334,7 @@ func (c *Counter) write(m Mode, n uint64) error {
 				return nil
 			}
 		default:
-			return c.writeLocked(n)
+			return c.writeLocked(m, n)
 		}
 	}
 }
@@ -349,14 +351,14 @@ func (c *Counter) noted(w, count uint64) {
 // queues are served and the room is judged again: a reader whose context
 // has just ended must not hold up a write that the live readers behind it
 // make room for.
-func (c *Counter) writeLocked(n uint64) error {
+func (c *Counter) writeLocked(m Mode, n uint64) error {
 	c.Lock()
 	defer c.Unlock()
 	hook(pWriteRoom)
-	err := c.add(n)
+	err := c.add(m, n)
 	if err == spin.ErrWouldBlock {
 		c.serve()
-		err = c.add(n)
+		err = c.add(m, n)
 	}
 	return err
 }
@@ -364,7 +366,9 @@ func (c *Counter) writeLocked(n uint64) error {
 // WriteWait adds n in mode m, waiting while the count has no room for it
 // (ReleaseWait, AddWait). It returns ErrInvalid for a nil ctx or n above
 // the limit, ctx.Err() at once if ctx is done and if ctx ends first
-// (nothing added), and ErrClosed after Close. A write of 0 never waits.
+// (nothing added), and ErrClosed after Close (in Semaphore mode only when
+// there is no room: a closed counter is never waited on). A write of 0
+// never waits.
 func (c *Counter) WriteWait(ctx context.Context, m Mode, n uint64) error {
 	if ctx == nil || n > c.Limit() {
 		return spin.ErrInvalid
@@ -377,7 +381,7 @@ func (c *Counter) WriteWait(ctx context.Context, m Mode, n uint64) error {
 			return err
 		}
 	}
-	w, err := c.writeWait(ctx.Done(), n)
+	w, err := c.writeWait(ctx.Done(), m, n)
 	if w == nil {
 		return err
 	}
@@ -388,12 +392,12 @@ func (c *Counter) WriteWait(ctx context.Context, m Mode, n uint64) error {
 
 // writeWait queues a back-pressured writer in a locked section, or adds n
 // at once (a nil record) if there is room and nobody is ahead.
-func (c *Counter) writeWait(done <-chan struct{}, n uint64) (*spin.Waiter[req], error) {
+func (c *Counter) writeWait(done <-chan struct{}, m Mode, n uint64) (*spin.Waiter[req], error) {
 	c.Lock()
 	defer c.Unlock()
 	c.serve()
 	if c.writers.Len() == 0 {
-		if err := c.add(n); err != spin.ErrWouldBlock {
+		if err := c.add(m, n); err != spin.ErrWouldBlock {
 			return nil, err
 		}
 	}
@@ -437,6 +441,31 @@ func (c *Counter) Writable() <-chan struct{} {
 	c.Lock()
 	defer c.Unlock()
 	return c.writable.Arm(c.cnt < c.Limit() || c.closed())
+}
+
+// Drain waits until the count is at the limit: every unit taken has been
+// given back. It returns nil then (at once if it is now), ErrInvalid for a
+// nil ctx, and ctx.Err() at once if ctx is done and if ctx ends first.
+func (c *Counter) Drain(ctx context.Context) error {
+	if ctx == nil {
+		return spin.ErrInvalid
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if w := c.word.Load(); w&bigBit == 0 && w&countMask == c.Limit() {
+		return nil
+	}
+	c.Lock()
+	if c.cnt == c.Limit() {
+		c.Unlock()
+		return nil
+	}
+	w := c.drainers.Push(ctx.Done(), req{})
+	c.Unlock()
+	woke := w.Sleep()
+	_, r := c.drainers.Finish(c, w, woke)
+	return result(ctx, r)
 }
 
 // Serve serves the readers a Delayer held back, and fires Ready.

@@ -212,7 +212,8 @@ func TestBigCount(t *testing.T) {
 		c := newCounter(0, counter.Max, nil)
 		c.Close()
 		wantCount(t, c, counter.Max)
-		testkit.SameErr(t, "Write after Close", c.Write(sem, 1), spin.ErrClosed)
+		testkit.SameErr(t, "Write after Close, at the limit", c.Write(sem, 1), spin.ErrWouldBlock)
+		testkit.SameErr(t, "Plain Write after Close", c.Write(counter.Plain, 1), spin.ErrClosed)
 		if v, ok := c.TryRead(sem, counter.Max); v != counter.Max || !ok {
 			t.Fatalf("TryRead after Close = %d, %v", v, ok)
 		}
@@ -425,9 +426,9 @@ func TestClose(t *testing.T) {
 		c := newCounter(0, 5, nil)
 		c.Close()
 		c.Close() // idempotent
-		testkit.SameErr(t, "Write after Close", c.Write(sem, 1), spin.ErrClosed)
-		testkit.SameErr(t, "Write(0) after Close", c.Write(sem, 0), spin.ErrClosed)
-		testkit.SameErr(t, "WriteWait after Close", c.WriteWait(bg, sem, 1), spin.ErrClosed)
+		testkit.SameErr(t, "Plain Write after Close", c.Write(counter.Plain, 1), spin.ErrClosed)
+		testkit.SameErr(t, "Plain Write(0) after Close", c.Write(counter.Plain, 0), spin.ErrClosed)
+		testkit.SameErr(t, "Plain WriteWait after Close", c.WriteWait(bg, counter.Plain, 1), spin.ErrClosed)
 		if v, ok := c.TryRead(sem, 2); v != 2 || !ok {
 			t.Fatalf("TryRead(2) = %d, %v", v, ok)
 		}
@@ -439,6 +440,12 @@ func TestClose(t *testing.T) {
 		}
 		if _, err := c.Read(bg, plain, 0); err != spin.ErrClosed {
 			t.Fatalf("plain Read at 0 after Close = %v", err)
+		}
+		testkit.MustNil(t, c.Write(sem, 1)) // a Semaphore takes units back after Close
+		testkit.MustNil(t, c.Write(sem, 0))
+		testkit.MustNil(t, c.WriteWait(bg, sem, 1))
+		if v, err := c.Read(bg, sem, 2); v != 2 || err != nil {
+			t.Fatalf("Read(2) of the units given back = %d, %v", v, err)
 		}
 		if _, closed, _, _ := c.Snapshot(); !closed {
 			t.Fatal("Snapshot: not closed")

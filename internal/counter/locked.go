@@ -39,14 +39,15 @@ func (c *Counter) Unlock() {
 	c.serve()
 	waiting := c.readers.Len() != 0 || c.ready.Armed()
 	held := c.delay != nil && waiting
-	c.publish(c.writers.Len() != 0 || c.writable.Armed() || waiting && !held, held)
+	c.publish(c.writers.Len() != 0 || c.writable.Armed() || c.drainers.Len() != 0 || waiting && !held, held)
 	c.serving = false
 	note := held && c.cnt > c.was && !c.closed() // the section wrote to a count readers wait for
 	count := c.cnt
-	r, w := c.readers.Woken(), c.writers.Woken()
+	r, w, d := c.readers.Woken(), c.writers.Woken(), c.drainers.Woken()
 	c.mu.Unlock()
 	spin.WakeAll(r)
 	spin.WakeAll(w)
+	spin.WakeAll(d)
 	if note {
 		c.delay.Note(count)
 	}
@@ -108,6 +109,11 @@ func (c *Counter) serve() {
 		c.ready.Fire(c.cnt != 0 || c.closed())
 	}
 	c.writable.Fire(c.cnt < c.Limit() || c.closed())
+	if c.cnt == c.Limit() {
+		for w := c.drainers.Front(); w != nil; w = c.drainers.Front() {
+			c.drainers.Grant(w, req{})
+		}
+	}
 }
 
 // serveReaders hands the count to the readers at the head of the queue
@@ -131,7 +137,7 @@ func (c *Counter) serveReaders() {
 // there is room, and reports whether it let any in.
 func (c *Counter) serveWriters() bool {
 	moved := false
-	for w := c.writers.Front(); w != nil && c.add(w.P.need) == nil; w = c.writers.Front() {
+	for w := c.writers.Front(); w != nil && c.add(Plain, w.P.need) == nil; w = c.writers.Front() { // Plain: none is let in after Close
 		c.writers.Grant(w, w.P)
 		moved = true
 	}
@@ -139,9 +145,9 @@ func (c *Counter) serveWriters() bool {
 }
 
 // add adds n to the count. Only in a locked section.
-func (c *Counter) add(n uint64) error {
+func (c *Counter) add(m Mode, n uint64) error {
 	switch {
-	case c.closed():
+	case c.closed() && m == Plain:
 		return spin.ErrClosed
 	case n > c.Limit()-c.cnt:
 		return spin.ErrWouldBlock

@@ -150,14 +150,15 @@ func (c *Counter) Queue() []uint64 {
 }
 
 // Write models Release(n) and Add(n): it adds n and serves the queue. It
-// returns ErrInvalid if n is above the limit, ErrClosed after Close and
+// returns ErrInvalid if n is above the limit, ErrClosed after Close (in
+// Plain mode: a semaphore takes back units given back after Close) and
 // ErrWouldBlock if count+n would pass the limit (then nothing changes).
-// Write(0) succeeds and changes nothing on an open counter.
+// Write(0) succeeds and changes nothing where a write may be made.
 func (c *Counter) Write(n uint64) error {
 	switch {
 	case n > c.limit:
 		return spin.ErrInvalid
-	case c.closed:
+	case c.closed && c.mode == Plain:
 		return spin.ErrClosed
 	case n > c.limit-c.count:
 		return spin.ErrWouldBlock
@@ -178,7 +179,25 @@ func (c *Counter) WriteWait(ctx Ctx, n uint64) error {
 	if err := stopped(ctx); err != nil {
 		return err
 	}
-	return c.Write(n)
+	err := c.Write(n)
+	if err == spin.ErrWouldBlock && c.closed {
+		return spin.ErrClosed // a closed counter is never waited on
+	}
+	return err
+}
+
+// Drain models semaphore Drain: ErrInvalid for n/a; context.Canceled if
+// ctx is Done; nil if every unit is back (count = limit); otherwise
+// ErrWouldBlock (a real Drain waits).
+func (c *Counter) Drain(ctx Ctx) error {
+	c.must(Semaphore)
+	switch {
+	case ctx == Done:
+		return stopped(ctx)
+	case c.count == c.limit:
+		return nil
+	}
+	return spin.ErrWouldBlock
 }
 
 // Acquire models semaphore Acquire: ErrInvalid if n is above the limit;

@@ -153,8 +153,7 @@ func TestCloseServesWhatFits(t *testing.T) {
 	wantErr(t, "big.Err()", big.Err(), spin.ErrClosed)
 	wantErr(t, "small.Err()", small.Err(), nil)
 	wantCount(t, c, 1)
-	wantErr(t, "Write(0) after Close", c.Write(0), spin.ErrClosed)
-	wantErr(t, "WriteWait(1) after Close", c.WriteWait(model.Live, 1), spin.ErrClosed)
+	wantErr(t, "Write(0) after Close", c.Write(0), nil)
 	if _, err := c.Reserve(2); !errors.Is(err, spin.ErrClosed) {
 		t.Fatalf("Reserve(2) after Close: %v", err)
 	}
@@ -260,4 +259,18 @@ func TestDoneContextStops(t *testing.T) {
 	sig.Close()
 	wantErr(t, "WriteWait(Done, 1) after Close", sig.WriteWait(model.Done, 1), context.Canceled)
 	wantCount(t, sig, 3)
+}
+
+func TestASemaphoreTakesUnitsBackAfterClose(t *testing.T) {
+	c := model.NewSemaphore(0, 2)
+	c.Close()
+	wantErr(t, "Acquire(1) on empty closed", c.Acquire(model.Live, 1), spin.ErrClosed)
+	wantErr(t, "Drain below the limit", c.Drain(model.Live), spin.ErrWouldBlock)
+	wantErr(t, "Write(1) after Close", c.Write(1), nil)
+	wantErr(t, "WriteWait(1) after Close", c.WriteWait(model.Live, 1), nil)
+	wantErr(t, "WriteWait(1) with no room", c.WriteWait(model.Live, 1), spin.ErrClosed)
+	wantErr(t, "Write(1) with no room", c.Write(1), spin.ErrWouldBlock)
+	wantErr(t, "Drain at the limit", c.Drain(model.Live), nil)
+	wantErr(t, "Drain, done ctx", c.Drain(model.Done), context.Canceled)
+	wantErr(t, "Acquire(2) of what came back", c.Acquire(model.Live, 2), nil)
 }

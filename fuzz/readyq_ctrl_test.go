@@ -1,0 +1,291 @@
+package fuzz_test
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"testing/synctest"
+	"time"
+
+	"github.com/evsync/evsync/internal/model"
+	"github.com/evsync/evsync/readyq"
+)
+
+// The controller calls of FuzzReadyq: delays, priorities, rate-limited
+// retries, fair share and metrics (see readyq_test.go for the format).
+//
+// A delay is one byte: '0'…'9' are 0, 1ns, 1ms, 2ms, 5ms, 10ms, 100ms,
+// 1s, 1h and -1ns, '-' is -1h, '_' math.MinInt64, any other byte one of
+// the ten modulo 10. A priority is one byte: '0'…'9' are 0, 1, 2, 3, -1,
+// -2, 5, 10, 100 and -100, '_' math.MinInt, '+' math.MaxInt, any other
+// byte one of the ten modulo 10. The clock (P) moves on by its delay, or,
+// for a delay ≤ 0, to the next ready time exactly.
+
+var (
+	rqDelays     = [...]time.Duration{0, 1, time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, 100 * time.Millisecond, time.Second, time.Hour, -1}
+	rqPriorities = [...]int{0, 1, 2, 3, -1, -2, 5, 10, 100, -100}
+)
+
+// delay decodes a delay.
+func (d *decoder) delay() time.Duration {
+	switch b := d.byte(); {
+	case b == '-':
+		return -time.Hour
+	case b == '_':
+		return math.MinInt64
+	case '0' <= b && b <= '9':
+		return rqDelays[b-'0']
+	default:
+		return rqDelays[int(b)%len(rqDelays)]
+	}
+}
+
+// priority decodes a priority.
+func (d *decoder) priority() int {
+	switch b := d.byte(); {
+	case b == '_':
+		return math.MinInt
+	case b == '+':
+		return math.MaxInt
+	case '0' <= b && b <= '9':
+		return rqPriorities[b-'0']
+	default:
+		return rqPriorities[int(b)%len(rqPriorities)]
+	}
+}
+
+// rqCtrl is what a run keeps for the controller calls.
+type rqCtrl struct {
+	fair bool // WithFairness
+	// defaultLimiter: the queue has DefaultRateLimiter, whose token
+	// bucket (burst 100) the model does not have; retries stay below the
+	// burst.
+	defaultLimiter bool
+	metrics        *rqMetrics // nil without WithMetrics
+
+	adds   int                   // marks the model reported new
+	start  map[int]time.Duration // items in flight: when they were handed out
+	taken  int                   // items handed out
+	done   int                   // items in flight Done
+	worked time.Duration         // Σ of their times in flight
+}
+
+// construct applies the option bits 2, 4 and 8 (see FuzzReadyq) to the
+// queue's options and the model's.
+func (c *rqCtrl) construct(tl tally, flags int, mo *model.ReadyQOpts, opts []readyq.Option) []readyq.Option {
+	c.start = map[int]time.Duration{}
+	if flags&2 != 0 {
+		c.fair = true
+		mo.Tenant = func(k int) string { return fmt.Sprint(k % 3) }
+		opts = append(opts, readyq.WithFairness(mo.Tenant))
+		tl.hit("New", "fairness")
+	}
+	if flags&4 != 0 {
+		c.metrics = &rqMetrics{}
+		opts = append(opts, readyq.WithMetrics(c.metrics))
+		tl.hit("New", "metrics")
+	}
+	if flags&8 != 0 {
+		mo.BaseDelay, mo.MaxDelay = time.Millisecond, 8*time.Millisecond
+		opts = append(opts, readyq.WithRateLimiter(readyq.ExponentialRateLimiter[int](mo.BaseDelay, mo.MaxDelay)))
+		tl.hit("New", "short limiter")
+	} else {
+		c.defaultLimiter = true
+	}
+	return opts
+}
+
+// ctrlStep makes the operation F, H, I, J, O or P (i = 0…5).
+func (r *rqRun) ctrlStep(i int, d *decoder) string {
+	switch i {
+	case 0:
+		k, after := d.key(), d.delay()
+		return r.mark("AddAfter", k, r.mode, 0, func() (bool, bool) {
+			return r.q.AddAfter(k, after), r.m.AddAfter(k, after)
+		}) + fmt.Sprintf(" (item %d, after %v)", k, after)
+	case 1:
+		return r.addWith(d.key(), d.delay(), d.byte()&1 == 1, d.priority())
+	case 2:
+		k := d.key()
+		if !r.retryAllowed() {
+			r.tl.hit("AddRateLimited", "skipped: default limiter's burst")
+			return "AddRateLimited skipped"
+		}
+		return r.mark("AddRateLimited", k, r.mode, 0, func() (bool, bool) {
+			return r.q.AddRateLimited(k), r.m.AddRateLimited(k)
+		}) + fmt.Sprintf(" (item %d)", k)
+	case 3:
+		k := d.key()
+		if r.m.NumRequeues(k) != 0 {
+			r.tl.hit("Forget", "had retries")
+		} else {
+			r.tl.hit("Forget", "none")
+		}
+		r.q.Forget(k)
+		r.m.Forget(k)
+		return fmt.Sprintf("Forget(%d)", k)
+	case 4:
+		k := d.key()
+		got, want := r.q.NumRequeues(k), r.m.NumRequeues(k)
+		if got != want {
+			r.fail("NumRequeues(%d) = %d, model %d", k, got, want)
+		}
+		r.tl.hit("NumRequeues", fmt.Sprint(min(want, 2)))
+		return fmt.Sprintf("NumRequeues(%d) = %d", k, got)
+	}
+	return r.advance(d.delay())
+}
+
+func (r *rqRun) addWith(k int, after time.Duration, limited bool, prio int) string {
+	if limited && !r.retryAllowed() {
+		limited = false
+	}
+	o := readyq.AddOpts{After: after, RateLimited: limited, Priority: prio}
+	p, _ := r.m.Priority(k)
+	raises := slices.Contains(r.m.Queue(), k) && prio > p
+	desc := r.mark("AddWith", k, r.mode, prio, func() (bool, bool) {
+		return r.q.AddWith(k, o), r.m.AddWith(k, after, limited, prio)
+	})
+	if limited {
+		r.tl.hit("AddWith", "rate limited")
+	}
+	if raises {
+		r.tl.hit("AddWith", "raised a queued item")
+	}
+	return desc + fmt.Sprintf(" (item %d, %+v)", k, o)
+}
+
+// retryAllowed reports whether another retry keeps the default limiter's
+// token bucket out of the picture (it starts with 100 tokens).
+func (r *rqRun) retryAllowed() bool { return !r.ctrl.defaultLimiter || r.m.Retries() < 90 }
+
+// advance moves the bubble's clock and the model's on by d (d ≤ 0: to
+// the next ready time), stopping at each ready time on the way, where the
+// queue's timer queues what is due and settles the parked calls.
+func (r *rqRun) advance(d time.Duration) string {
+	if d <= 0 {
+		d = 0
+		if at, ok := r.m.NextReady(); ok {
+			d = at - r.m.Now()
+		}
+	}
+	delayed, taken := r.m.Delayed(), r.ctrl.taken
+	end := r.m.Now() + d
+	for {
+		at, ok := r.m.NextReady()
+		if !ok || at > end {
+			break
+		}
+		r.sleep(at - r.m.Now())
+	}
+	r.sleep(end - r.m.Now())
+	switch {
+	case r.m.Delayed() == delayed:
+		r.tl.hit("Advance", "nothing due")
+	case r.ctrl.taken != taken:
+		r.tl.hit("Advance", "handed to a parked Wait")
+	default:
+		r.tl.hit("Advance", "queued delayed items")
+	}
+	return fmt.Sprintf("Advance(%v) to %v", d, r.m.Now())
+}
+
+// sleep moves both clocks on by d and settles the parked calls.
+func (r *rqRun) sleep(d time.Duration) {
+	time.Sleep(d)
+	synctest.Wait() // the timer has run, and the calls it woke have returned
+	r.m.Advance(d)
+	r.settle()
+}
+
+// handedOut notes the items just handed out (by the model), for Running
+// and the metrics.
+func (r *rqRun) handedOut(items []int) {
+	for _, k := range items {
+		r.ctrl.start[k] = r.m.Now()
+	}
+	r.ctrl.taken += len(items)
+}
+
+// finished notes the items of a Done that were in flight (before[i]).
+func (r *rqRun) finished(ks []int, before []rqWhere) {
+	for i, k := range ks {
+		if s, ok := r.ctrl.start[k]; ok && before[i] == rqInFlight && !slices.Contains(ks[:i], k) {
+			r.ctrl.worked += r.m.Now() - s
+			r.ctrl.done++
+			delete(r.ctrl.start, k)
+		}
+	}
+}
+
+// checkCtrl compares the limiter's counts and the priorities of every
+// item, Running and the metrics with the model.
+func (r *rqRun) checkCtrl(desc string) {
+	for k := range rqKeys {
+		if got, want := r.q.NumRequeues(k), r.m.NumRequeues(k); got != want {
+			r.fail("after %s: NumRequeues(%d) = %d, model %d", desc, k, got, want)
+		}
+		p, known := r.q.Priority(k)
+		if wp, wknown := r.m.Priority(k); p != wp || known != wknown {
+			r.fail("after %s: Priority(%d) = %d, %v, model %d, %v", desc, k, p, known, wp, wknown)
+		}
+	}
+	var un, long time.Duration
+	if r.ctrl.metrics != nil {
+		for _, s := range r.ctrl.start {
+			un += r.m.Now() - s
+			long = max(long, r.m.Now()-s)
+		}
+	}
+	if gu, gl := r.q.Running(); gu != un || gl != long {
+		r.fail("after %s: Running() = %v, %v, want %v, %v", desc, gu, gl, un, long)
+	}
+	if r.ctrl.metrics == nil {
+		return
+	}
+	want := rqMetricsSeen{
+		depth: r.m.Len(), adds: r.ctrl.adds, retries: int(r.m.Retries()),
+		waited: r.ctrl.taken, worked: r.ctrl.done, workedSum: r.ctrl.worked,
+	}
+	if got := r.ctrl.metrics.snapshot(); got != want {
+		r.fail("after %s: metrics %+v, want %+v", desc, got, want)
+	}
+}
+
+// rqMetrics adds up what a queue reports to its Metrics.
+type rqMetrics struct {
+	mu   sync.Mutex
+	seen rqMetricsSeen
+}
+
+type rqMetricsSeen struct {
+	depth, adds, retries, waited, worked int
+	workedSum                            time.Duration
+}
+
+func (m *rqMetrics) Depth(d int) { m.mu.Lock(); m.seen.depth += d; m.mu.Unlock() }
+func (m *rqMetrics) Added()      { m.mu.Lock(); m.seen.adds++; m.mu.Unlock() }
+func (m *rqMetrics) Retried()    { m.mu.Lock(); m.seen.retries++; m.mu.Unlock() }
+
+func (m *rqMetrics) Waited(d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if d < 0 {
+		m.seen.waited = math.MinInt // shows as a mismatch
+	}
+	m.seen.waited++
+}
+
+func (m *rqMetrics) Worked(d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.seen.worked++
+	m.seen.workedSum += d
+}
+
+func (m *rqMetrics) snapshot() rqMetricsSeen {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.seen
+}
