@@ -291,3 +291,21 @@ func TestStringShowsDelayedItems(t *testing.T) {
 		q.Remove(1)
 	})
 }
+
+// A mark refused because of Close must not find the delayed items Close
+// queued still uncounted: Close publishes them before it refuses marks.
+func TestCloseCountsDelayedItemsBeforeRefusingMarks(t *testing.T) {
+	for range 3000 {
+		q := readyq.New[int]()
+		q.AddAfter(1, time.Hour)
+		done := make(chan struct{})
+		go func() { q.Close(); close(done) }()
+		for q.Add(0) {
+			q.Remove(0)
+		}
+		if q.Len() == 0 && len(q.TryTake(8)) == 0 {
+			t.Fatal("Add was refused, but the delayed item Close queues is not there")
+		}
+		<-done
+	}
+}

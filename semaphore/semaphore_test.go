@@ -501,3 +501,20 @@ func TestDrainWaitsUntilEveryUnitIsBack(t *testing.T) {
 		testkit.WantCount(t, s, 2) // Drain changed nothing
 	})
 }
+
+func TestDrainOnAnOpenSemaphore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := semaphore.NewLimiter(2)
+		ctx := context.Background()
+		testkit.MustNil(t, s.Acquire(ctx, 2))
+		drained := make(chan error, 1)
+		go func() { drained <- s.Drain(ctx) }()
+		synctest.Wait()
+		testkit.MustNil(t, s.Release(1)) // uncontended releases: the fast path must see the drainer
+		synctest.Wait()
+		testkit.Pending(t, drained)
+		testkit.MustNil(t, s.Release(1))
+		testkit.MustNil(t, <-drained)
+		testkit.WantCount(t, s, 2)
+	})
+}
