@@ -103,3 +103,28 @@ func ExampleNewLimiter() {
 	// running: 3 try a fourth: false
 	// stray release: evsync: operation would block count: 3
 }
+
+// AcquireUpTo takes a batch of slots when several are free: a worker that
+// can run up to four jobs at once takes what there is, at least one.
+func ExampleSemaphore_AcquireUpTo() {
+	slots := semaphore.NewLimiter(6)
+	ctx := context.Background()
+	_ = slots.Acquire(ctx, 3) // busy elsewhere
+	n, _ := slots.AcquireUpTo(ctx, 4)
+	fmt.Println("took", n, "left", slots.Count())
+	// Output: took 3 left 0
+}
+
+// TakeAll takes every free unit at once (x/sync's missing "take
+// everything", Java's drainPermits), here to pause a pool.
+func ExampleSemaphore_TakeAll() {
+	pool := semaphore.NewLimiter(5)
+	_ = pool.Acquire(context.Background(), 2)
+	paused := pool.TakeAll()
+	fmt.Println("held back", paused, "free", pool.Count())
+	_ = pool.Release(paused) // resume
+	fmt.Println("free", pool.Count())
+	// Output:
+	// held back 3 free 0
+	// free 3
+}

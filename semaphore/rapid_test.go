@@ -77,6 +77,23 @@ func (sm *semMachine) Acquire(t *rapid.T) {
 		func(c model.Ctx) error { return sm.m.Acquire(c, n) })
 }
 
+func (sm *semMachine) AcquireUpTo(t *rapid.T) {
+	max := sm.amount(t, "max")
+	var got, want uint64
+	testkit.CheckBlocking(t, "AcquireUpTo",
+		func(ctx context.Context) (err error) { got, err = sm.s.AcquireUpTo(ctx, max); return err },
+		func(c model.Ctx) (err error) { want, err = sm.m.AcquireUpTo(c, max); return err })
+	if got != want {
+		t.Fatalf("AcquireUpTo(%d) took %d, want %d", max, got, want)
+	}
+}
+
+func (sm *semMachine) TakeAll(t *rapid.T) {
+	if got, want := sm.s.TakeAll(), sm.m.TakeAll(); got != want {
+		t.Fatalf("TakeAll() = %d, want %d", got, want)
+	}
+}
+
 func (sm *semMachine) TryAcquire(t *rapid.T) {
 	n := sm.amount(t, "n")
 	if got, want := sm.s.TryAcquire(n), sm.m.TryAcquire(n); got != want {

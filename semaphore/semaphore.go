@@ -107,6 +107,24 @@ func (s *Semaphore) TryAcquire(n uint64) bool {
 	return ok
 }
 
+// AcquireUpTo waits until at least one unit is available and takes as
+// many as there are, at most max, at once; it returns how many it took.
+// It waits in the same FIFO line as Acquire (a waiter ahead of it is
+// served first). It returns 0 and nil at once for max 0; ErrInvalid for a
+// nil ctx; ctx.Err() at once if ctx is already done, and if ctx ends
+// while it waits (nothing taken); ErrClosed once the semaphore is closed
+// and empty. It is Java's drainPermits with a wait, and a worker pool's
+// "give me up to k slots".
+func (s *Semaphore) AcquireUpTo(ctx context.Context, max uint64) (uint64, error) {
+	return s.c.ReadUpTo(ctx, max)
+}
+
+// TakeAll takes every available unit at once, unless an acquirer is
+// queued (it never takes what a waiter ahead of it is owed), and returns
+// how many it took (0 if none). Release them as usual, or keep them out
+// of circulation.
+func (s *Semaphore) TakeAll() uint64 { return s.c.TryReadUpTo(0) }
+
 // Release adds n units. It never blocks: if count+n would pass the limit it
 // returns ErrWouldBlock and changes nothing. It returns ErrInvalid if n is
 // above the limit. After Close it still takes units back (a holder gives

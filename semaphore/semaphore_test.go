@@ -518,3 +518,48 @@ func TestDrainOnAnOpenSemaphore(t *testing.T) {
 		testkit.WantCount(t, s, 2)
 	})
 }
+
+func TestAcquireUpToTakesWhatIsThereInFIFOOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := semaphore.New(3)
+		ctx := context.Background()
+		if n, err := s.AcquireUpTo(ctx, 5); n != 3 || err != nil {
+			t.Fatalf("AcquireUpTo(5) of 3 = %d, %v", n, err)
+		}
+		big := park(ctx, s, 2) // queued first
+		upTo := make(chan uint64, 1)
+		go func() { n, _ := s.AcquireUpTo(ctx, 10); upTo <- n }()
+		synctest.Wait()
+		testkit.MustNil(t, s.Release(3)) // the head takes 2, the up-to waiter the 1 left
+		testkit.MustNil(t, <-big)
+		if n := <-upTo; n != 1 {
+			t.Fatalf("AcquireUpTo behind the head took %d, want 1", n)
+		}
+		if n, err := s.AcquireUpTo(ctx, 0); n != 0 || err != nil {
+			t.Fatalf("AcquireUpTo(0) = %d, %v", n, err)
+		}
+		s.Close()
+		if _, err := s.AcquireUpTo(ctx, 1); !errors.Is(err, semaphore.ErrClosed) {
+			t.Fatalf("AcquireUpTo on a closed empty semaphore = %v", err)
+		}
+	})
+}
+
+func TestTakeAllNeverTakesWhatAWaiterIsOwed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := semaphore.New(4)
+		if n := s.TakeAll(); n != 4 || s.Count() != 0 {
+			t.Fatalf("TakeAll = %d, count %d", n, s.Count())
+		}
+		if n := s.TakeAll(); n != 0 {
+			t.Fatalf("TakeAll of nothing = %d", n)
+		}
+		waiter := park(context.Background(), s, 3)
+		testkit.MustNil(t, s.Release(2)) // not enough for the waiter
+		if n := s.TakeAll(); n != 0 {
+			t.Fatalf("TakeAll with a waiter queued = %d, want 0", n)
+		}
+		testkit.MustNil(t, s.Release(1))
+		testkit.MustNil(t, <-waiter)
+	})
+}

@@ -105,7 +105,11 @@ func (m Mode) need(n uint64) uint64 {
 
 // A req is a waiter's payload: what a reader needs (0: the whole count)
 // or a writer adds, and what a reader was handed.
-type req struct{ need, got uint64 }
+type req struct {
+	need uint64 // units to take; 0: the whole count (at least one unit)
+	max  uint64 // with need 0, the most to take; 0: no cap
+	got  uint64 // what was taken
+}
 
 // A Delayer delays the wakeup of blocked readers (and Ready channels): a
 // write that finds them waiting calls Note with the count it left, and the
@@ -227,7 +231,7 @@ func (c *Counter) Read(ctx context.Context, m Mode, n uint64) (uint64, error) {
 		return v, nil
 	}
 	hook(pReadSlow)
-	w, v, err := c.readWait(ctx.Done(), need)
+	w, v, err := c.readWait(ctx.Done(), req{need: need})
 	if w == nil {
 		return v, err
 	}
@@ -240,26 +244,72 @@ func (c *Counter) Read(ctx context.Context, m Mode, n uint64) (uint64, error) {
 	return p.got, nil
 }
 
+// ReadUpTo waits until the count is non-zero and takes up to max units
+// of it, in a Semaphore counter's FIFO order (AcquireUpTo). It returns
+// what it took; 0 and nil at once for max 0; ErrInvalid for a nil ctx;
+// ctx.Err() at once if ctx is done and if ctx ends first; ErrClosed once
+// closed and empty.
+func (c *Counter) ReadUpTo(ctx context.Context, max uint64) (uint64, error) {
+	if ctx == nil {
+		return 0, spin.ErrInvalid
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if max == 0 {
+		return 0, nil
+	}
+	if w := c.word.Load(); w&(fastMask|notifyBit) == 0 && w&countMask != 0 {
+		if n := min(w&countMask, max); c.word.CompareAndSwap(w, w-n) {
+			return n, nil
+		}
+	}
+	w, v, err := c.readWait(ctx.Done(), req{max: max})
+	if w == nil {
+		return v, err
+	}
+	woke := w.Sleep()
+	p, r := c.finishRead(w, woke)
+	if r != spin.Granted {
+		return 0, result(ctx, r)
+	}
+	return p.got, nil
+}
+
+// TryReadUpTo takes up to max units (every unit if max is 0) without
+// waiting, unless a reader is queued: it never takes what a queued
+// reader is owed (TakeAll). It returns what it took.
+func (c *Counter) TryReadUpTo(max uint64) uint64 {
+	c.Lock()
+	defer c.Unlock()
+	c.serve()
+	if c.readers.Len() != 0 {
+		return 0
+	}
+	v, _ := c.take(0, max)
+	return v
+}
+
 // readWait parks a reader in the lone slot, or queues it in a locked
 // section, and returns its record; or it returns the read's result at
 // once (a nil record) if the read need not wait.
-func (c *Counter) readWait(done <-chan struct{}, need uint64) (*spin.Waiter[req], uint64, error) {
-	if need <= 1 && c.delay == nil && c.word.Load() == 0 {
-		if w := c.parkLone(done, need); w != nil {
+func (c *Counter) readWait(done <-chan struct{}, p req) (*spin.Waiter[req], uint64, error) {
+	if p.need <= 1 && p.max == 0 && c.delay == nil && c.word.Load() == 0 { // the lone record keeps one need: no capped reads there
+		if w := c.parkLone(done, p.need); w != nil {
 			return w, 0, nil
 		}
 	}
 	c.Lock()
 	defer c.Unlock()
 	if c.readers.Len() == 0 {
-		if v, ok := c.take(need); ok {
+		if v, ok := c.take(p.need, p.max); ok {
 			return nil, v, nil
 		}
 	}
 	if c.closed() {
 		return nil, 0, spin.ErrClosed
 	}
-	return c.readers.Push(done, req{need: need}), 0, nil
+	return c.readers.Push(done, p), 0, nil
 }
 
 // finishRead ends a parked read.
@@ -293,7 +343,7 @@ func (c *Counter) TryRead(m Mode, n uint64) (uint64, bool) {
 	if m == Semaphore && c.readers.Len() != 0 {
 		return 0, false
 	}
-	return c.take(need)
+	return c.take(need, 0)
 }
 
 // Write adds n (Release, Add) in mode m: it never blocks. It returns

@@ -97,8 +97,8 @@ func (c *Counter) serve() {
 		// Nothing will be added: refuse each head what is left cannot
 		// serve, and see whether the next one fits.
 		for w := c.readers.Front(); w != nil; w = c.readers.Front() {
-			if v, ok := c.take(w.P.need); ok {
-				c.readers.Grant(w, req{w.P.need, v})
+			if v, ok := c.take(w.P.need, w.P.max); ok {
+				c.readers.Grant(w, req{need: w.P.need, max: w.P.max, got: v})
 			} else {
 				c.readers.Reject(w)
 			}
@@ -125,11 +125,11 @@ func (c *Counter) serveReaders() {
 		if w == nil {
 			return
 		}
-		v, ok := c.take(w.P.need)
+		v, ok := c.take(w.P.need, w.P.max)
 		if !ok {
 			return
 		}
-		c.readers.Grant(w, req{w.P.need, v})
+		c.readers.Grant(w, req{need: w.P.need, max: w.P.max, got: v})
 	}
 }
 
@@ -157,12 +157,15 @@ func (c *Counter) add(m Mode, n uint64) error {
 }
 
 // take takes need units (the whole count if 0). Only in a locked section.
-func (c *Counter) take(need uint64) (uint64, bool) {
+func (c *Counter) take(need, max uint64) (uint64, bool) {
 	if c.cnt == 0 || c.cnt < need {
 		return 0, false
 	}
 	if need == 0 {
 		need = c.cnt
+		if max != 0 {
+			need = min(need, max)
+		}
 	}
 	c.cnt -= need
 	return need, true

@@ -264,6 +264,40 @@ func (c *Counter) Wait(ctx Ctx) (uint64, error) {
 	return 0, spin.ErrWouldBlock
 }
 
+// AcquireUpTo models semaphore AcquireUpTo: context.Canceled if ctx is
+// Done; 0 and nil for max 0; with nobody queued and units there, up to max
+// of them; otherwise ErrClosed after Close, else ErrWouldBlock.
+func (c *Counter) AcquireUpTo(ctx Ctx, max uint64) (uint64, error) {
+	c.must(Semaphore)
+	switch {
+	case ctx == Done:
+		return 0, stopped(ctx)
+	case max == 0:
+		return 0, nil
+	case len(c.queue) == 0 && c.count != 0:
+		n := min(c.count, max)
+		c.count -= n
+		c.settle()
+		return n, nil
+	case c.closed && c.count == 0:
+		return 0, spin.ErrClosed
+	}
+	return 0, spin.ErrWouldBlock
+}
+
+// TakeAll models semaphore TakeAll: every unit, unless a reservation is
+// queued (then 0).
+func (c *Counter) TakeAll() uint64 {
+	c.must(Semaphore)
+	if len(c.queue) != 0 {
+		return 0
+	}
+	n := c.count
+	c.count = 0
+	c.settle()
+	return n
+}
+
 // Read models a non-blocking read(2) of an eventfd: in Semaphore mode it
 // is TryAcquire(1) and returns 1, in Plain mode it is Take and returns the
 // whole count. It returns ErrWouldBlock (EAGAIN) when nothing can be read.
