@@ -7,7 +7,10 @@ import (
 	"runtime"
 	"testing"
 
+	xsem "golang.org/x/sync/semaphore"
+
 	"github.com/evsync/evsync/internal/anchor"
+	"github.com/evsync/evsync/semaphore"
 )
 
 // Benchmarks against the anchors (internal/anchor); compare with
@@ -39,6 +42,44 @@ func eachImpl(b *testing.B, limit uint64, f func(b *testing.B, s anchor.Semaphor
 func BenchmarkAcquireRelease(b *testing.B) {
 	eachImpl(b, 1, func(b *testing.B, s anchor.Semaphore) {
 		ctx := context.Background()
+		for b.Loop() {
+			if err := s.Acquire(ctx, 1); err != nil {
+				b.Fatal(err)
+			}
+			s.Release(1)
+		}
+	})
+}
+
+// BenchmarkPermitAcquireRelease is BenchmarkAcquireRelease with a permit
+// (AcquirePermit, then Permit.Release), against the plain calls and x/sync
+// in the same run; the permit allocates one small object per acquire.
+func BenchmarkPermitAcquireRelease(b *testing.B) {
+	ctx := context.Background()
+	b.Run("impl=evsync-permit", func(b *testing.B) {
+		b.ReportAllocs()
+		s := semaphore.NewLimiter(1)
+		for b.Loop() {
+			p, err := s.AcquirePermit(ctx, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			p.Release()
+		}
+	})
+	b.Run("impl=evsync", func(b *testing.B) {
+		b.ReportAllocs()
+		s := semaphore.NewLimiter(1)
+		for b.Loop() {
+			if err := s.Acquire(ctx, 1); err != nil {
+				b.Fatal(err)
+			}
+			_ = s.Release(1)
+		}
+	})
+	b.Run("impl=xsync", func(b *testing.B) {
+		b.ReportAllocs()
+		s := xsem.NewWeighted(1)
 		for b.Loop() {
 			if err := s.Acquire(ctx, 1); err != nil {
 				b.Fatal(err)

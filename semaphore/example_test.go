@@ -128,3 +128,17 @@ func ExampleSemaphore_TakeAll() {
 	// held back 3 free 0
 	// free 3
 }
+
+// A permit gives back exactly what it took, once: the deferred Release
+// after an explicit one is a no-op instead of a second give-back.
+func ExampleSemaphore_AcquirePermit() {
+	lim := semaphore.NewLimiter(4)
+	p, err := lim.AcquirePermit(context.Background(), 3)
+	if err != nil {
+		return
+	}
+	defer p.Release() // a no-op: released below
+	half, _ := p.Split(1)
+	fmt.Println(half.Release(), p.Release(), p.Release(), lim.Count())
+	// Output: true true false 4
+}

@@ -27,6 +27,13 @@ type semMachine struct {
 	resv  []semReservation
 	ready testkit.ReadyChans
 	out   testkit.ReadyChans // Writable's, with out.Writable set
+	perms []semPermit
+}
+
+// semPermit is a permit and the units the model says it holds.
+type semPermit struct {
+	p *semaphore.Permit
+	n uint64
 }
 
 type semReservation struct {
@@ -183,6 +190,78 @@ func checkNewInvalid(t *rapid.T) {
 	testkit.WantPanic(t, "semaphore: ", func() { semaphore.New(1<<64 - 1) })
 }
 
+func (sm *semMachine) AcquirePermit(t *rapid.T) {
+	n := sm.amount(t, "n")
+	var p *semaphore.Permit
+	testkit.CheckBlocking(t, "AcquirePermit",
+		func(ctx context.Context) (err error) { p, err = sm.s.AcquirePermit(ctx, n); return err },
+		func(c model.Ctx) error { return sm.m.Acquire(c, n) })
+	if p != nil {
+		sm.perms = append(sm.perms, semPermit{p, n})
+	}
+}
+
+func (sm *semMachine) TryAcquirePermit(t *rapid.T) {
+	n := sm.amount(t, "n")
+	p, ok := sm.s.TryAcquirePermit(n)
+	if want := sm.m.TryAcquire(n); ok != want || (p != nil) != ok {
+		t.Fatalf("TryAcquirePermit(%d) = %v, %v; want %v", n, p != nil, ok, want)
+	}
+	if ok {
+		sm.perms = append(sm.perms, semPermit{p, n})
+	}
+}
+
+func (sm *semMachine) permit(t *rapid.T) *semPermit {
+	if len(sm.perms) == 0 {
+		t.Skip("no permit")
+	}
+	return &sm.perms[rapid.IntRange(0, len(sm.perms)-1).Draw(t, "permit")]
+}
+
+func (sm *semMachine) PermitRelease(t *rapid.T) {
+	p := sm.permit(t)
+	want := p.n != 0 && sm.m.Write(p.n) == nil
+	if want {
+		p.n = 0
+	}
+	if got := p.p.Release(); got != want {
+		t.Fatalf("Permit.Release() = %v, want %v", got, want)
+	}
+}
+
+func (sm *semMachine) PermitSplit(t *rapid.T) {
+	p := sm.permit(t)
+	k := rapid.Uint64Range(0, p.n+1).Draw(t, "k")
+	q, err := p.p.Split(k)
+	if ok := k != 0 && k <= p.n; ok != (err == nil) || ok != (q != nil) {
+		t.Fatalf("Split(%d) of %d = %v, %v", k, p.n, q != nil, err)
+	}
+	if q != nil {
+		p.n -= k
+		sm.perms = append(sm.perms, semPermit{q, k})
+	}
+}
+
+func (sm *semMachine) PermitMerge(t *rapid.T) {
+	p, q := sm.permit(t), sm.permit(t)
+	err := p.p.Merge(q.p)
+	if p == q {
+		testkit.SameErr(t, "Merge with itself", err, semaphore.ErrInvalid)
+		return
+	}
+	testkit.MustNil(t, err)
+	p.n, q.n = p.n+q.n, 0
+}
+
+func (sm *semMachine) PermitForget(t *rapid.T) {
+	p := sm.permit(t)
+	if got := p.p.Forget(); got != p.n {
+		t.Fatalf("Forget() = %d, want %d", got, p.n)
+	}
+	p.n = 0
+}
+
 func (sm *semMachine) Check(t *rapid.T) {
 	testkit.CheckCounter(t, sm.m, sm.s, semaphore.Stats{
 		Count:   sm.m.Count(),
@@ -190,6 +269,11 @@ func (sm *semMachine) Check(t *rapid.T) {
 		Waiting: sm.m.Waiting(),
 		Closed:  sm.m.Closed(),
 	})
+	for i, p := range sm.perms {
+		if got := p.p.N(); got != p.n {
+			t.Fatalf("permit #%d holds %d, want %d", i, got, p.n)
+		}
+	}
 	for i, p := range sm.resv {
 		if got, want := testkit.IsClosed(p.r.Done()), p.m.Done(); got != want {
 			t.Fatalf("Done() of reservation #%d (for %d) closed = %v, want %v", i, p.m.Need(), got, want)
