@@ -142,3 +142,25 @@ func ExampleSemaphore_AcquirePermit() {
 	fmt.Println(half.Release(), p.Release(), p.Release(), lim.Count())
 	// Output: true true false 4
 }
+
+// Writable is poll's POLLOUT: it is ready once a Release(1) would not
+// block for want of room, here when a full limiter's holder gives back.
+func ExampleSemaphore_Writable() {
+	lim := semaphore.NewLimiter(1) // full: count 1 = limit 1
+	out := lim.Writable()
+	_ = lim.Acquire(context.Background(), 1) // the count drops below the limit
+	<-out
+	fmt.Println("writable, count", lim.Count())
+	// Output: writable, count 0
+}
+
+// Drain is the shutdown of a limiter: after Close, running jobs still
+// give their units back, and Drain returns once all of them have.
+func ExampleSemaphore_Drain() {
+	lim := semaphore.NewLimiter(2)
+	p, _ := lim.AcquirePermit(context.Background(), 2)
+	lim.Close()
+	go p.Release() // the last job finishes
+	fmt.Println(lim.Drain(context.Background()), lim.Count())
+	// Output: <nil> 2
+}
