@@ -164,3 +164,17 @@ func ExampleSemaphore_Drain() {
 	fmt.Println(lim.Drain(context.Background()), lim.Count())
 	// Output: <nil> 2
 }
+
+// SetLimit resizes a running limiter: cutting it below what is in use
+// takes nothing from the jobs; their releases pay the difference first.
+func ExampleSemaphore_SetLimit() {
+	lim := semaphore.NewLimiter(4)
+	_ = lim.Acquire(context.Background(), 3) // three jobs running
+	_ = lim.SetLimit(2)                      // 1 free unit goes, 1 is owed
+	fmt.Println(lim)
+	_ = lim.Release(3) // the jobs finish: 1 pays the debt, 2 are free
+	fmt.Println(lim)
+	// Output:
+	// semaphore{count=0 limit=2 waiting=0 writers=0 debt=1}
+	// semaphore{count=2 limit=2 waiting=0 writers=0}
+}

@@ -2,6 +2,7 @@ package semaphore_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/evsync/evsync/internal/model"
@@ -262,12 +263,24 @@ func (sm *semMachine) PermitForget(t *rapid.T) {
 	p.n = 0
 }
 
+func (sm *semMachine) SetLimit(t *rapid.T) {
+	limit := rapid.OneOf(
+		rapid.Uint64Range(0, 12),
+		rapid.Just(sm.m.Limit()+1),
+		rapid.Just(max(sm.m.Limit(), 2)-1),
+		rapid.Just(semaphore.Max),
+		rapid.Just(semaphore.Max+1),
+	).Draw(t, "limit")
+	testkit.SameErr(t, fmt.Sprintf("SetLimit(%d)", limit), sm.s.SetLimit(limit), sm.m.SetLimit(limit))
+}
+
 func (sm *semMachine) Check(t *rapid.T) {
 	testkit.CheckCounter(t, sm.m, sm.s, semaphore.Stats{
 		Count:   sm.m.Count(),
 		Limit:   sm.m.Limit(),
 		Waiting: sm.m.Waiting(),
 		Closed:  sm.m.Closed(),
+		Debt:    sm.m.Debt(),
 	})
 	for i, p := range sm.perms {
 		if got := p.p.N(); got != p.n {

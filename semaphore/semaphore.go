@@ -158,6 +158,21 @@ func (s *Semaphore) ReleaseWait(ctx context.Context, n uint64) error {
 	return s.c.WriteWait(ctx, counter.Semaphore, n)
 }
 
+// SetLimit changes the limit of a running semaphore to limit. Raising it
+// adds the difference as free units (after paying any debt, below), so
+// queued acquirers are served at once, in FIFO order. Lowering it takes
+// the difference from the free units; what they cannot cover becomes a
+// debt, because units are never taken from their holders: the releases
+// that follow pay the debt first and add to the count only once it is
+// paid, so the count settles at the new limit once every holder has given
+// back. While in debt, a Release of up to limit+debt units is accepted and
+// the semaphore's fast paths take its lock. SetLimit returns ErrInvalid,
+// changing nothing, unless 1 ≤ limit ≤ Max, or if limit is below a queued
+// Acquire, Reservation or ReleaseWait (which could then never be served:
+// cancel it first); ErrClosed after Close (a closed semaphore keeps its
+// limit and is never reopened).
+func (s *Semaphore) SetLimit(limit uint64) error { return s.c.SetLimit(limit) }
+
 // Ready returns a channel that is closed once the count is non-zero or the
 // semaphore is closed (poll's POLLIN). Each call returns a channel for the
 // next such moment; a goroutine woken by it may still find the units gone
@@ -202,6 +217,7 @@ type Stats struct {
 	Waiting        int    // queued acquirers (Acquire and pending Reservations)
 	WritersWaiting int    // queued ReleaseWait callers
 	Closed         bool   // Close has been called
+	Debt           uint64 // units a lowered limit took away that holders still have (SetLimit)
 }
 
 // Stats returns a snapshot read with atomic loads only: it never takes the
@@ -209,7 +225,7 @@ type Stats struct {
 // may be mutually inconsistent under concurrent use.
 func (s *Semaphore) Stats() Stats {
 	count, closed, readers, writers := s.c.Snapshot()
-	return Stats{count, s.c.Limit(), readers, writers, closed}
+	return Stats{count, s.c.Limit(), readers, writers, closed, s.c.Debt()}
 }
 
 // String formats a Stats snapshot, e.g.
@@ -222,6 +238,10 @@ func (st Stats) String() string {
 	if st.Closed {
 		closed = " closed"
 	}
-	return fmt.Sprintf("semaphore{count=%d limit=%d waiting=%d writers=%d%s}",
-		st.Count, st.Limit, st.Waiting, st.WritersWaiting, closed)
+	debt := ""
+	if st.Debt != 0 {
+		debt = fmt.Sprintf(" debt=%d", st.Debt)
+	}
+	return fmt.Sprintf("semaphore{count=%d limit=%d waiting=%d writers=%d%s%s}",
+		st.Count, st.Limit, st.Waiting, st.WritersWaiting, debt, closed)
 }

@@ -122,7 +122,8 @@ type Delayer interface{ Note(count uint64) }
 // with the limit Max. A Counter must not be copied after first use.
 type Counter struct {
 	word atomic.Uint64 // the count and the flags (see the package doc)
-	lim  uint64        // the limit; 0 means Max, so that the zero value works
+	lim  atomic.Uint64 // the limit; 0 means Max, so that the zero value works; written in locked sections
+	debt atomic.Uint64 // units SetLimit took away that holders still have: releases pay it first; written in locked sections
 
 	mu        sync.Mutex
 	cnt       uint64           // the count, within a locked section (see Lock)
@@ -142,16 +143,17 @@ type Counter struct {
 // Init sets the limit (Max if 0), the starting count and a Delayer (nil
 // for none). Only before the Counter is shared.
 func (c *Counter) Init(limit, initial uint64, d Delayer) {
-	c.lim, c.cnt, c.delay = limit, initial, d
+	c.lim.Store(limit)
+	c.cnt, c.delay = initial, d
 	c.publish(false, false)
 }
 
 // Limit returns the largest count.
 func (c *Counter) Limit() uint64 {
-	if c.lim == 0 {
-		return Max
+	if l := c.lim.Load(); l != 0 {
+		return l
 	}
-	return c.lim
+	return Max
 }
 
 // tryFast takes need units (the whole count if need is 0) with one load
@@ -359,7 +361,7 @@ func (c *Counter) Write(m Mode, n uint64) error {
 
 // write is Write when the fast path cannot take it.
 func (c *Counter) write(m Mode, n uint64) error {
-	if n > c.Limit() {
+	if c.tooBig(n) {
 		return spin.ErrInvalid
 	}
 	for {
@@ -420,7 +422,7 @@ func (c *Counter) writeLocked(m Mode, n uint64) error {
 // there is no room: a closed counter is never waited on). A write of 0
 // never waits.
 func (c *Counter) WriteWait(ctx context.Context, m Mode, n uint64) error {
-	if ctx == nil || n > c.Limit() {
+	if ctx == nil || c.tooBig(n) {
 		return spin.ErrInvalid
 	}
 	if err := ctx.Err(); err != nil {
@@ -446,6 +448,9 @@ func (c *Counter) writeWait(done <-chan struct{}, m Mode, n uint64) (*spin.Waite
 	c.Lock()
 	defer c.Unlock()
 	c.serve()
+	if c.tooBig(n) {
+		return nil, spin.ErrInvalid // never queue a writer no room can take
+	}
 	if c.writers.Len() == 0 {
 		if err := c.add(m, n); err != spin.ErrWouldBlock {
 			return nil, err
@@ -547,6 +552,53 @@ func (c *Counter) Count() uint64 {
 // Snapshot returns, with atomic loads only, the count, whether the counter
 // is closed, and how many readers and writers wait. The values are read
 // one by one and may be mutually inconsistent under concurrent use.
+// SetLimit changes the limit to limit (1 ≤ limit ≤ Max). Raising it adds
+// the difference to the count, after paying any debt, so queued readers
+// are served at once in FIFO order. Lowering it takes the difference from
+// the count, and what the count cannot give becomes a debt that later
+// writes pay before they add to the count: units held are never taken
+// from their holders. It returns ErrInvalid, changing nothing, for a limit
+// out of range or below a queued request (which could then never be
+// served), and ErrClosed after Close.
+func (c *Counter) SetLimit(limit uint64) error {
+	if limit == 0 || limit > Max {
+		return spin.ErrInvalid
+	}
+	c.Lock()
+	defer c.Unlock()
+	if c.closed() {
+		return spin.ErrClosed
+	}
+	if limit < c.readers.MaxNeed(needOf) || limit < c.writers.MaxNeed(needOf) {
+		return spin.ErrInvalid
+	}
+	old, debt := c.Limit(), c.debt.Load()
+	switch {
+	case limit > old:
+		pay := min(limit-old, debt)
+		c.debt.Store(debt - pay)
+		c.cnt += limit - old - pay
+	case limit < old:
+		take := min(old-limit, c.cnt)
+		c.cnt -= take
+		c.debt.Store(debt + old - limit - take)
+	}
+	c.lim.Store(limit)
+	return nil
+}
+
+func needOf(p req) uint64 { return p.need }
+
+// tooBig reports whether a write of n can never be taken: above the limit
+// plus what a debt lets in (the locked section judges again).
+func (c *Counter) tooBig(n uint64) bool {
+	l := c.Limit()
+	return n > l && n-l > c.debt.Load()
+}
+
+// Debt returns what SetLimit took away that holders still have.
+func (c *Counter) Debt() uint64 { return c.debt.Load() }
+
 func (c *Counter) Snapshot() (count uint64, closed bool, readers, writers int) {
 	w := c.word.Load()
 	readers = c.readers.Len()

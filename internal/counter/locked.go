@@ -39,7 +39,7 @@ func (c *Counter) Unlock() {
 	c.serve()
 	waiting := c.readers.Len() != 0 || c.ready.Armed()
 	held := c.delay != nil && waiting
-	c.publish(c.writers.Len() != 0 || c.writable.Armed() || c.drainers.Len() != 0 || waiting && !held, held)
+	c.publish(c.writers.Len() != 0 || c.writable.Armed() || c.drainers.Len() != 0 || c.debt.Load() != 0 || waiting && !held, held)
 	c.serving = false
 	note := held && c.cnt > c.was && !c.closed() // the section wrote to a count readers wait for
 	count := c.cnt
@@ -146,13 +146,19 @@ func (c *Counter) serveWriters() bool {
 
 // add adds n to the count. Only in a locked section.
 func (c *Counter) add(m Mode, n uint64) error {
+	debt := c.debt.Load()
+	pay := min(n, debt) // a write pays SetLimit's debt before it adds to the count
 	switch {
 	case c.closed() && m == Plain:
 		return spin.ErrClosed
-	case n > c.Limit()-c.cnt:
+	case n-pay > c.Limit()-c.cnt:
+		if n > c.Limit()+debt {
+			return spin.ErrInvalid // no count could ever take it
+		}
 		return spin.ErrWouldBlock
 	}
-	c.cnt += n
+	c.debt.Store(debt - pay)
+	c.cnt += n - pay
 	return nil
 }
 

@@ -74,10 +74,8 @@ func (r *Reservation) Cancel() bool {
 	switch queued, v := r.w.Settled(); {
 	case queued:
 		c.readers.Cancel(r.w)
-	case v == spin.Granted && r.w.P.need > c.Limit()-c.cnt:
+	case v == spin.Granted && c.add(Semaphore, r.w.P.need) != nil: // after Close too: into what is left to read
 		r.kept = true
-	case v == spin.Granted:
-		c.cnt += r.w.P.need // after Close too: into what is left to read
 	}
 	return !r.kept
 }

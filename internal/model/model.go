@@ -91,6 +91,7 @@ type Counter struct {
 	mode   Mode
 	count  uint64 // available units; after Close, what is left to read
 	limit  uint64
+	debt   uint64 // what SetLimit took away that holders still have
 	closed bool
 	queue  []*Reservation // pending reservations, oldest first
 
@@ -154,26 +155,66 @@ func (c *Counter) Queue() []uint64 {
 // Plain mode: a semaphore takes back units given back after Close) and
 // ErrWouldBlock if count+n would pass the limit (then nothing changes).
 // Write(0) succeeds and changes nothing where a write may be made.
+//
+// After SetLimit lowered the limit into a debt, a write pays the debt
+// first and adds only the rest to the count; up to limit+debt is accepted.
 func (c *Counter) Write(n uint64) error {
+	pay := min(n, c.debt)
 	switch {
-	case n > c.limit:
+	case n > c.limit+c.debt:
 		return spin.ErrInvalid
 	case c.closed && c.mode == Plain:
 		return spin.ErrClosed
-	case n > c.limit-c.count:
+	case n-pay > c.limit-c.count:
 		return spin.ErrWouldBlock
 	}
-	c.count += n
+	c.debt -= pay
+	c.count += n - pay
 	c.settle()
 	return nil
 }
+
+// SetLimit models semaphore SetLimit: ErrInvalid unless 1 ≤ limit ≤ Max
+// and no queued reservation asks for more than limit; ErrClosed after
+// Close; otherwise a raise adds the difference to the count after paying
+// the debt, and a cut takes it from the count, the rest becoming debt.
+func (c *Counter) SetLimit(limit uint64) error {
+	c.must(Semaphore)
+	switch {
+	case limit == 0 || limit > Max:
+		return spin.ErrInvalid
+	case c.closed:
+		return spin.ErrClosed
+	}
+	for _, r := range c.queue {
+		if r.need > limit {
+			return spin.ErrInvalid
+		}
+	}
+	switch old := c.limit; {
+	case limit > old:
+		pay := min(limit-old, c.debt)
+		c.debt -= pay
+		c.count += limit - old - pay
+	case limit < old:
+		take := min(old-limit, c.count)
+		c.count -= take
+		c.debt += old - limit - take
+	}
+	c.limit = limit
+	c.settle()
+	return nil
+}
+
+// Debt returns what SetLimit took away that holders still have.
+func (c *Counter) Debt() uint64 { return c.debt }
 
 // WriteWait models ReleaseWait and AddWait. Sequential callers never leave
 // a writer parked, so with a Live context it is Write, with ErrWouldBlock
 // meaning "would wait"; with Done it returns ErrInvalid for n above the
 // limit and context.Canceled otherwise.
 func (c *Counter) WriteWait(ctx Ctx, n uint64) error {
-	if n > c.limit {
+	if n > c.limit+c.debt {
 		return spin.ErrInvalid
 	}
 	if err := stopped(ctx); err != nil {
@@ -417,6 +458,8 @@ func (c *Counter) Validate() error {
 	switch {
 	case c.count > c.limit:
 		return invariantError("count above the limit")
+	case c.count != 0 && c.debt != 0:
+		return invariantError("free units while in debt")
 	case c.closed && len(c.queue) != 0:
 		return invariantError("reservations queued after Close")
 	case len(c.queue) != 0 && c.queue[0].need <= c.count:

@@ -85,11 +85,13 @@ func (r *Reservation) Cancel() bool {
 	case pending:
 		c.remove(r)
 	case granted:
-		if r.need > c.limit-c.count {
+		pay := min(r.need, c.debt)
+		if r.need-pay > c.limit-c.count {
 			r.kept = true
 			return false
 		}
-		c.count += r.need
+		c.debt -= pay
+		c.count += r.need - pay
 	}
 	c.settle()
 	return true

@@ -178,6 +178,16 @@ func (q *Queue[P]) Remove(w *Waiter[P]) {
 	q.n.Add(-1)
 }
 
+// MaxNeed returns the largest need(p) of the queued waiters' payloads (0
+// if none). Only with the owner's lock held.
+func (q *Queue[P]) MaxNeed(need func(P) uint64) uint64 {
+	m := uint64(0)
+	for w := q.head; w != nil; w = w.next {
+		m = max(m, need(w.P))
+	}
+	return m
+}
+
 // Front returns the waiter that has waited longest and whose context is
 // still live, or nil. Waiters whose context has ended are settled as
 // Cancelled on the way, so a granter never hands anything to a caller
