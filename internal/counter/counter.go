@@ -549,9 +549,6 @@ func (c *Counter) Count() uint64 {
 	return w & countMask
 }
 
-// Snapshot returns, with atomic loads only, the count, whether the counter
-// is closed, and how many readers and writers wait. The values are read
-// one by one and may be mutually inconsistent under concurrent use.
 // SetLimit changes the limit to limit (1 ≤ limit ≤ Max). Raising it adds
 // the difference to the count, after paying any debt, so queued readers
 // are served at once in FIFO order. Lowering it takes the difference from
@@ -587,6 +584,7 @@ func (c *Counter) SetLimit(limit uint64) error {
 	return nil
 }
 
+// needOf is a request's need, for MaxNeed.
 func needOf(p req) uint64 { return p.need }
 
 // tooBig reports whether a write of n can never be taken: above the limit
@@ -599,6 +597,9 @@ func (c *Counter) tooBig(n uint64) bool {
 // Debt returns what SetLimit took away that holders still have.
 func (c *Counter) Debt() uint64 { return c.debt.Load() }
 
+// Snapshot returns, with atomic loads only, the count, whether the counter
+// is closed, and how many readers and writers wait. The values are read
+// one by one and may be mutually inconsistent under concurrent use.
 func (c *Counter) Snapshot() (count uint64, closed bool, readers, writers int) {
 	w := c.word.Load()
 	readers = c.readers.Len()
