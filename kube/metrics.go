@@ -43,10 +43,17 @@ func (m *metrics) Depth(delta int) {
 	}
 }
 
-func (m *metrics) Added()                 { m.adds.Inc() }
+// Added counts an add (client-go's adds).
+func (m *metrics) Added() { m.adds.Inc() }
+
+// Waited observes a queue latency, in seconds as client-go's histogram has it.
 func (m *metrics) Waited(d time.Duration) { m.latency.Observe(d.Seconds()) }
+
+// Worked observes a work duration, in seconds.
 func (m *metrics) Worked(d time.Duration) { m.work.Observe(d.Seconds()) }
-func (m *metrics) Retried()               { m.retries.Inc() }
+
+// Retried counts a retry.
+func (m *metrics) Retried() { m.retries.Inc() }
 
 // running sets the two gauges client-go updates in the background, from
 // readyq.Queue.Running.

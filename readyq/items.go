@@ -298,7 +298,10 @@ func (q *Queue[T]) unlock() {
 // leaves under mu, and the Unlock serves those behind it.
 type owner[T comparable] Queue[T]
 
+// Lock takes the queue's lock.
 func (o *owner[T]) Lock() { o.mu.Lock() }
+
+// Unlock serves those behind a waiter that left and releases the lock.
 
 func (o *owner[T]) Unlock() {
 	q := (*Queue[T])(o)

@@ -101,6 +101,7 @@ type exponential[T comparable] struct {
 	failures  map[T]int
 }
 
+// When returns base·2ⁿ for the n-th retry of item (at most max) and counts it.
 func (r *exponential[T]) When(item T) time.Duration {
 	r.mu.Lock()
 	n := r.failures[item]
@@ -113,12 +114,14 @@ func (r *exponential[T]) When(item T) time.Duration {
 	return min(d, r.max)
 }
 
+// Forget drops item's count.
 func (r *exponential[T]) Forget(item T) {
 	r.mu.Lock()
 	delete(r.failures, item)
 	r.mu.Unlock()
 }
 
+// NumRequeues returns item's count.
 func (r *exponential[T]) NumRequeues(item T) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -138,8 +141,11 @@ func BucketRateLimiter[T comparable](l *rate.Limiter) RateLimiter[T] {
 
 type bucket[T comparable] struct{ l *rate.Limiter }
 
+// When reserves a token and returns the wait for it.
 func (b bucket[T]) When(T) time.Duration { return b.l.Reserve().Delay() }
+// Forget does nothing: the bucket keeps nothing per item.
 func (bucket[T]) Forget(T)               {}
+// NumRequeues is 0: the bucket counts nothing per item.
 func (bucket[T]) NumRequeues(T) int      { return 0 }
 
 // MaxOfRateLimiters returns a limiter whose When is the longest of the
@@ -156,6 +162,7 @@ func MaxOfRateLimiters[T comparable](limiters ...RateLimiter[T]) RateLimiter[T] 
 
 type maxOf[T comparable] []RateLimiter[T]
 
+// When returns the longest of the limiters' delays.
 func (m maxOf[T]) When(item T) time.Duration {
 	var d time.Duration
 	for _, l := range m {
@@ -164,12 +171,14 @@ func (m maxOf[T]) When(item T) time.Duration {
 	return d
 }
 
+// Forget forgets item in every limiter.
 func (m maxOf[T]) Forget(item T) {
 	for _, l := range m {
 		l.Forget(item)
 	}
 }
 
+// NumRequeues returns the largest of the limiters' counts.
 func (m maxOf[T]) NumRequeues(item T) int {
 	n := 0
 	for _, l := range m {
