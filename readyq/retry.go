@@ -143,10 +143,12 @@ type bucket[T comparable] struct{ l *rate.Limiter }
 
 // When reserves a token and returns the wait for it.
 func (b bucket[T]) When(T) time.Duration { return b.l.Reserve().Delay() }
+
 // Forget does nothing: the bucket keeps nothing per item.
-func (bucket[T]) Forget(T)               {}
+func (bucket[T]) Forget(T) {}
+
 // NumRequeues is 0: the bucket counts nothing per item.
-func (bucket[T]) NumRequeues(T) int      { return 0 }
+func (bucket[T]) NumRequeues(T) int { return 0 }
 
 // MaxOfRateLimiters returns a limiter whose When is the longest of the
 // limiters' (each counts the retry), whose NumRequeues is the largest,
