@@ -302,7 +302,6 @@ type owner[T comparable] Queue[T]
 func (o *owner[T]) Lock() { o.mu.Lock() }
 
 // Unlock serves those behind a waiter that left and releases the lock.
-
 func (o *owner[T]) Unlock() {
 	q := (*Queue[T])(o)
 	q.settle()
