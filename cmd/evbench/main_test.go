@@ -2,41 +2,481 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
+	"golang.org/x/perf/benchfmt"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain runs the command itself when the tests re-execute their own
+// binary with evbenchMainEnv set (TestExitStatus), and otherwise the tests
+// under goleak.
+func TestMain(m *testing.M) {
+	if os.Getenv(evbenchMainEnv) == "1" {
+		os.Args = append([]string{"evbench"}, strings.Fields(os.Getenv(evbenchArgsEnv))...)
+		main()
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
 
-// TestEveryWorkloadRuns runs each case briefly and checks that the table
-// has one row per case with the evsync rows present; the figures
-// themselves are measurements, not assertions.
-func TestEveryWorkloadRuns(t *testing.T) {
-	cs := selectCases(workloads(), "")
-	rows, err := runAll(cs, 5*time.Millisecond)
-	if err != nil {
+const (
+	evbenchMainEnv = "EVBENCH_TEST_RUN_MAIN"
+	evbenchArgsEnv = "EVBENCH_TEST_ARGS"
+)
+
+// short is a configuration for fast test runs of real workloads; the
+// figures are measurements, not assertions.
+func short(format string, groups ...string) config {
+	return config{groups: groups, duration: 3 * time.Millisecond, repeat: 2, format: format}
+}
+
+// TestEveryGroupRuns runs every case of every group briefly and checks
+// that the table has the heading, each column's explanation, one section
+// per workload naming its anchor, and one row per case.
+func TestEveryGroupRuns(t *testing.T) {
+	for _, g := range groupNames() {
+		t.Run(g, func(t *testing.T) {
+			var out, errs bytes.Buffer
+			if err := run(short("table", g), &out, &errs); err != nil {
+				t.Fatal(err)
+			}
+			text := out.String()
+			if errs.Len() != 0 {
+				t.Errorf("stderr is not a terminal, yet it got %q", errs.String())
+			}
+			for _, want := range []string{"evbench:", "2 runs of 3ms", "columns (", "vs ANCHOR", "median"} {
+				if want == "vs ANCHOR" && (g == "notify" || g == "sweep") {
+					want = "over floor"
+				}
+				if !strings.Contains(text, want) {
+					t.Errorf("output lacks %q:\n%s", want, text)
+				}
+			}
+			for _, w := range workloadsOf([]string{g}) {
+				section := "\n" + w.name() + "\n  " + w.about + "\n  vs " + w.anchor + ": " + w.why + "\n"
+				if !strings.Contains(text, section) {
+					t.Errorf("no section for %q (its about and anchor) in:\n%s", w.name(), text)
+				}
+				for _, c := range w.cases {
+					if !strings.Contains(text, "\n  "+c.impl+" ") {
+						t.Errorf("%s: no row for %s", w.name(), c.impl)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestJSONRows checks that -json prints one object per case with the
+// documented fields, each metric's median between its min and max.
+func TestJSONRows(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(short("json", "semaphore", "notify"), &out, new(bytes.Buffer)); err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != len(cs) {
-		t.Fatalf("%d rows for %d cases", len(rows), len(cs))
+	want := 0
+	for _, w := range workloadsOf([]string{"semaphore", "notify"}) {
+		want += len(w.cases)
 	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != want {
+		t.Fatalf("%d JSON lines for %d cases", len(lines), want)
+	}
+	sawVs, sawFloor := false, false
+	for _, line := range lines {
+		var row struct {
+			Group, Workload, Bench, Impl, Anchor string
+			Params                               map[string]string
+			Runs                                 int
+			RunMs                                float64 `json:"run_ms"`
+			Unsupported                          bool
+			VsAnchor                             *stat `json:"vs_anchor"`
+			NsPerOp                              *stat `json:"ns_per_op"`
+			CPUUsPerWrite                        *stat `json:"cpu_us_per_write"`
+			OverFloorUs                          *stat `json:"over_floor_us"`
+		}
+		dec := json.NewDecoder(strings.NewReader(line))
+		if err := dec.Decode(&row); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		if row.Group == "" || row.Workload == "" || row.Impl == "" || row.Anchor == "" || row.Bench == "" || row.RunMs != 3 {
+			t.Errorf("a field is missing: %s", line)
+		}
+		if row.Unsupported {
+			continue
+		}
+		if row.Runs != 2 {
+			t.Errorf("runs = %d, want 2: %s", row.Runs, line)
+		}
+		var all map[string]any
+		_ = json.Unmarshal([]byte(line), &all)
+		for name, v := range all {
+			if m, ok := v.(map[string]any); ok && name != "params" {
+				lo, mid, hi := m["min"].(float64), m["median"].(float64), m["max"].(float64)
+				if !(lo <= mid && mid <= hi) {
+					t.Errorf("%s: median %v outside [%v, %v]: %s", name, mid, lo, hi, line)
+				}
+			}
+		}
+		switch row.Group {
+		case "semaphore":
+			if row.NsPerOp == nil || row.Params == nil && strings.Contains(row.Workload, "=") {
+				t.Errorf("semaphore row without ns_per_op or params: %s", line)
+			}
+			sawVs = sawVs || row.VsAnchor != nil
+		case "notify":
+			if row.CPUUsPerWrite == nil {
+				t.Errorf("notify row without cpu_us_per_write: %s", line)
+			}
+			if row.Impl == floorImpl {
+				sawFloor = true
+				if row.OverFloorUs != nil {
+					t.Errorf("the floor is over itself: %s", line)
+				}
+			} else if row.OverFloorUs == nil {
+				t.Errorf("a notifier without over_floor_us: %s", line)
+			}
+		}
+	}
+	if !sawVs || !sawFloor {
+		t.Errorf("no vs_anchor (%v) or no floor row (%v)", sawVs, sawFloor)
+	}
+}
+
+// TestBenchFormat checks that -format bench prints lines the benchmark
+// format's own parser reads, one per run, named with impl= keys.
+func TestBenchFormat(t *testing.T) {
 	var out bytes.Buffer
-	printTable(&out, rows)
-	text := out.String()
-	for _, want := range []string{"ops/s", "allocs/op", "wakeups/op", "cpu/wall", "evsync"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("table lacks %q:\n%s", want, text)
+	if err := run(short("bench", "signal", "notify"), &out, new(bytes.Buffer)); err != nil {
+		t.Fatal(err)
+	}
+	r := benchfmt.NewReader(bytes.NewReader(out.Bytes()), "evbench")
+	results, units := 0, map[string]bool{}
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.Result:
+			results++
+			if !strings.Contains(string(rec.Name), "/impl=") {
+				t.Errorf("a name without impl=: %s", rec.Name)
+			}
+			for _, v := range rec.Values {
+				units[v.Unit] = true
+			}
+		case *benchfmt.SyntaxError:
+			t.Errorf("not a benchmark line: %v", rec)
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, w := range workloadsOf([]string{"signal", "notify"}) {
+		want += 2 * len(w.cases)
+	}
+	if results > want || results < want-4 { // eventfd's rows are left out off Linux
+		t.Errorf("%d benchmark lines for %d runs", results, want)
+	}
+	for _, u := range []string{"sec/op", "allocs/op", "cpu/wall", "cpu-sec/write"} { // benchfmt reads ns as sec
+		if !units[u] {
+			t.Errorf("no %s values (units: %v)", u, units)
 		}
 	}
 }
 
-func TestMatchSelectsCases(t *testing.T) {
-	all := selectCases(workloads(), "")
-	some := selectCases(workloads(), "impl=never-matches")
-	if len(all) == 0 || len(some) != 0 {
-		t.Fatalf("selectCases: %d for all, %d for a non-matching filter", len(all), len(some))
+// TestRowsStreamAsEachWorkloadFinishes checks that a workload's rows are
+// written before the next workload starts.
+func TestRowsStreamAsEachWorkloadFinishes(t *testing.T) {
+	var out bytes.Buffer
+	var sawFirst atomic.Bool
+	count := func(stop *atomic.Bool) (tally, error) {
+		n := tally{ops: 1}
+		for !stop.Load() {
+			n.ops++
+		}
+		return n, nil
+	}
+	first := workload{group: "semaphore", title: "first", bench: "First", about: "a", anchor: "a", why: "w",
+		cases: []bench{{impl: "a", run: count}, {impl: "zz-first-row", run: count}}}
+	second := workload{group: "semaphore", title: "second", bench: "Second", about: "b", anchor: "a", why: "w",
+		cases: []bench{{impl: "a", run: func(stop *atomic.Bool) (tally, error) {
+			sawFirst.Store(strings.Contains(out.String(), "zz-first-row"))
+			return count(stop)
+		}}}}
+	cfg := config{groups: []string{"semaphore"}, duration: time.Millisecond, repeat: 1, format: "table"}
+	if err := runWorkloads([]workload{first, second}, cfg, &out, new(bytes.Buffer)); err != nil {
+		t.Fatal(err)
+	}
+	if !sawFirst.Load() {
+		t.Fatalf("the second workload ran before the first one's rows were written:\n%s", out.String())
+	}
+}
+
+// TestUsageErrors checks that each command line asking for something
+// that does not exist is refused with a message, as a usage error.
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"-workloads", "nosuch"}, `unknown workload group "nosuch"`},
+		{[]string{"-workloads", "semaphore,"}, `unknown workload group ""`},
+		{[]string{"-duration", "fast"}, `invalid value "fast"`},
+		{[]string{"-duration", "0s"}, "must last longer than 0"},
+		{[]string{"-duration", "-1s"}, "must last longer than 0"},
+		{[]string{"-repeat", "0"}, "at least once"},
+		{[]string{"-format", "xml"}, "the formats are"},
+		{[]string{"-json", "-format", "bench"}, "two outputs"},
+		{[]string{"-seed"}, "-workloads notify"},
+		{[]string{"-sweep"}, "-workloads sweep"},
+		{[]string{"semaphore"}, "unexpected argument"},
+		{[]string{"-plot", "x", "-workloads", "semaphore"}, "-plot draws"},
+		{[]string{"-nosuchflag"}, "not defined"},
+	} {
+		_, err := parseConfig(tc.args, new(bytes.Buffer))
+		if !errors.As(err, new(usageError)) || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%q: err = %v, want a usage error saying %q", tc.args, err, tc.says)
+		}
+	}
+	cfg, err := parseConfig([]string{"-match", "nosuchthing"}, new(bytes.Buffer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err = run(cfg, &out, new(bytes.Buffer))
+	if !errors.As(err, new(usageError)) || !strings.Contains(err.Error(), "matches no case") {
+		t.Errorf("-match nosuchthing: err = %v, want a usage error", err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("-match nosuchthing printed %q", out.String())
+	}
+}
+
+// TestConfigDefaults checks the flags' defaults and how -quick, -json and
+// -plot change them.
+func TestConfigDefaults(t *testing.T) {
+	parse := func(args ...string) config {
+		t.Helper()
+		cfg, err := parseConfig(args, new(bytes.Buffer))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	if c := parse(); strings.Join(c.groups, ",") != "semaphore,readyq,signal,notify" ||
+		c.repeat != defaultRepeat || c.runFor("semaphore") != defaultDuration || c.runFor("sweep") != sweepDuration || c.format != "table" {
+		t.Errorf("defaults: %+v", c)
+	}
+	if c := parse("-quick"); c.repeat != 1 || c.runFor("sweep") != quickDuration {
+		t.Errorf("-quick: %+v", c)
+	}
+	if c := parse("-quick", "-repeat", "4"); c.repeat != 4 {
+		t.Errorf("-quick -repeat 4: repeat %d", c.repeat)
+	}
+	if c := parse("-json"); c.format != "json" {
+		t.Errorf("-json: format %q", c.format)
+	}
+	if c := parse("-plot", "dir"); strings.Join(c.groups, ",") != "sweep,scaling" {
+		t.Errorf("-plot: groups %v", c.groups)
+	}
+	if c := parse("-workloads", "all"); len(c.groups) != len(groupOrder) {
+		t.Errorf("-workloads all: groups %v", c.groups)
+	}
+	if c := parse("-workloads", "signal,semaphore"); strings.Join(c.groups, ",") != "semaphore,signal" {
+		t.Errorf("groups run in their order: %v", c.groups)
+	}
+}
+
+// TestRunBudget checks that the default run's runs add up to well under a
+// minute and -quick's to a few seconds (the time the runs take by
+// construction, not a timing of this machine).
+func TestRunBudget(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		max  time.Duration
+	}{{nil, 40 * time.Second}, {[]string{"-quick"}, 5 * time.Second}} {
+		cfg, err := parseConfig(tc.args, new(bytes.Buffer))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := planOf(workloadsOf(cfg.groups), cfg); p.time > tc.max {
+			t.Errorf("%q: the runs add up to %v, over %v", tc.args, p.time, tc.max)
+		}
+	}
+}
+
+// TestExitStatus runs the command (this test binary re-executed as
+// evbench) and checks its exit status and that piped output holds rows
+// and no progress line.
+func TestExitStatus(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	evbench := func(args string) (stdout, stderr string, code int) {
+		cmd := exec.Command(exe)
+		cmd.Env = append(os.Environ(), evbenchMainEnv+"=1", evbenchArgsEnv+"="+args)
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return o.String(), e.String(), exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return o.String(), e.String(), 0
+	}
+	for _, args := range []string{"-match nosuchthing", "-workloads nosuch", "-duration fast", "-seed"} {
+		out, errs, code := evbench(args)
+		if code != 2 || out != "" || !strings.Contains(errs, "evbench:") {
+			t.Errorf("evbench %s: exit %d, stdout %q, stderr %q; want 2, nothing, a message", args, code, out, errs)
+		}
+	}
+	out, errs, code := evbench("-quick -workloads semaphore -match acquire+release")
+	if code != 0 || errs != "" || !strings.Contains(out, "impl=") && !strings.Contains(out, "evsync") {
+		t.Errorf("a piped run: exit %d, stderr %q (want none), stdout:\n%s", code, errs, out)
+	}
+	if _, _, code := evbench("-help"); code != 0 {
+		t.Errorf("-help: exit %d", code)
+	}
+}
+
+// TestProgress checks the progress line: drawn only when asked (stderr
+// is a terminal), redrawn in place, erased before rows.
+func TestProgress(t *testing.T) {
+	var off bytes.Buffer
+	p := newProgress(false, &off, 2)
+	p.show("a")
+	p.clear()
+	if off.Len() != 0 {
+		t.Errorf("progress off wrote %q", off.String())
+	}
+	var on bytes.Buffer
+	p = newProgress(true, &on, 2)
+	p.show("first case")
+	p.show("second case")
+	p.clear()
+	want := "\r\x1b[K[1/2] first case\r\x1b[K[2/2] second case\r\x1b[K"
+	if on.String() != want {
+		t.Errorf("progress wrote %q, want %q", on.String(), want)
+	}
+}
+
+// TestStat checks the median, the range and the spread's text.
+func TestStat(t *testing.T) {
+	s := statOf([]float64{3, 1, 2})
+	if s != (stat{2, 1, 3}) || s.spread() != "±50%" {
+		t.Errorf("statOf(3,1,2) = %+v %q", s, s.spread())
+	}
+	if s := statOf([]float64{4, 1, 2, 3}); s.Median != 2.5 {
+		t.Errorf("median of 1..4 = %v", s.Median)
+	}
+	if s := statOf([]float64{5}); s.spread() != "" {
+		t.Errorf("one run has a spread: %q", s.spread())
+	}
+	if s := statOf([]float64{1, 10, 1}); s.spread() != "±>99%" {
+		t.Errorf("runs 1, 10, 1: spread %q", s.spread())
+	}
+}
+
+// TestGreyZones checks the shaded ranges: around each run of rates at
+// which every run was above 1, halfway (log) to the neighbours.
+func TestGreyZones(t *testing.T) {
+	pts := []point{{x: 100, lo: 1.5}, {x: 400, lo: 1.1}, {x: 1600, lo: 0.9}, {x: 6400, lo: 1.2}}
+	got := greyZones(pts)
+	if len(got) != 2 {
+		t.Fatalf("zones %v", got)
+	}
+	near := func(a, b float64) bool { return a > b*0.999 && a < b*1.001 }
+	if !near(got[0][0], 100/1.41421356) || !near(got[0][1], 800) || !near(got[1][0], 3200) || !near(got[1][1], 6400*1.41421356) {
+		t.Errorf("zones %v", got)
+	}
+	if z := greyZones([]point{{x: 100, lo: 0.5}}); len(z) != 0 {
+		t.Errorf("a zone where no run is above 1: %v", z)
+	}
+}
+
+// TestCharts draws the charts from made-up results and checks the files.
+func TestCharts(t *testing.T) {
+	var rs []result
+	add := func(ws []workload, f func(w workload, c bench, round int) sample) {
+		for _, w := range ws {
+			for _, c := range w.cases {
+				r := result{w: w, c: c, d: time.Second}
+				for round := range 3 {
+					r.runs = append(r.runs, f(w, c, round))
+				}
+				rs = append(rs, r)
+			}
+		}
+	}
+	add(sweepWorkloads(), func(w workload, c bench, round int) sample {
+		cpu := 1000 * time.Microsecond
+		if c.impl == fixedImpl && w.paramN("rate") < 1000 {
+			cpu *= 2 // the grey zone
+		}
+		lat := newLatencies()
+		_ = lat.RecordValue(int64(time.Millisecond) * int64(1+round))
+		return sample{n: tally{ops: 1000, wakeups: 10, lat: lat}, wall: time.Second, cpu: cpu + time.Duration(round)*time.Microsecond}
+	})
+	add(scalingWorkloads(), func(w workload, c bench, round int) sample {
+		return sample{n: tally{ops: uint64(1000 * (1 + round))}, wall: time.Millisecond * time.Duration(w.paramN("g")), cpu: time.Millisecond}
+	})
+	dir := t.TempDir()
+	files, err := writeCharts(dir, rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"sweep-cpu.svg", "sweep-p99.svg", "scaling-limit1.svg", "scaling-limit4.svg"}
+	if len(files) != len(want) {
+		t.Fatalf("files %v, want %v", files, want)
+	}
+	for i, name := range want {
+		if files[i] != filepath.Join(dir, name) {
+			t.Errorf("file %d: %s, want %s", i, files[i], name)
+		}
+		b, err := os.ReadFile(files[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b, []byte("<svg")) {
+			t.Errorf("%s is not an SVG", name)
+		}
+	}
+	cpu, _ := os.ReadFile(files[0])
+	for _, s := range []string{"grey zone", fixedImpl, adaptiveImpl, "immediate evsync"} {
+		if !bytes.Contains(cpu, []byte(s)) {
+			t.Errorf("sweep-cpu.svg lacks %q", s)
+		}
+	}
+	if files, err := writeCharts(t.TempDir(), nil); err != nil || len(files) != 0 {
+		t.Errorf("no results: files %v, err %v", files, err)
+	}
+}
+
+// TestPaceRate checks, on synctest's clock, that pace makes rate writes a
+// second, including rates whose slot is not a whole number of
+// nanoseconds (300/s) and rates above one write per millisecond.
+func TestPaceRate(t *testing.T) {
+	for _, rate := range []int{100, 300, 1000, 3000, 20000} {
+		synctest.Test(t, func(t *testing.T) {
+			var stop atomic.Bool
+			time.AfterFunc(time.Second, func() { stop.Store(true) })
+			n := pace(rate, &stop, func() {})
+			slot := max(1, rate/1000) // writes per slot
+			if d := int(n) - rate; d < -slot || d > 2*slot {
+				t.Errorf("rate %d/s: %d writes in a second", rate, n)
+			}
+		})
 	}
 }

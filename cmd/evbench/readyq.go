@@ -9,26 +9,35 @@ import (
 	"github.com/evsync/evsync/internal/anchor"
 )
 
-// readyqWorkloads are the ready-queue workloads: producers mark 1,000 keys
+// readyqWorkloads is the readyq group: producers mark 1,000 keys
 // round-robin as fast as they can while consumers take batches and finish
 // each batch as they ask for the next (see anchor.ReadyQueueLoad). One op
-// is one key handed out, so ops/s is items handed out per second. Each
-// shape (producers, consumers) and batch size is a workload of its own,
-// run with evsync's readyq, the mutex+slice+map queue and, for batch 1, a
-// buffered channel (which does not deduplicate: every Add is a hand-out).
-// client-go's workqueue is compared in the nested bench module only.
+// is one key handed out. Each shape (producers, consumers) and batch size
+// is a workload of its own, run with evsync's readyq, the mutex+slice+map
+// queue and, for batch 1, a buffered channel, which does not de-duplicate
+// (every Add is a hand-out), so it is the ceiling of a queue, not an
+// alternative to one. client-go's workqueue is compared in the nested
+// bench module, whose dependencies evbench keeps out.
 func readyqWorkloads() []workload {
 	var ws []workload
 	for _, shape := range [][2]int{{1, 1}, {4, 2}} {
 		for _, batch := range []int{1, 64} {
 			load := anchor.ReadyQueueLoad{Producers: shape[0], Consumers: shape[1], Batch: batch, Keys: 1000}
-			w := workload{name: fmt.Sprintf("readyq p=%d c=%d keys=1000 batch=%d", shape[0], shape[1], batch)}
+			w := workload{group: "readyq", title: "readyq", bench: "ReadyQueue",
+				params: []param{intParam("p", shape[0]), intParam("c", shape[1]), intParam("keys", 1000), intParam("batch", batch)},
+				about: fmt.Sprintf("%d producer(s) Add 1,000 keys round-robin, %d consumer(s) take up to %d keys and finish them as they ask for more; one op is one key handed out",
+					shape[0], shape[1], batch),
+				anchor: "mutex", why: whyMutex}
 			for _, impl := range anchor.ReadyQueues() {
 				if impl.Batch != batch {
 					continue
 				}
 				name, _, _ := strings.Cut(impl.Name, "-b") // the workload names the batch
-				w.cases = append(w.cases, bench{name, readyqCase(load, impl.New)})
+				c := bench{impl: name, run: readyqCase(load, impl.New)}
+				if name == "chan" {
+					c.note = "no de-duplication: a ceiling, not an alternative"
+				}
+				w.cases = append(w.cases, c)
 			}
 			ws = append(ws, w)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 
 	"github.com/evsync/evsync/internal/anchor"
@@ -14,12 +15,52 @@ var errFailedTry = errors.New("a try-acquire failed on an idle semaphore")
 // A semDriver runs a semaphore workload until stop is set.
 type semDriver func(s anchor.Semaphore, stop *atomic.Bool) (tally, error)
 
+// semaphoreWorkloads is the semaphore group: one goroutine alone, then g
+// goroutines contending for limits of 1 and 4.
+func semaphoreWorkloads() []workload {
+	ws := []workload{
+		semWorkload("semaphore", "semaphore acquire+release", "SemaphoreAcquireRelease", nil,
+			"one goroutine: Acquire(1), then Release(1); limit 1", 1, acquireRelease),
+		semWorkload("semaphore", "semaphore tryacquire+release", "SemaphoreTryAcquireRelease", nil,
+			"one goroutine: TryAcquire(1), then Release(1); limit 1", 1, tryAcquireRelease),
+	}
+	for _, limit := range []int{1, 4} {
+		for _, g := range []int{2, 8, 64} {
+			ws = append(ws, contendedWorkload("semaphore", "semaphore contended", "SemaphoreContended", limit, g))
+		}
+	}
+	return ws
+}
+
+// scalingWorkloads is the scaling group: the contended workload from 1 to
+// 128 goroutines, the data of the semaphore charts.
+func scalingWorkloads() []workload {
+	var ws []workload
+	for _, limit := range []int{1, 4} {
+		for g := 1; g <= 128; g *= 2 {
+			ws = append(ws, contendedWorkload("scaling", "semaphore scaling", "SemaphoreScaling", limit, g))
+		}
+	}
+	return ws
+}
+
+// contendedWorkload has g goroutines contend for a semaphore of limit
+// units.
+func contendedWorkload(group, title, benchName string, limit, g int) workload {
+	w := semWorkload(group, title, benchName, []param{intParam("limit", limit), intParam("g", g)},
+		fmt.Sprintf("%d goroutines each take one unit (TryAcquire; Acquire when that fails) and give it back; limit %d; wakeups/op: the share of takes that had to wait", g, limit),
+		uint64(limit), contended(g))
+	w.wakeups = true
+	return w
+}
+
 // semWorkload runs drive on a semaphore of limit units of every
 // implementation.
-func semWorkload(name string, limit uint64, wakeups bool, drive semDriver) workload {
-	w := workload{name: name, wakeups: wakeups}
+func semWorkload(group, title, benchName string, params []param, about string, limit uint64, drive semDriver) workload {
+	w := workload{group: group, title: title, bench: benchName, params: params, about: about,
+		anchor: "xsync", why: whyXSync}
 	for _, impl := range anchor.Semaphores() {
-		w.cases = append(w.cases, bench{impl.Name, func(stop *atomic.Bool) (tally, error) {
+		w.cases = append(w.cases, bench{impl: impl.Name, run: func(stop *atomic.Bool) (tally, error) {
 			s, err := impl.New(limit)
 			if err != nil {
 				return tally{}, err

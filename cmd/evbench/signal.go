@@ -17,11 +17,28 @@ var errLostUnits = errors.New("a take did not return the unit just added")
 // drivers that need a second) until stop is set.
 type sigDriver func(a, b anchor.Signal, stop *atomic.Bool) (tally, error)
 
-// sigWorkload runs drive on two fresh signals of every implementation.
-func sigWorkload(name string, wakeups bool, drive sigDriver) workload {
-	w := workload{name: name, wakeups: wakeups}
+// signalWorkloads is the signal group.
+func signalWorkloads() []workload {
+	addTakeW := sigWorkload("signal add+take", "SignalAddTake", nil,
+		"one goroutine: Add(1), then Take()", false, addTake)
+	pp := sigWorkload("signal ping-pong", "SignalPingPong", nil,
+		"two goroutines take turns: one Adds 1 and Waits for the answer, the other Waits and Adds 1 back; one op is a round trip",
+		false, pingPong)
+	pp.cases = append(pp.cases, bench{impl: "chan", run: chanPingPong})
+	pp.anchor, pp.why = "chan", whyChan
+	wr := sigWorkload("signal writers", "SignalWriters", []param{intParam("w", writersN)},
+		fmt.Sprintf("%d goroutines Add(1) in a loop, one reader Waits and takes the sum; one op is one Add; wakeups/op: the reader's Waits per Add (1 / mean batch)", writersN),
+		true, writers(writersN))
+	return []workload{addTakeW, pp, wr, observedWorkload(writersN)}
+}
+
+// sigWorkload runs drive on two fresh signals of every implementation,
+// compared with the atomic+token notifier.
+func sigWorkload(title, benchName string, params []param, about string, wakeups bool, drive sigDriver) workload {
+	w := workload{group: "signal", title: title, bench: benchName, params: params, about: about,
+		anchor: "atomictoken", why: whyToken, wakeups: wakeups}
 	for _, impl := range anchor.Signals() {
-		w.cases = append(w.cases, bench{impl.Name, func(stop *atomic.Bool) (tally, error) {
+		w.cases = append(w.cases, bench{impl: impl.Name, run: func(stop *atomic.Bool) (tally, error) {
 			return withSignals(impl, func(a, b anchor.Signal) (tally, error) {
 				return drive(a, b, stop)
 			})
@@ -162,15 +179,20 @@ func readLoop(s anchor.Signal, finished *atomic.Bool) (uint64, error) {
 	return waits, nil
 }
 
+// writersN is how many goroutines add in the writers workloads.
+const writersN = 4
+
 // observedWorkload is the writers workload on evsync with an observer
 // (anchor.Observe) calling String in a loop (observer=on), none (off), or
 // one formatting a constant Stats instead (control: the same CPU use,
 // without touching the signal). It compares with observer=off.
 func observedWorkload(w int) workload {
-	wl := workload{name: fmt.Sprintf("signal writers w=%d observed", w),
-		ref: "evsync/observer=off", wakeups: true}
+	wl := workload{group: "signal", title: "signal writers observed", bench: "SignalWritersObserved",
+		params: []param{intParam("w", w)},
+		about:  "the writers workload on evsync while a goroutine calls String() in a loop (on), formats a constant (control: the same CPU use, not touching the signal) or nothing runs (off)",
+		anchor: "evsync/observer=off", why: whyQuiet, wakeups: true}
 	for _, mode := range anchor.ObserverModes() {
-		wl.cases = append(wl.cases, bench{"evsync/observer=" + mode, func(stop *atomic.Bool) (tally, error) {
+		wl.cases = append(wl.cases, bench{impl: "evsync/observer=" + mode, run: func(stop *atomic.Bool) (tally, error) {
 			s := signal.New(0)
 			defer s.Close()
 			unobserve := anchor.Observe(s, mode)

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// kind says which columns a workload's rows have.
+type kind int
+
+const (
+	opsKind    kind = iota // operations per second, ns/op, allocs, wakeups, cpu
+	notifyKind             // paced writes: CPU per write, wakeups/s, latency
+)
+
+// A workload is one scenario, run once per round for each implementation
+// (case) it lists.
+type workload struct {
+	group   string  // the -workloads group it belongs to
+	title   string  // "semaphore contended"
+	bench   string  // "SemaphoreContended": the benchmark name's first part
+	params  []param // limit=1 g=8
+	about   string  // what runs, in a line
+	kind    kind
+	anchor  string // the impl its "vs" column divides by
+	why     string // why that anchor is the one a user would pick instead
+	wakeups bool   // whether the drivers count wakeups (opsKind)
+	cases   []bench
+}
+
+// A param is one of a workload's parameters: its name, its value as the
+// name shows it, and as a number (0 for "max").
+type param struct {
+	key, value string
+	n          int
+}
+
+func intParam(key string, n int) param { return param{key, itoa(n), n} }
+
+// paramN is w's numeric parameter key, 0 if it has none.
+func (w workload) paramN(key string) int {
+	for _, p := range w.params {
+		if p.key == key {
+			return p.n
+		}
+	}
+	return 0
+}
+
+// name is the workload's name in the table: its title and parameters.
+func (w workload) name() string {
+	parts := []string{w.title}
+	for _, p := range w.params {
+		parts = append(parts, p.key+"="+p.value)
+	}
+	return strings.Join(parts, " ")
+}
+
+// benchName is the name of c's benchmark lines in -format bench, in the
+// key=value form benchstat splits into columns.
+func (w workload) benchName(c bench) string {
+	parts := []string{"Benchmark" + w.bench}
+	for _, p := range w.params {
+		parts = append(parts, p.key+"="+p.value)
+	}
+	// benchstat splits names at "/", so the policy's own slashes become "+".
+	parts = append(parts, "impl="+strings.ReplaceAll(c.impl, "/", "+"))
+	return strings.Join(parts, "/")
+}
+
+// caseName is what -match looks in: "semaphore acquire+release impl=xsync".
+func (w workload) caseName(c bench) string { return w.name() + " impl=" + c.impl }
+
+// A bench runs one implementation of a workload until stop is set and
+// returns what it counted. It returns errors.ErrUnsupported (wrapped) for
+// an implementation missing on this platform; the case is then left out.
+type bench struct {
+	impl string
+	note string // said next to the impl in the table, or ""
+	run  func(stop *atomic.Bool) (tally, error)
+}
+
+// tally is what a driver counts: operations (writes in the notify
+// workloads) and wakeups (see each workload's about), and in the notify
+// workloads the write-to-read latencies.
+type tally struct {
+	ops, wakeups uint64
+	lat          *hdrhistogram.Histogram
+}
+
+func (t *tally) add(u tally) { t.ops += u.ops; t.wakeups += u.wakeups }
+
+// Why each anchor is the one compared with.
+const (
+	whyXSync  = "golang.org/x/sync/semaphore, the weighted semaphore Go limiters are usually built on"
+	whyMutex  = "a mutex, a slice and a map: the de-duplicating queue one writes by hand (client-go's workqueue is compared in the bench module)"
+	whyToken  = "an atomic counter and a one-slot channel: the notifier one writes by hand"
+	whyChan   = "two unbuffered channels: the hand-shake Go code writes without a library"
+	whyQuiet  = "the same writers with nobody observing: what String() costs them"
+	whyNotify = "evsync waking the reader on every write: what a policy saves against not coalescing at all"
+)
+
+// workloadsOf builds the workloads of the given groups, in order.
+func workloadsOf(groups []string) []workload {
+	var ws []workload
+	for _, g := range groups {
+		switch g {
+		case "semaphore":
+			ws = append(ws, semaphoreWorkloads()...)
+		case "readyq":
+			ws = append(ws, readyqWorkloads()...)
+		case "signal":
+			ws = append(ws, signalWorkloads()...)
+		case "notify":
+			ws = append(ws, notifyWorkloads()...)
+		case "sweep":
+			ws = append(ws, sweepWorkloads()...)
+		case "scaling":
+			ws = append(ws, scalingWorkloads()...)
+		default:
+			panic("evbench: no workload group " + g)
+		}
+	}
+	return ws
+}
+
+// selectCases keeps the cases whose caseName contains match, and the
+// workloads left with a case.
+func selectCases(ws []workload, match string) []workload {
+	var out []workload
+	for _, w := range ws {
+		var cs []bench
+		for _, c := range w.cases {
+			if strings.Contains(w.caseName(c), match) {
+				cs = append(cs, c)
+			}
+		}
+		if len(cs) != 0 {
+			w.cases = cs
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }
+
+// batch is how many operations the single-goroutine drivers run between
+// looks at the stop flag.
+const batch = 64
+
+// fanOut runs f on g goroutines and adds up what they counted.
+func fanOut(g int, f func() (tally, error)) (tally, error) {
+	var (
+		mu    sync.Mutex
+		total tally
+		errs  []error
+		wg    sync.WaitGroup
+	)
+	for range g {
+		wg.Go(func() {
+			n, err := f()
+			mu.Lock()
+			defer mu.Unlock()
+			total.add(n)
+			errs = append(errs, err)
+		})
+	}
+	wg.Wait()
+	return total, errors.Join(errs...)
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+)
+
+// config is what the command line asks for.
+type config struct {
+	groups   []string      // workload groups, in groupOrder's order
+	match    string        // keep the cases whose "workload impl=name" contains it
+	duration time.Duration // per run; 0: each group's default
+	repeat   int           // runs per case
+	format   string        // "table", "json" or "bench"
+	plotDir  string        // where -plot writes its charts; "" for none
+	list     bool          // print the cases instead of running them
+	progress bool          // draw a progress line on stderr (a terminal)
+}
+
+// groupOrder lists the workload groups in the order they run, with what
+// each one measures (for -help and the table's heading).
+var groupOrder = []struct{ name, about string }{
+	{"semaphore", "Acquire+Release, alone and contended, against x/sync, a channel, sync.Cond, eventfd"},
+	{"readyq", "a de-duplicating work queue under producers and consumers, against a mutex+map queue"},
+	{"signal", "sum-and-reset notification: add+take, ping-pong, 4 writers, an observer"},
+	{"notify", "paced writers and one reader: what waking the reader costs per write, coalescing policies"},
+	{"sweep", "the notify workload across write rates (100/s to unthrottled): the coalescing trade-off"},
+	{"scaling", "semaphore cost against the number of goroutines (1 to 128), limits 1 and 4"},
+}
+
+// defaultGroups run when -workloads is not given (without -plot).
+var defaultGroups = []string{"semaphore", "readyq", "signal", "notify"}
+
+// plotGroups are the groups whose results -plot draws; they are the
+// default groups when -plot is given.
+var plotGroups = []string{"sweep", "scaling"}
+
+// Default run lengths: long enough for stable medians, short enough that
+// the default run stays under a minute. The sweep's low rates need a
+// second: at 100 writes/s a shorter run holds too few writes for the
+// process's CPU time to resolve.
+const (
+	defaultDuration = 120 * time.Millisecond
+	sweepDuration   = time.Second
+	quickDuration   = 40 * time.Millisecond
+	defaultRepeat   = 3
+)
+
+// errHelp is returned for -help, after the usage has been printed.
+var errHelp = flag.ErrHelp
+
+// usageError is a command line that asks for something that does not
+// exist or cannot be run; evbench exits with status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// parseConfig reads the command line. Errors are usageErrors (or errHelp).
+func parseConfig(args []string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("evbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		cfg       config
+		workloads = fs.String("workloads", "", "comma-separated workload groups to run, or \"all\" (default "+strings.Join(defaultGroups, ",")+"; with -plot, "+strings.Join(plotGroups, ",")+")")
+		quick     = fs.Bool("quick", false, fmt.Sprintf("a smoke run: %v per run, one run per case", quickDuration))
+		asJSON    = fs.Bool("json", false, "print one JSON object per row (the same as -format json)")
+		seed      = fs.Bool("seed", false, "removed: the seed workload is now -workloads notify")
+		sweep     = fs.Bool("sweep", false, "removed: the rate sweep is now -workloads sweep")
+	)
+	fs.StringVar(&cfg.match, "match", "", "run only the cases whose \"workload impl=name\" contains this text")
+	fs.DurationVar(&cfg.duration, "duration", 0, fmt.Sprintf("how long each run lasts (default %v; %v for the sweep)", defaultDuration, sweepDuration))
+	fs.IntVar(&cfg.repeat, "repeat", defaultRepeat, "runs per case; rows show their median and spread")
+	fs.StringVar(&cfg.format, "format", "table", "output: table, json (one object per row) or bench (Go benchmark lines, for benchstat)")
+	fs.StringVar(&cfg.plotDir, "plot", "", "write SVG charts of the sweep and scaling workloads into this directory")
+	fs.BoolVar(&cfg.list, "list", false, "list the cases that would run, and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: evbench [flags]\n\nflags:\n")
+		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "\nworkload groups:\n")
+		for _, g := range groupOrder {
+			fmt.Fprintf(stderr, "  %-10s %s\n", g.name, g.about)
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, errHelp
+		}
+		return cfg, usageError{err.Error()}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case *seed:
+		return cfg, usagef("-seed was renamed: the seed workload (paced writers, one reader) is -workloads notify")
+	case *sweep:
+		return cfg, usagef("-sweep was renamed: the write-rate sweep is -workloads sweep")
+	case fs.NArg() > 0:
+		return cfg, usagef("unexpected argument %q (flags only)", fs.Arg(0))
+	case set["duration"] && cfg.duration <= 0:
+		return cfg, usagef("-duration %v: a run must last longer than 0", cfg.duration)
+	case cfg.repeat < 1:
+		return cfg, usagef("-repeat %d: a case must run at least once", cfg.repeat)
+	}
+	if *asJSON {
+		if set["format"] && cfg.format != "json" {
+			return cfg, usagef("-json and -format %s ask for two outputs", cfg.format)
+		}
+		cfg.format = "json"
+	}
+	if !slices.Contains([]string{"table", "json", "bench"}, cfg.format) {
+		return cfg, usagef("-format %q: the formats are table, json and bench", cfg.format)
+	}
+	if *quick {
+		if !set["duration"] {
+			cfg.duration = quickDuration
+		}
+		if !set["repeat"] {
+			cfg.repeat = 1
+		}
+	}
+	groups, err := parseGroups(*workloads, cfg.plotDir != "")
+	if err != nil {
+		return cfg, err
+	}
+	cfg.groups = groups
+	if cfg.plotDir != "" && !slices.ContainsFunc(groups, func(g string) bool { return slices.Contains(plotGroups, g) }) {
+		return cfg, usagef("-plot draws the %s workloads; -workloads %s runs neither", strings.Join(plotGroups, " and "), *workloads)
+	}
+	return cfg, nil
+}
+
+// parseGroups turns -workloads into groups in run order.
+func parseGroups(list string, plotting bool) ([]string, error) {
+	if list == "" {
+		if plotting {
+			return plotGroups, nil
+		}
+		return defaultGroups, nil
+	}
+	want := map[string]bool{}
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "all" {
+			for _, g := range groupOrder {
+				want[g.name] = true
+			}
+			continue
+		}
+		if !slices.ContainsFunc(groupOrder, func(g struct{ name, about string }) bool { return g.name == name }) {
+			return nil, usagef("unknown workload group %q; the groups are %s (or all)", name, strings.Join(groupNames(), ", "))
+		}
+		want[name] = true
+	}
+	var out []string
+	for _, g := range groupOrder {
+		if want[g.name] {
+			out = append(out, g.name)
+		}
+	}
+	return out, nil
+}
+
+func groupNames() []string {
+	var names []string
+	for _, g := range groupOrder {
+		names = append(names, g.name)
+	}
+	return names
+}
+
+// runFor is how long each run of a group's cases lasts.
+func (c config) runFor(group string) time.Duration {
+	switch {
+	case c.duration > 0:
+		return c.duration
+	case group == "sweep":
+		return sweepDuration
+	}
+	return defaultDuration
+}

@@ -1,0 +1,297 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// An output writes the rows of each workload as it finishes.
+type output interface {
+	begin(p plan, cfg config)
+	workload(w workload, rs []result)
+	end() error
+}
+
+func newOutput(format string, w io.Writer) output {
+	switch format {
+	case "json":
+		return &jsonOutput{enc: json.NewEncoder(w)}
+	case "bench":
+		return &benchOutput{w: w}
+	}
+	return &tableOutput{w: w}
+}
+
+// tableOutput is the table for people: a heading that says what ran and
+// what each column means, then one section per workload.
+type tableOutput struct{ w io.Writer }
+
+func (t *tableOutput) begin(p plan, cfg config) {
+	w := t.w
+	fmt.Fprintf(w, "evbench: evsync and the alternatives, side by side (%s %s/%s, GOMAXPROCS %d)\n",
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
+	cases := 0
+	var groups []string
+	for _, wl := range p.ws {
+		cases += len(wl.cases)
+		if len(groups) == 0 || groups[len(groups)-1] != wl.group {
+			groups = append(groups, wl.group)
+		}
+	}
+	runs := "runs"
+	if p.repeat == 1 {
+		runs = "run"
+	}
+	fmt.Fprintf(w, "%d cases in %d workloads (%s), %d %s of %s per case: about %s of runs\n",
+		cases, len(p.ws), strings.Join(groups, ", "), p.repeat, runs, runLengths(p.ws, cfg), p.time.Round(100*time.Millisecond))
+	fmt.Fprintf(w, "each row: the median of its runs, made in rounds (every implementation once, then again); ±: half the runs' range, relative to the median\n")
+	var ops, notify bool
+	for _, wl := range p.ws {
+		ops = ops || wl.kind == opsKind
+		notify = notify || wl.kind == notifyKind
+	}
+	if ops {
+		fmt.Fprint(w, `
+columns (semaphore, readyq, signal, scaling):
+  ops/s        operations completed per wall-clock second; each workload says what one operation is
+  ns/op        wall-clock nanoseconds per operation (1e9 / ops/s)
+  allocs/op    heap allocations per operation, the whole process, the run's setup included
+  wakeups/op   blocking calls that returned, per operation, as the workload says; "-": not counted
+  cpu/wall     CPU seconds (user+sys) per wall-clock second: how many cores stayed busy
+  vs ANCHOR    ops/s divided by the anchor's in the same round (above 1: faster than the anchor);
+               each workload names its anchor, the alternative a user would pick, and why
+`)
+	}
+	if notify {
+		fmt.Fprint(w, `
+columns (notify, sweep):
+  writes/s     writes completed per wall-clock second, all writers together
+  wakeups/s    the reader's Waits that returned, per second
+  cpu/wall     CPU seconds (user+sys) per wall-clock second
+  µs/write     CPU microseconds per write, the writers' own pacing included
+  over floor   µs/write minus the floor row's in the same round: what notifying costs per write
+  vs evsync    µs/write divided by immediate evsync's in the same round (below 1: cheaper)
+  p50, p99     write-to-read latency, from the first write after a read to the reader's return
+               from the Wait that takes it (HDR histogram, 3 significant digits)
+`)
+	}
+}
+
+// runLengths says how long each run lasts, per group where they differ.
+func runLengths(ws []workload, cfg config) string {
+	d := map[time.Duration][]string{}
+	var order []time.Duration
+	seen := map[string]bool{}
+	for _, w := range ws {
+		if seen[w.group] {
+			continue
+		}
+		seen[w.group] = true
+		l := cfg.runFor(w.group)
+		if _, ok := d[l]; !ok {
+			order = append(order, l)
+		}
+		d[l] = append(d[l], w.group)
+	}
+	if len(order) == 1 {
+		return order[0].String()
+	}
+	var parts []string
+	for _, l := range order {
+		parts = append(parts, fmt.Sprintf("%v (%s)", l, strings.Join(d[l], ", ")))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (t *tableOutput) workload(wl workload, rs []result) {
+	w := t.w
+	fmt.Fprintf(w, "\n%s\n  %s\n", wl.name(), wl.about)
+	fmt.Fprintf(w, "  vs %s: %s\n", wl.anchor, wl.why)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if wl.kind == opsKind {
+		fmt.Fprintf(tw, "  impl\tops/s\tns/op\tallocs/op\twakeups/op\tcpu/wall\tvs %s\n", wl.anchor)
+	} else {
+		fmt.Fprintf(tw, "  impl\twrites/s\twakeups/s\tcpu/wall\tµs/write\tover floor\tvs %s\tp50\tp99\n", wl.anchor)
+	}
+	for _, r := range rs {
+		impl := r.c.impl
+		if r.c.note != "" {
+			impl += " (" + r.c.note + ")"
+		}
+		if r.skipped {
+			fmt.Fprintf(tw, "  %s\tunsupported here\n", impl)
+			continue
+		}
+		m := metrics(r, rs)
+		col := func(name string, f func(float64) string, spread bool) string {
+			s, ok := m[name]
+			if !ok {
+				return "-"
+			}
+			if spread && s.spread() != "" {
+				return f(s.Median) + " " + s.spread()
+			}
+			return f(s.Median)
+		}
+		vs := func(name string) string {
+			if r.c.impl == wl.anchor {
+				return "anchor"
+			}
+			return col(name, func(v float64) string { return fmt.Sprintf("%.2f×", v) }, true)
+		}
+		if wl.kind == opsKind {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", impl,
+				col(mOpsPerSec, si, true),
+				col(mNsPerOp, format("%.1f"), false),
+				col(mAllocsPerOp, format("%.3f"), false),
+				col(mWakeupsPerOp, format("%.3g"), false),
+				col(mCPUPerWall, format("%.2f"), false),
+				vs(mVsAnchor))
+			continue
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", impl,
+			col(mWritesPerSec, si, false),
+			col(mWakeupsPerSec, si, false),
+			col(mCPUPerWall, format("%.2f"), false),
+			col(mCPUUsPerWrite, format("%.3f"), true),
+			col(mOverFloorUs, format("%+.3f"), false),
+			vs(mCPUVsAnchor),
+			col(mLatP50Ns, latName, false),
+			col(mLatP99Ns, latName, true))
+	}
+	tw.Flush()
+}
+
+func (t *tableOutput) end() error { return nil }
+
+func format(f string) func(float64) string {
+	return func(v float64) string { return fmt.Sprintf(f, v) }
+}
+
+// si formats v with a metric suffix: 12.3M.
+func si(v float64) string {
+	for _, u := range []struct {
+		div    float64
+		suffix string
+	}{{1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if v >= u.div {
+			return fmt.Sprintf("%.3g%s", v/u.div, u.suffix)
+		}
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// latName formats a latency in nanoseconds: µs below 1ms, else ms.
+func latName(ns float64) string {
+	if ns < 1e6 {
+		return fmt.Sprintf("%.1fµs", ns/1e3)
+	}
+	return fmt.Sprintf("%.2fms", ns/1e6)
+}
+
+// jsonOutput writes one JSON object per row. The field names are stable:
+// group, workload, bench, impl, params, anchor, runs, run_ms, note,
+// unsupported, and one {median, min, max} object per metric (the m*
+// constants: ops_per_sec, ns_per_op, allocs_per_op, wakeups_per_op,
+// cpu_per_wall, vs_anchor; writes_per_sec, wakeups_per_sec,
+// cpu_us_per_write, over_floor_us, cpu_vs_anchor, lat_p50_ns,
+// lat_p99_ns), present where the row has it.
+type jsonOutput struct {
+	enc *json.Encoder
+	err error
+}
+
+func (j *jsonOutput) begin(plan, config) {}
+
+func (j *jsonOutput) workload(wl workload, rs []result) {
+	params := map[string]string{}
+	for _, p := range wl.params {
+		params[p.key] = p.value
+	}
+	for _, r := range rs {
+		row := map[string]any{
+			"group":    wl.group,
+			"workload": wl.name(),
+			"bench":    strings.TrimPrefix(wl.benchName(r.c), "Benchmark"),
+			"impl":     r.c.impl,
+			"params":   params,
+			"anchor":   wl.anchor,
+			"runs":     len(r.runs),
+			"run_ms":   float64(r.d) / 1e6,
+		}
+		if r.c.note != "" {
+			row["note"] = r.c.note
+		}
+		if r.skipped {
+			row["unsupported"] = true
+		}
+		for name, s := range metrics(r, rs) {
+			row[name] = s
+		}
+		if err := j.enc.Encode(row); err != nil && j.err == nil {
+			j.err = err
+		}
+	}
+}
+
+func (j *jsonOutput) end() error { return j.err }
+
+// benchOutput writes every run as a Go benchmark line, so that benchstat
+// can compare two evbench runs (before and after an upgrade, two
+// machines) with its own statistics.
+type benchOutput struct{ w io.Writer }
+
+func (b *benchOutput) begin(plan, config) {
+	fmt.Fprintf(b.w, "goos: %s\ngoarch: %s\npkg: github.com/evsync/evsync/cmd/evbench\n", runtime.GOOS, runtime.GOARCH)
+	if name := cpuName(); name != "" {
+		fmt.Fprintf(b.w, "cpu: %s\n", name)
+	}
+}
+
+func (b *benchOutput) workload(wl workload, rs []result) {
+	procs := runtime.GOMAXPROCS(0)
+	for _, r := range rs {
+		for _, s := range r.runs {
+			fmt.Fprintf(b.w, "%s-%d\t%d", wl.benchName(r.c), procs, s.n.ops)
+			if wl.kind == opsKind {
+				fmt.Fprintf(b.w, "\t%.2f ns/op\t%.3f allocs/op", float64(s.wall.Nanoseconds())/float64(s.n.ops),
+					float64(s.mallocs)/float64(s.n.ops))
+				if wl.wakeups {
+					fmt.Fprintf(b.w, "\t%.4f wakeups/op", float64(s.n.wakeups)/float64(s.n.ops))
+				}
+			} else {
+				fmt.Fprintf(b.w, "\t%.1f cpu-ns/write\t%.1f wakeups/s", 1e3*cpuPerWrite(s), float64(s.n.wakeups)/s.wall.Seconds())
+				if s.n.lat != nil && s.n.lat.TotalCount() > 0 {
+					fmt.Fprintf(b.w, "\t%d p50-ns\t%d p99-ns", s.n.lat.ValueAtQuantile(50), s.n.lat.ValueAtQuantile(99))
+				}
+			}
+			fmt.Fprintf(b.w, "\t%.3f cpu/wall\n", s.cpu.Seconds()/s.wall.Seconds())
+		}
+	}
+}
+
+func (b *benchOutput) end() error { return nil }
+
+// cpuName is the processor's model name where the system says it
+// (/proc/cpuinfo), as go test prints it; "" elsewhere.
+func cpuName() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

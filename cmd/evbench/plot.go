@@ -1,0 +1,290 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// The charts -plot writes, from the sweep and scaling workloads:
+//
+//	sweep-cpu.svg        CPU per write relative to immediate wake-ups,
+//	                     against the write rate, one line per policy, the
+//	                     grey zone shaded
+//	sweep-p99.svg        p99 write-to-read latency against the write rate
+//	scaling-limit1.svg   semaphore ns/op against the number of goroutines,
+//	scaling-limit4.svg   one line per implementation, limits 1 and 4
+//
+// Every point is the median of its runs; its bar spans the fastest and
+// the slowest run. A chart whose workloads did not run is not written.
+
+// chartW and chartH are every chart's size.
+const chartW, chartH = 7 * vg.Inch, 4.5 * vg.Inch
+
+// A point is one row's median at x, and its runs' range.
+type point struct{ x, y, lo, hi float64 }
+
+// A series is one implementation's points, in x order.
+type series struct {
+	name string
+	pts  []point
+}
+
+// collect gathers, from the rows of group, one series per implementation
+// (in the order they ran) of metric against x, leaving out the rows keep
+// refuses and those without the metric.
+func collect(rs []result, group, metric string, x func(workload) float64, keep func(result) bool) []series {
+	var out []series
+	byWorkload := map[string][]result{}
+	for _, r := range rs {
+		if r.w.group == group {
+			byWorkload[r.w.name()] = append(byWorkload[r.w.name()], r)
+		}
+	}
+	for _, r := range rs {
+		if r.w.group != group || !keep(r) {
+			continue
+		}
+		s, ok := metrics(r, byWorkload[r.w.name()])[metric]
+		if !ok {
+			continue
+		}
+		i := slices.IndexFunc(out, func(s series) bool { return s.name == r.c.impl })
+		if i < 0 {
+			out = append(out, series{name: r.c.impl})
+			i = len(out) - 1
+		}
+		out[i].pts = append(out[i].pts, point{x(r.w), s.Median, s.Min, s.Max})
+	}
+	for _, s := range out {
+		slices.SortFunc(s.pts, func(a, b point) int { return cmpFloat(a.x, b.x) })
+	}
+	return out
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// writeCharts writes the charts of the results it has into dir and
+// returns the files' paths.
+func writeCharts(dir string, rs []result) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var files []string
+	save := func(p *plot.Plot, name string) error {
+		path := filepath.Join(dir, name)
+		if err := p.Save(chartW, chartH, path); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		files = append(files, path)
+		return nil
+	}
+	rate := func(w workload) float64 { return float64(w.paramN("rate")) }
+	paced := func(r result) bool { return r.w.paramN("rate") > 0 && r.c.impl != floorImpl }
+	if cpu := collect(rs, "sweep", mCPUVsAnchor, rate, paced); len(cpu) != 0 {
+		p, err := sweepCPUChart(cpu)
+		if err == nil {
+			err = save(p, "sweep-cpu.svg")
+		}
+		if err != nil {
+			return files, err
+		}
+	}
+	if lat := collect(rs, "sweep", mLatP99Ns, rate, paced); len(lat) != 0 {
+		for i := range lat {
+			for j := range lat[i].pts {
+				pt := &lat[i].pts[j]
+				pt.y, pt.lo, pt.hi = pt.y/1e6, pt.lo/1e6, pt.hi/1e6
+			}
+		}
+		p, err := lineChart(lat, "p99 write-to-read latency, 4 writers, one reader",
+			"writes per second per writer", "p99 latency (ms)", true)
+		if err == nil {
+			err = save(p, "sweep-p99.svg")
+		}
+		if err != nil {
+			return files, err
+		}
+	}
+	for _, limit := range []int{1, 4} {
+		g := func(w workload) float64 { return float64(w.paramN("g")) }
+		atLimit := func(r result) bool { return r.w.paramN("limit") == limit }
+		ns := collect(rs, "scaling", mNsPerOp, g, atLimit)
+		if len(ns) == 0 {
+			continue
+		}
+		p, err := lineChart(ns, fmt.Sprintf("semaphore Acquire+Release under contention, limit %d", limit),
+			"goroutines", "ns per Acquire+Release (wall clock)", true)
+		if err != nil {
+			return files, err
+		}
+		p.X.Tick.Marker = powersOfTwo{}
+		if err := save(p, fmt.Sprintf("scaling-limit%d.svg", limit)); err != nil {
+			return files, err
+		}
+	}
+	return files, nil
+}
+
+// lineChart draws one line per series with log-scaled x (and y if logY),
+// each point with a bar over its runs' range.
+func lineChart(ss []series, title, xLabel, yLabel string, logY bool) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	if logY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	p.Legend.Left = true
+	for i, s := range ss {
+		if err := addSeries(p, s, i); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// addSeries adds s's line, points and range bars in the i-th style.
+func addSeries(p *plot.Plot, s series, i int) error {
+	xys := make(plotter.XYs, len(s.pts))
+	errs := make(plotter.YErrors, len(s.pts))
+	for j, pt := range s.pts {
+		xys[j] = plotter.XY{X: pt.x, Y: pt.y}
+		errs[j].Low, errs[j].High = pt.y-pt.lo, pt.hi-pt.y
+	}
+	line, points, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
+	c := plotutil.Color(i)
+	line.Color, line.Dashes = c, plotutil.Dashes(i)
+	points.Color, points.Shape = c, plotutil.Shape(i)
+	bars, err := plotter.NewYErrorBars(struct {
+		plotter.XYs
+		plotter.YErrors
+	}{xys, errs})
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
+	bars.Color = c
+	p.Add(line, points, bars)
+	p.Legend.Add(s.name, line, points)
+	return nil
+}
+
+// sweepCPUChart is the rate sweep's CPU chart: each policy's CPU per
+// write relative to immediate evsync (the line at 1), with the grey zone
+// shaded: the rates at which the fixed window cost more than waking at
+// once in every run.
+func sweepCPUChart(ss []series) (*plot.Plot, error) {
+	var others []series
+	var fixed *series
+	for i := range ss {
+		switch ss[i].name {
+		case immediateImpl: // 1 by definition; drawn as the reference line
+			continue
+		case fixedImpl:
+			fixed = &ss[i]
+		}
+		others = append(others, ss[i])
+	}
+	p, err := lineChart(nil, "CPU per write against the write rate, 4 writers, one reader",
+		"writes per second per writer", "CPU per write, relative to immediate wake-ups", false)
+	if err != nil {
+		return nil, err
+	}
+	top := 1.0
+	for _, s := range others {
+		for _, pt := range s.pts {
+			top = max(top, pt.hi)
+		}
+	}
+	top *= 1.1
+	p.Y.Min, p.Y.Max = 0, top
+	if fixed != nil {
+		for i, zone := range greyZones(fixed.pts) {
+			poly, err := plotter.NewPolygon(plotter.XYs{{X: zone[0], Y: 0}, {X: zone[1], Y: 0}, {X: zone[1], Y: top}, {X: zone[0], Y: top}})
+			if err != nil {
+				return nil, err
+			}
+			poly.Color = color.Gray{Y: 220}
+			poly.LineStyle.Width = 0
+			p.Add(poly)
+			if i == 0 {
+				p.Legend.Add("grey zone: the fixed window costs more than waking at once", poly)
+			}
+		}
+	}
+	ref := plotter.NewFunction(func(float64) float64 { return 1 })
+	ref.Color, ref.Dashes = color.Black, []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(ref)
+	p.Legend.Add("immediate evsync (= 1)", ref)
+	for i, s := range others {
+		if err := addSeries(p, s, i+1); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// greyZones returns the x ranges, on a log axis, around the runs of
+// points whose every run is above 1, each reaching halfway (in log terms)
+// to its neighbours.
+func greyZones(pts []point) [][2]float64 {
+	edge := func(i, j int) float64 { return math.Sqrt(pts[i].x * pts[j].x) }
+	var zones [][2]float64
+	for i := 0; i < len(pts); i++ {
+		if pts[i].lo <= 1 {
+			continue
+		}
+		j := i
+		for j+1 < len(pts) && pts[j+1].lo > 1 {
+			j++
+		}
+		lo, hi := pts[i].x/math.Sqrt(2), pts[j].x*math.Sqrt(2)
+		if i > 0 {
+			lo = edge(i-1, i)
+		}
+		if j+1 < len(pts) {
+			hi = edge(j, j+1)
+		}
+		zones = append(zones, [2]float64{lo, hi})
+		i = j
+	}
+	return zones
+}
+
+// powersOfTwo ticks a log axis at 1, 2, 4, 8 ...
+type powersOfTwo struct{}
+
+func (powersOfTwo) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	for v := 1.0; v <= hi; v *= 2 {
+		if v >= lo {
+			ts = append(ts, plot.Tick{Value: v, Label: fmt.Sprint(v)})
+		}
+	}
+	return ts
+}

@@ -1,0 +1,299 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// sample is one run of one case.
+type sample struct {
+	n       tally
+	wall    time.Duration
+	cpu     time.Duration
+	mallocs uint64
+}
+
+// result is every run of one case, in round order.
+type result struct {
+	w       workload
+	c       bench
+	d       time.Duration // each run's length
+	runs    []sample
+	skipped bool // unsupported on this platform
+}
+
+// snapshot is the process state a measurement compares before and after.
+type snapshot struct {
+	at      time.Time
+	cpu     time.Duration
+	mallocs uint64
+}
+
+func snap() snapshot {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return snapshot{time.Now(), cpuTime(), ms.Mallocs}
+}
+
+// measure runs c for about d (the driver finishes the operations under
+// way when the time is up) and reports what it did.
+func measure(c bench, d time.Duration) (sample, error) {
+	runtime.GC()
+	var stop atomic.Bool
+	before := snap()
+	t := time.AfterFunc(d, func() { stop.Store(true) })
+	defer t.Stop()
+	n, err := c.run(&stop)
+	after := snap()
+	if err == nil && n.ops == 0 {
+		err = errors.New("no operation completed")
+	}
+	return sample{n: n, wall: after.at.Sub(before.at), cpu: after.cpu - before.cpu,
+		mallocs: after.mallocs - before.mallocs}, err
+}
+
+// run runs the workloads cfg asks for and writes their rows to stdout as
+// each workload finishes, and the charts if asked.
+func run(cfg config, stdout, stderr io.Writer) error {
+	ws := selectCases(workloadsOf(cfg.groups), cfg.match)
+	if len(ws) == 0 {
+		return usagef("-match %q matches no case of the workloads %s (run with -list to see their names)",
+			cfg.match, strings.Join(cfg.groups, ","))
+	}
+	if cfg.list {
+		for _, w := range ws {
+			for _, c := range w.cases {
+				fmt.Fprintln(stdout, w.caseName(c))
+			}
+		}
+		return nil
+	}
+	return runWorkloads(ws, cfg, stdout, stderr)
+}
+
+// planOf is what running ws with cfg will do.
+func planOf(ws []workload, cfg config) plan {
+	p := plan{ws: ws, repeat: cfg.repeat}
+	for _, w := range ws {
+		p.runs += len(w.cases) * cfg.repeat
+		p.time += time.Duration(len(w.cases)*cfg.repeat) * cfg.runFor(w.group)
+	}
+	return p
+}
+
+// runWorkloads runs ws and writes their rows as each one finishes.
+func runWorkloads(ws []workload, cfg config, stdout, stderr io.Writer) error {
+	out := newOutput(cfg.format, stdout)
+	p := planOf(ws, cfg)
+	out.begin(p, cfg)
+	prog := newProgress(cfg.progress, stderr, p.runs)
+	defer prog.clear()
+	var all []result
+	for i, w := range ws {
+		// A discarded warm-up run where a group of paced writers starts:
+		// after the workloads before it the runtime is still settling
+		// (returning memory, finishing GC work), which the first row, a
+		// floor that the rows after it are compared with, would pay for.
+		if w.kind == notifyKind && (i == 0 || ws[i-1].group != w.group) {
+			if _, err := measure(w.cases[0], cfg.runFor(w.group)); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+				return fmt.Errorf("%s: %w", w.caseName(w.cases[0]), err)
+			}
+		}
+		rs, err := runWorkload(w, cfg.runFor(w.group), cfg.repeat, prog)
+		prog.clear()
+		out.workload(w, rs)
+		all = append(all, rs...)
+		if err != nil {
+			return err
+		}
+	}
+	if err := out.end(); err != nil {
+		return err
+	}
+	if cfg.plotDir != "" {
+		files, err := writeCharts(cfg.plotDir, all)
+		if err != nil {
+			return err
+		}
+		note := stdout
+		if cfg.format != "table" {
+			note = stderr // stdout holds rows only
+		}
+		fmt.Fprintf(note, "\ncharts: %s\n", strings.Join(files, " "))
+	}
+	return nil
+}
+
+// plan is what a run will do, for the heading.
+type plan struct {
+	ws     []workload
+	runs   int
+	repeat int
+	time   time.Duration // the runs' lengths added up
+}
+
+// runWorkload runs every case of w repeat times, in rounds: each case
+// once, then again, so that a slow patch of the machine spreads over the
+// implementations instead of landing on one. It stops at the first
+// failure and returns what it has.
+func runWorkload(w workload, d time.Duration, repeat int, prog *progress) ([]result, error) {
+	rs := make([]result, len(w.cases))
+	for i, c := range w.cases {
+		rs[i] = result{w: w, c: c, d: d}
+	}
+	for round := range repeat {
+		for i := range rs {
+			r := &rs[i]
+			prog.show(fmt.Sprintf("%s, run %d of %d", w.caseName(r.c), round+1, repeat))
+			if r.skipped {
+				continue
+			}
+			s, err := measure(r.c, d)
+			switch {
+			case errors.Is(err, errors.ErrUnsupported):
+				r.skipped, r.runs = true, nil
+			case err != nil:
+				return rs[:i], fmt.Errorf("%s: %w", w.caseName(r.c), err)
+			default:
+				r.runs = append(r.runs, s)
+			}
+		}
+	}
+	return rs, nil
+}
+
+// stat is a column's median over a case's runs and the runs' range.
+type stat struct {
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+}
+
+func statOf(v []float64) stat {
+	v = slices.Clone(v)
+	slices.Sort(v)
+	n := len(v)
+	m := v[n/2]
+	if n%2 == 0 {
+		m = (v[n/2-1] + v[n/2]) / 2
+	}
+	return stat{m, v[0], v[n-1]}
+}
+
+// spread is half the range relative to the median: "±4%".
+func (s stat) spread() string {
+	if s.Median == 0 || s.Max == s.Min {
+		return ""
+	}
+	pct := 50 * (s.Max - s.Min) / abs(s.Median)
+	if pct > 99 {
+		return "±>99%" // the runs disagree: the median says little
+	}
+	return fmt.Sprintf("±%.0f%%", pct)
+}
+
+func abs(x float64) float64 { return max(x, -x) }
+
+// The metrics, by the names the JSON rows give them.
+const (
+	mOpsPerSec     = "ops_per_sec"
+	mNsPerOp       = "ns_per_op"
+	mAllocsPerOp   = "allocs_per_op"
+	mWakeupsPerOp  = "wakeups_per_op"
+	mCPUPerWall    = "cpu_per_wall"
+	mVsAnchor      = "vs_anchor"       // ops/s ÷ the anchor's, round by round
+	mWritesPerSec  = "writes_per_sec"  // notify
+	mWakeupsPerSec = "wakeups_per_sec" // notify
+	mCPUUsPerWrite = "cpu_us_per_write"
+	mOverFloorUs   = "over_floor_us" // cpu µs/write minus the floor's, round by round
+	mCPUVsAnchor   = "cpu_vs_anchor" // cpu µs/write ÷ the anchor's, round by round
+	mLatP50Ns      = "lat_p50_ns"
+	mLatP99Ns      = "lat_p99_ns"
+)
+
+// perRun is one value per run of r.
+func perRun(r result, f func(sample) float64) []float64 {
+	v := make([]float64, len(r.runs))
+	for i, s := range r.runs {
+		v[i] = f(s)
+	}
+	return v
+}
+
+// peer is the result of impl in the same workload, if it ran as often as
+// r (so that its runs pair with r's round by round).
+func peer(r result, rs []result, impl string) (result, bool) {
+	for _, o := range rs {
+		if o.c.impl == impl && !o.skipped && len(o.runs) == len(r.runs) {
+			return o, true
+		}
+	}
+	return result{}, false
+}
+
+// roundBy applies f to r's and o's runs of each round.
+func roundBy(r, o result, f func(a, b sample) float64) []float64 {
+	v := make([]float64, len(r.runs))
+	for i := range r.runs {
+		v[i] = f(r.runs[i], o.runs[i])
+	}
+	return v
+}
+
+func opsPerSec(s sample) float64 { return float64(s.n.ops) / s.wall.Seconds() }
+
+func cpuPerWrite(s sample) float64 { return float64(s.cpu.Nanoseconds()) / 1e3 / float64(s.n.ops) }
+
+// metrics computes r's columns; rs is its workload's results.
+func metrics(r result, rs []result) map[string]stat {
+	m := map[string]stat{}
+	if r.skipped || len(r.runs) == 0 {
+		return m
+	}
+	put := func(name string, v []float64) { m[name] = statOf(v) }
+	put(mCPUPerWall, perRun(r, func(s sample) float64 { return s.cpu.Seconds() / s.wall.Seconds() }))
+	if r.w.kind == opsKind {
+		put(mOpsPerSec, perRun(r, opsPerSec))
+		put(mNsPerOp, perRun(r, func(s sample) float64 { return float64(s.wall.Nanoseconds()) / float64(s.n.ops) }))
+		put(mAllocsPerOp, perRun(r, func(s sample) float64 { return float64(s.mallocs) / float64(s.n.ops) }))
+		if r.w.wakeups {
+			put(mWakeupsPerOp, perRun(r, func(s sample) float64 { return float64(s.n.wakeups) / float64(s.n.ops) }))
+		}
+		if a, ok := peer(r, rs, r.w.anchor); ok {
+			put(mVsAnchor, roundBy(r, a, func(x, y sample) float64 { return opsPerSec(x) / opsPerSec(y) }))
+		}
+		return m
+	}
+	put(mWritesPerSec, perRun(r, opsPerSec))
+	put(mWakeupsPerSec, perRun(r, func(s sample) float64 { return float64(s.n.wakeups) / s.wall.Seconds() }))
+	put(mCPUUsPerWrite, perRun(r, cpuPerWrite))
+	if r.c.impl == floorImpl {
+		return m
+	}
+	if f, ok := peer(r, rs, floorImpl); ok {
+		put(mOverFloorUs, roundBy(r, f, func(x, y sample) float64 { return cpuPerWrite(x) - cpuPerWrite(y) }))
+	}
+	if a, ok := peer(r, rs, r.w.anchor); ok {
+		put(mCPUVsAnchor, roundBy(r, a, func(x, y sample) float64 { return cpuPerWrite(x) / cpuPerWrite(y) }))
+	}
+	// Latency percentiles of the runs that read a stamped write (a very
+	// short run may read none).
+	var p50, p99 []float64
+	for _, s := range r.runs {
+		if s.n.lat != nil && s.n.lat.TotalCount() > 0 {
+			p50 = append(p50, float64(s.n.lat.ValueAtQuantile(50)))
+			p99 = append(p99, float64(s.n.lat.ValueAtQuantile(99)))
+		}
+	}
+	if len(p50) != 0 {
+		put(mLatP50Ns, p50)
+		put(mLatP99Ns, p99)
+	}
+	return m
+}
