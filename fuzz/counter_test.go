@@ -16,27 +16,30 @@ const (
 	maxKept   = 16
 )
 
-// readyList keeps the channels Ready returned, each with the model's
-// ticket for it, to check that each is closed exactly when the model says
-// it has fired.
-type readyList []readyTicket
+// readyList keeps the channels Ready returned (or Writable, for a list
+// made with out set), each with the model's ticket for it, to check that
+// each is closed exactly when the model says it has fired.
+type readyList struct {
+	out   bool // Writable's channels (poll's POLLOUT) rather than Ready's
+	chans []readyTicket
+}
 
 type readyTicket struct {
 	ch     <-chan struct{}
 	ticket model.Ticket
 }
 
-// add checks a channel just returned by Ready and keeps it; it returns
-// the outcome for the tally: "fired" if it was closed at once, else
-// "armed".
+// add checks a channel just returned by Ready (Writable, with out set)
+// and keeps it; it returns the outcome for the tally: "fired" if it was
+// closed at once, else "armed".
 func (rl *readyList) add(t *trail, m *model.Counter, ch <-chan struct{}) string {
-	ticket := m.Ready()
-	got, want := testkit.IsClosed(ch), m.Fired(ticket)
+	ticket := rl.arm(m)
+	got, want := testkit.IsClosed(ch), rl.fired(m, ticket)
 	if got != want {
-		t.fail("Ready() closed at once = %v, model %v", got, want)
+		t.fail("%s() closed at once = %v, model %v", rl.name(), got, want)
 	}
-	if *rl = append(*rl, readyTicket{ch, ticket}); len(*rl) > maxKept {
-		*rl = (*rl)[1:]
+	if rl.chans = append(rl.chans, readyTicket{ch, ticket}); len(rl.chans) > maxKept {
+		rl.chans = rl.chans[1:]
 	}
 	if got {
 		return "fired"
@@ -45,12 +48,33 @@ func (rl *readyList) add(t *trail, m *model.Counter, ch <-chan struct{}) string 
 }
 
 // check checks every kept channel against the model.
-func (rl readyList) check(t *trail, m *model.Counter) {
-	for i, r := range rl {
-		if got, want := testkit.IsClosed(r.ch), m.Fired(r.ticket); got != want {
-			t.fail("Ready channel #%d closed = %v, model %v", i, got, want)
+func (rl *readyList) check(t *trail, m *model.Counter) {
+	for i, r := range rl.chans {
+		if got, want := testkit.IsClosed(r.ch), rl.fired(m, r.ticket); got != want {
+			t.fail("%s channel #%d closed = %v, model %v", rl.name(), i, got, want)
 		}
 	}
+}
+
+func (rl *readyList) arm(m *model.Counter) model.Ticket {
+	if rl.out {
+		return m.Writable()
+	}
+	return m.Ready()
+}
+
+func (rl *readyList) fired(m *model.Counter, ticket model.Ticket) bool {
+	if rl.out {
+		return m.WritableFired(ticket)
+	}
+	return m.Fired(ticket)
+}
+
+func (rl *readyList) name() string {
+	if rl.out {
+		return "Writable"
+	}
+	return "Ready"
 }
 
 // validate fails t if the model's own invariants are broken, which would

@@ -53,13 +53,19 @@ func (d *decoder) byte() byte {
 }
 
 // op decodes an operation: the index of its letter in codes.
-func (d *decoder) op(codes string) int {
+func (d *decoder) op(codes string) int { return d.opFirst(codes, len(codes)) }
+
+// opFirst decodes an operation: the index of its letter in codes; a byte
+// that is no letter picks one of the first n operations, modulo n. A
+// target whose code string grew keeps n at its old length, so that an
+// input written before decodes as it did.
+func (d *decoder) opFirst(codes string, n int) int {
 	d.ops++
 	b := d.byte()
 	if i := strings.IndexByte(codes, b); i >= 0 {
 		return i
 	}
-	return int(b) % len(codes)
+	return int(b) % n
 }
 
 // choice decodes a small choice among n, '0' being the first.

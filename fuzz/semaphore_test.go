@@ -13,8 +13,9 @@ import (
 
 // FuzzSemaphore makes the decoded operations on a Semaphore and on the
 // model, one at a time, inside a synctest bubble, and compares every
-// result, Count, Stats, String, each Reservation's Done and Err, each
-// Ready channel and each parked Acquire after every step.
+// result, Count, Stats (with Debt), String, each Reservation's Done and
+// Err, each Ready and Writable channel, each parked call and each
+// permit's N after every step.
 //
 // Input: a construction byte ('0' the zero value, '1' New with the
 // default limit, '2'… New with WithLimit of semLimits[i-2]), an amount
@@ -30,30 +31,83 @@ import (
 //	          the model says it completes at once (else cancelled)
 //	V n       Reserve(n)
 //	X i       Cancel of reservation i
-//	K i       cancel the context of parked Acquire i
+//	K i       cancel the context of parked call i (of any kind)
 //	Y         Ready
 //	C         Close
 //	L i n     cancel the context of parked Acquire i and Release(n) at
 //	          once, before that goroutine has necessarily run: the units
 //	          must go past it, to those behind it (a granter never hands
-//	          units to a waiter whose context is done)
+//	          units to a waiter whose context is done); i counts the
+//	          parked acquirers still waiting, not the parked Drains
+//	S i       SetLimit(limit i of semNewLimits: 0, 1, 2, limit-1, limit,
+//	          limit+1, limit+3, limit-count-1, Max, 1<<64-1)
+//	E         TakeAll
+//	U ctx n   AcquireUpTo(ctx, n); with a live context it parks where
+//	          the model says it would wait and n is 1 (the model holds
+//	          it as a reservation for one unit, which is what it waits
+//	          for); a waiter for up to n > 1 units is not modelled (a
+//	          reservation has a fixed need), so it is made with a
+//	          cancelled context instead
+//	D ctx     Drain(ctx); a live context parks the call where the model
+//	          says it would wait: it must return nil exactly once the
+//	          model's count is at its limit after a step
+//	O         Writable
+//	P ctx n   AcquirePermit(ctx, n), parked like A; a permit it returns
+//	          is kept (up to maxKept, later ones are held untracked)
+//	Q n       TryAcquirePermit(n)
+//	G i       Release of permit i: true once, then false
+//	B i       two concurrent Releases of permit i: exactly one gives the
+//	          units back where the model says one Release would
+//	H i k     Split(k) of permit i; k is an amount for a count and a
+//	          limit equal to what the permit holds ('e' all of it, 'f'
+//	          one more)
+//	J i j     Merge of permit j into permit i; j one past the last is a
+//	          permit of another semaphore, which Merge refuses
+//	F i       Forget of permit i
+//
+// A byte that is no letter is one of the first ten operations (its value
+// modulo 10), as in the original grammar. An index of a permit is '0' for
+// the first, modulo the number kept; with
+// none kept the operation reads its index bytes and does nothing.
 func FuzzSemaphore(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { runSemaphore(t, data, nil) })
 }
 
-const semCodes = "ATRWVXKYCL"
+// semCodes names the operations, in the order of semSteps. The first
+// semFirstCodes letters are the original grammar; a byte that is no
+// letter picks one of those, as it did before the others were added, so
+// that the committed corpus decodes as it did. New letters go at the end.
+const (
+	semCodes      = "ATRWVXKYCL" + "SEUDOPQGBHJF"
+	semFirstCodes = 10
+)
+
+// semSteps makes the operation of each letter of semCodes.
+var semSteps = [...]func(*semRun, *decoder) string{
+	(*semRun).acquireStep, (*semRun).tryAcquire, (*semRun).release, (*semRun).releaseWaitStep,
+	(*semRun).reserveStep, (*semRun).cancelReservation, (*semRun).cancelParked, (*semRun).readyStep,
+	(*semRun).closeStep, (*semRun).cancelThenRelease,
+	(*semRun).setLimit, (*semRun).takeAll, (*semRun).acquireUpTo, (*semRun).drain, (*semRun).writableStep,
+	(*semRun).acquirePermit, (*semRun).tryAcquirePermit, (*semRun).permitRelease, (*semRun).permitReleaseTwice,
+	(*semRun).permitSplit, (*semRun).permitMerge, (*semRun).permitForget,
+}
+
+// One step per letter: a compile-time check.
+var _ = [1]struct{}{}[len(semSteps)-len(semCodes)]
 
 var semLimits = []uint64{1, 2, 3, 5, 8, 1 << 32, semaphore.Max - 1, 1 << 63, semaphore.Max}
 
 // semRun is one decoded run.
 type semRun struct {
 	trail
-	tl     tally
-	s      *semaphore.Semaphore
-	m      *model.Counter
-	resv   []semResv
-	parked []*semParked
-	ready  readyList
+	tl       tally
+	s        *semaphore.Semaphore
+	m        *model.Counter
+	resv     []semResv
+	parked   []*semParked
+	ready    readyList
+	writable readyList
+	permits  []*semPermit
 }
 
 type semResv struct {
@@ -61,23 +115,40 @@ type semResv struct {
 	m *model.Reservation
 }
 
-// semParked is an Acquire blocked in a goroutine of the bubble, and the
-// queued reservation that stands for it in the model.
+// parkKind is the call a parked goroutine makes.
+type parkKind uint8
+
+const (
+	parkAcquire parkKind = iota
+	parkUpTo             // AcquireUpTo(ctx, 1)
+	parkPermit           // AcquirePermit
+	parkDrain
+)
+
+func (k parkKind) String() string {
+	return [...]string{"Acquire", "AcquireUpTo", "AcquirePermit", "Drain"}[k]
+}
+
+// semParked is a call blocked in a goroutine of the bubble. An acquirer
+// has the queued reservation that stands for it in the model; a Drain has
+// none, since it changes nothing: the model's Drain says when it is done.
 type semParked struct {
-	m      *model.Reservation
+	kind   parkKind
+	m      *model.Reservation // nil for a Drain
 	cancel context.CancelFunc
 	res    chan result
-	done   bool // returned, and checked
+	permit *semaphore.Permit // what AcquirePermit returned; written before res
+	done   bool              // returned, and checked
 }
 
 func runSemaphore(t *testing.T, data []byte, tl tally) {
 	synctest.Test(t, func(t *testing.T) {
 		d := &decoder{data: data}
-		r := &semRun{trail: trail{t: t}, tl: tl}
+		r := &semRun{trail: trail{t: t}, tl: tl, writable: readyList{out: true}}
 		r.construct(d)
 		defer r.stop()
 		for d.more() {
-			desc := r.step(d)
+			desc := semSteps[d.opFirst(semCodes, semFirstCodes)](r, d)
 			synctest.Wait() // parked calls settle
 			r.check(desc)
 			r.add(desc)
@@ -124,42 +195,45 @@ func (r *semRun) head() uint64 {
 
 func (r *semRun) amount(d *decoder) uint64 { return d.amount(r.m.Count(), r.m.Limit(), r.head()) }
 
-// step decodes and makes one operation; it returns its description for
-// failure reports.
-func (r *semRun) step(d *decoder) string {
-	switch d.op(semCodes) {
-	case 0:
-		k := d.ctx()
-		n := r.amount(d)
-		return r.acquire(k, n)
-	case 1:
-		n := r.amount(d)
-		got, want := r.s.TryAcquire(n), r.m.TryAcquire(n)
-		r.tl.hit("TryAcquire", fmt.Sprint(want))
-		r.same("TryAcquire", got, want)
-		return fmt.Sprintf("TryAcquire(%d)", n)
-	case 2:
-		n := r.amount(d)
-		err, want := r.s.Release(n), r.m.Write(n)
-		r.tl.err("Release", want)
-		r.sameErr("Release", err, want)
-		return fmt.Sprintf("Release(%d)", n)
-	case 3:
-		k := d.ctx()
-		n := r.amount(d)
-		return r.releaseWait(k, n)
-	case 4:
-		return r.reserve(r.amount(d))
-	case 5:
-		return r.cancelReservation(d)
-	case 6:
-		return r.cancelParked(d)
-	case 7:
-		r.tl.hit("Ready", r.ready.add(&r.trail, r.m, r.s.Ready()))
-		return "Ready()"
-	case 9:
-		return r.cancelThenRelease(d)
-	}
+func (r *semRun) acquireStep(d *decoder) string {
+	k := d.ctx()
+	return r.acquire(k, r.amount(d))
+}
+
+func (r *semRun) tryAcquire(d *decoder) string {
+	n := r.amount(d)
+	got, want := r.s.TryAcquire(n), r.m.TryAcquire(n)
+	r.tl.hit("TryAcquire", fmt.Sprint(want))
+	r.same("TryAcquire", got, want)
+	return fmt.Sprintf("TryAcquire(%d)", n)
+}
+
+func (r *semRun) release(d *decoder) string {
+	n := r.amount(d)
+	err, want := r.s.Release(n), r.m.Write(n)
+	r.tl.err("Release", want)
+	r.sameErr("Release", err, want)
+	return fmt.Sprintf("Release(%d)", n)
+}
+
+func (r *semRun) releaseWaitStep(d *decoder) string {
+	k := d.ctx()
+	return r.releaseWait(k, r.amount(d))
+}
+
+func (r *semRun) reserveStep(d *decoder) string { return r.reserve(r.amount(d)) }
+
+func (r *semRun) readyStep(*decoder) string {
+	r.tl.hit("Ready", r.ready.add(&r.trail, r.m, r.s.Ready()))
+	return "Ready()"
+}
+
+func (r *semRun) writableStep(*decoder) string {
+	r.tl.hit("Writable", r.writable.add(&r.trail, r.m, r.s.Writable()))
+	return "Writable()"
+}
+
+func (r *semRun) closeStep(*decoder) string {
 	r.s.Close()
 	r.m.Close()
 	r.tl.hit("Close", "ok")
@@ -181,7 +255,7 @@ func (r *semRun) acquire(k ctxKind, n uint64) string {
 		r.tl.err("Acquire", semaphore.ErrInvalid)
 		r.sameErr("Acquire(nil)", r.s.Acquire(nilCtx, n), semaphore.ErrInvalid)
 	case k == ctxLive && r.wouldWait(n) && len(r.parked) < maxParked:
-		r.park(n)
+		r.park(parkAcquire, n)
 		desc += " parked"
 	default:
 		if k == ctxLive && r.wouldWait(n) {
@@ -194,23 +268,44 @@ func (r *semRun) acquire(k ctxKind, n uint64) string {
 	return desc
 }
 
-// park starts Acquire(ctx, n) in a goroutine with a context that
-// cancelParked can end; the model queues a reservation for it.
-func (r *semRun) park(n uint64) {
-	mr, err := r.m.Reserve(n)
-	if err != nil || mr.Done() {
-		r.fail("model Reserve(%d) = %v, %v for a call that waits", n, mr, err)
+// park starts a call of the given kind in a goroutine with a context
+// that cancelParked can end; for an acquirer of n units the model queues
+// a reservation of n.
+func (r *semRun) park(kind parkKind, n uint64) {
+	p := &semParked{kind: kind, res: make(chan result, 1)}
+	if kind != parkDrain {
+		mr, err := r.m.Reserve(n)
+		if err != nil || mr.Done() {
+			r.fail("model Reserve(%d) = %v, %v for a call that waits", n, mr, err)
+		}
+		p.m = mr
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &semParked{m: mr, cancel: cancel, res: make(chan result, 1)}
-	go func() { p.res <- result{err: r.s.Acquire(ctx, n)} }()
+	p.cancel = cancel
+	go func() { p.res <- r.parkedCall(ctx, p, n) }()
 	r.parked = append(r.parked, p)
-	r.tl.hit("Acquire", "parked")
+	r.tl.hit(kind.String(), "parked")
 }
 
-// cancelParked cancels the context of a parked Acquire. One still waiting
-// must return context.Canceled and leave the queue; one that has returned
-// is not affected.
+// parkedCall is the call a parked goroutine makes.
+func (r *semRun) parkedCall(ctx context.Context, p *semParked, n uint64) result {
+	switch p.kind {
+	case parkUpTo:
+		v, err := r.s.AcquireUpTo(ctx, n)
+		return result{v, err}
+	case parkPermit:
+		pm, err := r.s.AcquirePermit(ctx, n)
+		p.permit = pm // read once res is received
+		return result{err: err}
+	case parkDrain:
+		return result{err: r.s.Drain(ctx)}
+	}
+	return result{err: r.s.Acquire(ctx, n)}
+}
+
+// cancelParked cancels the context of a parked call. One still waiting
+// must return context.Canceled (an acquirer leaves the queue); one that
+// has returned is not affected.
 func (r *semRun) cancelParked(d *decoder) string {
 	if len(r.parked) == 0 {
 		d.byte()
@@ -224,25 +319,35 @@ func (r *semRun) cancelParked(d *decoder) string {
 		r.tl.hit("CancelParked", "after return")
 		return fmt.Sprintf("cancel parked #%d (returned)", i)
 	}
-	res, ok := settled(p.res)
-	if !ok {
-		r.fail("Acquire still waiting after its context was cancelled")
-	}
-	if !p.m.Cancel() {
+	if p.m != nil && !p.m.Cancel() {
 		r.fail("model Cancel of a pending reservation failed")
 	}
-	p.done = true
-	r.tl.err("Parked Acquire", res.err)
-	r.sameErr("parked Acquire after cancel", res.err, context.Canceled)
+	r.cancelledResult(p, "after cancel")
 	return fmt.Sprintf("cancel parked #%d", i)
 }
 
-// cancelThenRelease cancels a parked Acquire that is still waiting and
+// cancelledResult checks that the parked call p, whose context was
+// cancelled while it waited, has returned context.Canceled (and no
+// permit).
+func (r *semRun) cancelledResult(p *semParked, when string) {
+	res, ok := settled(p.res)
+	if !ok {
+		r.fail("parked %v still waiting after its context was cancelled", p.kind)
+	}
+	p.done = true
+	r.tl.err("Parked "+p.kind.String(), res.err)
+	r.sameErr(fmt.Sprintf("parked %v %s", p.kind, when), res.err, context.Canceled)
+	if p.permit != nil {
+		r.fail("a cancelled AcquirePermit returned a permit")
+	}
+}
+
+// cancelThenRelease cancels a parked acquirer that is still waiting and
 // releases n units straight away.
 func (r *semRun) cancelThenRelease(d *decoder) string {
 	var waiting []*semParked
 	for _, p := range r.parked {
-		if !p.done {
+		if !p.done && p.m != nil {
 			waiting = append(waiting, p)
 		}
 	}
@@ -266,14 +371,8 @@ func (r *semRun) cancelThenRelease(d *decoder) string {
 		return fmt.Sprintf("Release(%d) (nothing to cancel)", n)
 	}
 	synctest.Wait()
-	res, ok := settled(p.res)
-	if !ok {
-		r.fail("Acquire still waiting after its context was cancelled")
-	}
-	p.done = true
-	r.tl.err("Parked Acquire", res.err)
-	r.sameErr("parked Acquire cancelled before a Release", res.err, context.Canceled)
-	return fmt.Sprintf("cancel a parked Acquire (for %d), then Release(%d)", p.m.Need(), n)
+	r.cancelledResult(p, "cancelled before a Release")
+	return fmt.Sprintf("cancel a parked %v (for %d), then Release(%d)", p.kind, p.m.Need(), n)
 }
 
 func (r *semRun) releaseWait(k ctxKind, n uint64) string {
@@ -327,6 +426,114 @@ func (r *semRun) cancelReservation(d *decoder) string {
 	return fmt.Sprintf("reservation #%d Cancel()", i)
 }
 
+// newLimit decodes SetLimit's operand, an index into the limits around
+// the current state: 0 and 1<<64-1 are out of range, limit-1 is 0 at a
+// limit of 1, limit+1 is out of range at Max, limit-count-1 is a cut one
+// unit past what is free (a debt of one), and 1 or 2 below a parked
+// Acquire's need is refused.
+func (r *semRun) newLimit(d *decoder) uint64 {
+	l, c := r.m.Limit(), r.m.Count()
+	table := [...]uint64{0, 1, 2, l - 1, l, l + 1, l + 3, l - c - 1, semaphore.Max, 1<<64 - 1}
+	return table[d.choice(len(table))]
+}
+
+func (r *semRun) setLimit(d *decoder) string {
+	limit := r.newLimit(d)
+	old, debt := r.m.Limit(), r.m.Debt()
+	err, want := r.s.SetLimit(limit), r.m.SetLimit(limit)
+	r.sameErr(fmt.Sprintf("SetLimit(%d)", limit), err, want)
+	outcome := errName(want)
+	switch {
+	case want != nil:
+	case r.m.Debt() > debt:
+		outcome = "cut into debt"
+	case limit > old:
+		outcome = "raise"
+	case limit < old:
+		outcome = "cut"
+	default:
+		outcome = "same"
+	}
+	r.tl.hit("SetLimit", outcome)
+	return fmt.Sprintf("SetLimit(%d)", limit)
+}
+
+func (r *semRun) takeAll(*decoder) string {
+	queued := r.m.Waiting() != 0
+	got, want := r.s.TakeAll(), r.m.TakeAll()
+	switch {
+	case queued:
+		r.tl.hit("TakeAll", "queued")
+	case want == 0:
+		r.tl.hit("TakeAll", "none")
+	default:
+		r.tl.hit("TakeAll", "some")
+	}
+	if got != want {
+		r.fail("TakeAll() = %d, model %d", got, want)
+	}
+	return "TakeAll()"
+}
+
+// upToWaits reports, without changing the model, whether
+// AcquireUpTo(max) would wait: max is not 0 and the counter is open with
+// others queued or no unit.
+func (r *semRun) upToWaits(max uint64) bool {
+	m := r.m
+	return max != 0 && !m.Closed() && (m.Waiting() != 0 || m.Count() == 0)
+}
+
+func (r *semRun) acquireUpTo(d *decoder) string {
+	k := d.ctx()
+	max := r.amount(d)
+	desc := fmt.Sprintf("AcquireUpTo(%v, %d)", k, max)
+	if k == ctxNil {
+		got, err := r.s.AcquireUpTo(nilCtx, max)
+		r.tl.err("AcquireUpTo", semaphore.ErrInvalid)
+		r.sameErr("AcquireUpTo(nil)", err, semaphore.ErrInvalid)
+		r.sameN("AcquireUpTo(nil)", got, 0)
+		return desc
+	}
+	if k == ctxLive && r.upToWaits(max) {
+		if max == 1 && len(r.parked) < maxParked {
+			r.park(parkUpTo, 1)
+			return desc + " parked"
+		}
+		k = ctxCancelled // a waiter for up to more than one unit is not modelled
+	}
+	want, werr := r.m.AcquireUpTo(k.model(), max)
+	if werr == semaphore.ErrWouldBlock {
+		r.fail("model AcquireUpTo(%d) waits where upToWaits says it does not", max)
+	}
+	got, err := r.s.AcquireUpTo(k.context(), max)
+	r.tl.err("AcquireUpTo", werr)
+	r.sameErr("AcquireUpTo", err, werr)
+	r.sameN("AcquireUpTo", got, want)
+	return desc
+}
+
+func (r *semRun) drain(d *decoder) string {
+	k := d.ctx()
+	desc := fmt.Sprintf("Drain(%v)", k)
+	waits := r.m.Drain(model.Live) == semaphore.ErrWouldBlock
+	switch {
+	case k == ctxNil:
+		r.tl.err("Drain", semaphore.ErrInvalid)
+		r.sameErr("Drain(nil)", r.s.Drain(nilCtx), semaphore.ErrInvalid)
+	case k == ctxLive && waits && len(r.parked) < maxParked:
+		r.park(parkDrain, 0)
+		desc += " parked"
+	default:
+		if k == ctxLive && waits {
+			k = ctxCancelled // too many parked already
+		}
+		want := cancelledErr(r.m.Drain(k.model()))
+		r.tl.err("Drain", want)
+		r.sameErr("Drain", r.s.Drain(k.context()), want)
+	}
+	return desc
+}
+
 // check compares everything observable with the model after a step.
 func (r *semRun) check(desc string) {
 	m := r.m
@@ -334,7 +541,7 @@ func (r *semRun) check(desc string) {
 	if got := r.s.Count(); got != m.Count() {
 		r.fail("after %s: Count() = %d, model %d", desc, got, m.Count())
 	}
-	want := semaphore.Stats{Count: m.Count(), Limit: m.Limit(), Waiting: m.Waiting(), Closed: m.Closed()}
+	want := semaphore.Stats{Count: m.Count(), Limit: m.Limit(), Waiting: m.Waiting(), Closed: m.Closed(), Debt: m.Debt()}
 	if st := r.s.Stats(); st != want {
 		r.fail("after %s: Stats() = %+v, model %+v", desc, st, want)
 	}
@@ -351,32 +558,68 @@ func (r *semRun) check(desc string) {
 	}
 	r.checkParked(desc)
 	r.ready.check(&r.trail, m)
+	r.writable.check(&r.trail, m)
+	r.checkPermits(desc)
 }
 
-// checkParked checks each parked Acquire: it has returned exactly when the
-// model's reservation for it is settled, with nil if granted and ErrClosed
-// if refused.
+// checkParked checks each parked call: an acquirer has returned exactly
+// when the model's reservation for it is settled, with nil if granted and
+// ErrClosed if refused; a Drain exactly when the model's Drain would
+// return nil at once, with nil.
 func (r *semRun) checkParked(desc string) {
 	for i, p := range r.parked {
 		if p.done {
 			continue
 		}
 		res, ok := settled(p.res)
-		if ok != p.m.Done() {
-			r.fail("after %s: parked Acquire #%d (for %d) returned = %v (%v), model settled = %v",
-				desc, i, p.m.Need(), ok, res.err, p.m.Done())
+		if want := r.parkedSettled(p); ok != want {
+			r.fail("after %s: parked %v #%d returned = %v (%v), model settled = %v",
+				desc, p.kind, i, ok, res.err, want)
 		}
 		if ok {
 			p.done = true
-			r.tl.err("Parked Acquire", res.err)
-			r.sameErr(fmt.Sprintf("after %s: parked Acquire #%d", desc, i), res.err, p.m.Err())
+			r.tl.err("Parked "+p.kind.String(), res.err)
+			r.checkReturned(fmt.Sprintf("after %s: parked %v #%d", desc, p.kind, i), p, res)
 		}
+	}
+}
+
+// parkedSettled is whether the model says the parked call p has returned.
+func (r *semRun) parkedSettled(p *semParked) bool {
+	if p.kind == parkDrain {
+		return r.m.Drain(model.Live) == nil
+	}
+	return p.m.Done()
+}
+
+// checkReturned checks what a parked call returned once the model settled
+// it: an acquirer the model's answer, AcquireUpTo the one unit it waited
+// for and AcquirePermit a permit for its units, which the run then keeps.
+func (r *semRun) checkReturned(what string, p *semParked, res result) {
+	if p.kind == parkDrain {
+		r.sameErr(what, res.err, nil)
+		return
+	}
+	r.sameErr(what, res.err, p.m.Err())
+	switch {
+	case p.kind == parkUpTo && res.err == nil && res.v != p.m.Need():
+		r.fail("%s took %d, model %d", what, res.v, p.m.Need())
+	case p.kind == parkPermit && (p.permit == nil) != (res.err != nil):
+		r.fail("%s returned a permit = %v with %v", what, p.permit != nil, res.err)
+	case p.kind == parkPermit && p.permit != nil:
+		r.keepPermit(what, p.permit, p.m.Need())
 	}
 }
 
 func (r *semRun) sameErr(what string, got, want error) {
 	if got != want {
 		r.fail("%s = %v, model %v", what, got, want)
+	}
+}
+
+func (r *semRun) sameN(what string, got, want uint64) {
+	if got != want {
+		r.fail("%s = %d, model %d", what, got, want)
 	}
 }
 
