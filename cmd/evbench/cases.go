@@ -150,6 +150,14 @@ func selectCases(ws []workload, match string) []workload {
 
 func itoa(n int) string { return fmt.Sprint(n) }
 
+// count is "1 writer" or "4 writers".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // batch is how many operations the single-goroutine drivers run between
 // looks at the stop flag.
 const batch = 64

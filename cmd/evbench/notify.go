@@ -105,7 +105,7 @@ func notifyWorkload(group, benchName string, w, rate int, impls []notifyImpl) wo
 	}
 	wl := workload{group: group, title: "notify", bench: benchName, kind: notifyKind,
 		params: []param{intParam("w", w), {"rate", rateName(rate), rate}},
-		about:  fmt.Sprintf("%d writer(s) each Add(1) %s, one reader Waits and takes the sum; floor: the writers' pacing alone", w, pace),
+		about:  fmt.Sprintf("%s: each Add(1) %s, one reader Waits and takes the sum; floor: the writers' pacing alone, no signal", count(w, "writer"), pace),
 		anchor: immediateImpl, why: whyNotify}
 	for _, im := range impls {
 		wl.cases = append(wl.cases, bench{impl: im.name, run: notifyCase(im, w, rate)})

@@ -25,8 +25,8 @@ func readyqWorkloads() []workload {
 			load := anchor.ReadyQueueLoad{Producers: shape[0], Consumers: shape[1], Batch: batch, Keys: 1000}
 			w := workload{group: "readyq", title: "readyq", bench: "ReadyQueue",
 				params: []param{intParam("p", shape[0]), intParam("c", shape[1]), intParam("keys", 1000), intParam("batch", batch)},
-				about: fmt.Sprintf("%d producer(s) Add 1,000 keys round-robin, %d consumer(s) take up to %d keys and finish them as they ask for more; one op is one key handed out",
-					shape[0], shape[1], batch),
+				about: fmt.Sprintf("%s Add 1,000 keys round-robin, %s take %s and finish them as they ask for more; one op is one key handed out",
+					count(shape[0], "producer"), count(shape[1], "consumer"), upTo(batch)),
 				anchor: "mutex", why: whyMutex}
 			for _, impl := range anchor.ReadyQueues() {
 				if impl.Batch != batch {
@@ -51,4 +51,12 @@ func readyqCase(load anchor.ReadyQueueLoad, newQueue func() anchor.ReadyQueue) f
 		items, _ := load.Run(newQueue(), math.MaxInt64, stop)
 		return tally{ops: uint64(items)}, nil
 	}
+}
+
+// upTo says how many keys a consumer takes at a time.
+func upTo(batch int) string {
+	if batch == 1 {
+		return "one key at a time"
+	}
+	return fmt.Sprintf("up to %d keys at a time", batch)
 }
