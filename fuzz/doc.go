@@ -25,7 +25,8 @@
 //
 // The linearizability tests record concurrent histories of semaphore,
 // signal and readyq calls with internal/lincheck and check them with
-// porcupine against sequential models: of the count for the counters, of
-// the queue order, the items in flight, their kept-aside marks and the
-// delayed items for readyq.
+// porcupine against sequential models: of the count for the counters
+// (with the limit, the debt and the permits given back for the
+// semaphore), of the queue order, the items in flight, their kept-aside
+// marks and the delayed items for readyq.
 package fuzz

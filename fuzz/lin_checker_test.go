@@ -3,6 +3,7 @@ package fuzz_test
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,8 +22,9 @@ func call(client int, in any, out output, callAt, retAt int64) porcupine.Operati
 // that no correct semaphore or signal could produce, and histories that
 // differ from them only in timing or in an allowed outcome, and checks
 // that the first are rejected (with a visualisation written) and the
-// second accepted: the linearizability tests can fail. The readyq
-// histories are in lin_readyq_test.go.
+// second accepted: the linearizability tests can fail. The semaphore's
+// newer calls are in lin_semaphore_test.go, the readyq histories in
+// lin_readyq_test.go.
 func TestModelsRejectBrokenHistories(t *testing.T) {
 	acq := func(n uint64) semCall { return semCall{op: semAcquire, n: n} }
 	rel := func(n uint64) semCall { return semCall{op: semRelease, n: n} }
@@ -103,7 +105,7 @@ func TestModelsRejectBrokenHistories(t *testing.T) {
 			call(1, add(1), ok, 3, 4), // a signal refuses every write after Close
 		}, false},
 	}
-	for _, c := range append(cases, readyqBrokenHistories()...) {
+	for _, c := range slices.Concat(cases, semBrokenHistories(), readyqBrokenHistories()) {
 		var ft lincheck.Capture
 		res := lincheck.Check(&ft, c.name, c.model, c.ops, linTimeout)
 		switch {
