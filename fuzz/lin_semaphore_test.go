@@ -41,30 +41,6 @@ func TestSemaphoreLinearizable(t *testing.T) {
 	})
 }
 
-// knownLimitRaces makes the model accept the outcomes of two known races
-// with a concurrent SetLimit (reported with reproducers; set it to false
-// once they are fixed), only in calls that a SetLimit overlapped (raced):
-//
-//   - SetLimit stores the new limit and debt inside its locked section,
-//     but the count it changes is published only as the section ends, and
-//     the checks made without the lock can combine the new limit with the
-//     old count, or an old limit with the new debt: an Acquire's or a
-//     TryAcquire's n against the limit, Release's and ReleaseWait's n
-//     against limit+debt, and the fast paths of Drain and Writable, which
-//     compare the count with the limit. So such a call may return
-//     ErrInvalid (TryAcquire and a permit's Release: false), or with an
-//     ended context context.Canceled for an n only a raise makes valid,
-//     Drain nil or Writable a ready channel where no state between its
-//     call and return explains it, given what the other calls saw.
-//   - Acquire checks n against the limit before it queues and not again
-//     under the lock, so a SetLimit below n can land in between: the
-//     Acquire then waits for more than the limit, holding up the queue,
-//     until Close refuses it (ErrClosed).
-//
-// Calls that change the count take the lock while a SetLimit runs (its
-// slow bit), so the model still checks every unit they move.
-const knownLimitRaces = true
-
 type semOp uint8
 
 const (
@@ -84,7 +60,7 @@ const (
 var semOpNames = [...]string{"Acquire", "TryAcquire", "Release", "ReleaseWait", "Count",
 	"AcquireUpTo", "TakeAll", "SetLimit", "PermitRelease", "Drain", "Writable"}
 
-// semCall is the input of a semaphore call. contended and raced are set
+// semCall is the input of a semaphore call. contended is set
 // after the history is recorded, from the calls that overlapped this one
 // (see markedBy).
 type semCall struct {
@@ -94,7 +70,6 @@ type semCall struct {
 	permit    bool   // Acquire, TryAcquire: the Permit form
 	id        int    // PermitRelease: which permit of the history
 	contended bool
-	raced     bool // a SetLimit overlapped it, and knownLimitRaces is set
 }
 
 // name is the call's name, for the tally and the visualisation.
@@ -109,9 +84,6 @@ func (c semCall) String() string {
 	flags := ""
 	if c.contended {
 		flags += ", contended"
-	}
-	if c.raced {
-		flags += ", raced with SetLimit"
 	}
 	switch c.op {
 	case semCount, semTakeAll, semWritable:
@@ -182,11 +154,11 @@ func semStep(s semState, c semCall, o output) (bool, semState) {
 		if o.v == 1 {
 			return s.take(c.n)
 		}
-		return c.n > s.limit || c.n != 0 && (c.n > s.count || c.contended) || c.raced, s
+		return c.n > s.limit || c.n != 0 && (c.n > s.count || c.contended), s
 	case semRelease:
-		return s.write(c.n, ctxNone, o.err, c.raced)
+		return s.write(c.n, ctxNone, o.err)
 	case semReleaseWait:
-		return s.write(c.n, c.ctx, o.err, c.raced)
+		return s.write(c.n, c.ctx, o.err)
 	case semCount:
 		return o.v == s.count, s
 	case semAcquireUpTo:
@@ -205,10 +177,10 @@ func semStep(s semState, c semCall, o output) (bool, semState) {
 		if decided, legal := ctxStep(c.ctx, true, o.err); decided {
 			return legal, s
 		}
-		return o.err == nil && (s.count == s.limit || c.raced), s
+		return o.err == nil && s.count == s.limit, s
 	case semWritable:
 		if o.v == 1 {
-			return s.closed || s.count < s.limit || c.raced, s
+			return s.closed || s.count < s.limit, s
 		}
 		return !s.closed && s.count == s.limit, s
 	}
@@ -227,9 +199,6 @@ func (s semState) take(n uint64) (bool, semState) {
 
 func semAcquireStep(s semState, c semCall, o output) (bool, semState) {
 	n := c.n
-	if c.raced && limitChecked(c.ctx, o.err) {
-		return true, s // see knownLimitRaces
-	}
 	if decided, legal := ctxStep(c.ctx, n <= s.limit, o.err); decided {
 		return legal, s
 	}
@@ -237,19 +206,11 @@ func semAcquireStep(s semState, c semCall, o output) (bool, semState) {
 	case nil: // granted: n units were there at that moment
 		return s.take(n)
 	case spin.ErrClosed: // refused: closed, and too few units left
-		return s.closed && n > s.count && (n <= s.limit || c.raced), s
+		return s.closed && n > s.count && n <= s.limit, s
 	case spin.ErrInvalid:
 		return n > s.limit, s
 	}
 	return false, s
-}
-
-// limitChecked reports whether err is what a call with context u returns
-// once its check of n against the limit, made without the lock, has
-// decided: ErrInvalid, or, with an ended context, the context.Canceled
-// that a passed check leads to.
-func limitChecked(u ctxUse, err error) bool {
-	return err == spin.ErrInvalid || u == ctxEnded && err == context.Canceled
 }
 
 // semUpToStep: AcquireUpTo takes min(count, max) at a moment when the
@@ -276,10 +237,7 @@ func semUpToStep(s semState, c semCall, o output) (bool, semState) {
 // write is the step of Release (u is ctxNone) and ReleaseWait: a write
 // pays the debt first and adds the rest, up to the limit; up to
 // limit+debt is valid. A semaphore takes units back after Close.
-func (s semState) write(n uint64, u ctxUse, err error, raced bool) (bool, semState) {
-	if raced && limitChecked(u, err) {
-		return true, s // see knownLimitRaces
-	}
+func (s semState) write(n uint64, u ctxUse, err error) (bool, semState) {
 	valid := n <= s.limit+s.debt
 	if decided, legal := ctxStep(u, valid, err); decided {
 		return legal, s
@@ -354,13 +312,13 @@ func semPermitReleaseStep(s semState, c semCall, o output) (bool, semState) {
 		if s.given&bit != 0 || c.contended {
 			return true, s
 		}
-		ok, _ := s.write(c.n, ctxNone, nil, false)
-		return !ok || c.raced, s
+		ok, _ := s.write(c.n, ctxNone, nil)
+		return !ok, s
 	}
 	if s.given&bit != 0 {
 		return false, s
 	}
-	ok, next := s.write(c.n, ctxNone, nil, false)
+	ok, next := s.write(c.n, ctxNone, nil)
 	next.given |= bit
 	return ok, next
 }
@@ -584,7 +542,7 @@ func (lp *linPermits) pick(r *rand.Rand) (linPermit, bool) {
 	return lp.held[r.IntN(len(lp.held))], true
 }
 
-// markSemOverlaps sets each call's contended and raced flags from the
+// markSemOverlaps sets each call's contended flag from the
 // calls that overlapped it in time.
 func markSemOverlaps(ops []porcupine.Operation) {
 	for i, op := range ops {
@@ -607,7 +565,6 @@ func markSemOverlaps(ops []porcupine.Operation) {
 // queue); a SetLimit that an Acquire or ReleaseWait for more overlapped
 // may be refused (they may be queued); a permit's Release that another
 // Release of the same permit overlapped may find the units in flight.
-// raced is what knownLimitRaces explains.
 func (c semCall) markedBy(o semCall) semCall {
 	switch c.op {
 	case semTryAcquire, semTakeAll:
@@ -616,12 +573,6 @@ func (c semCall) markedBy(o semCall) semCall {
 		c.contended = c.contended || (o.op == semAcquire || o.op == semReleaseWait) && o.n > c.n
 	case semPermitRelease:
 		c.contended = c.contended || o.op == semPermitRelease && o.id == c.id
-	}
-	if knownLimitRaces && o.op == semSetLimit {
-		switch c.op {
-		case semAcquire, semTryAcquire, semRelease, semReleaseWait, semPermitRelease, semDrain, semWritable:
-			c.raced = true
-		}
 	}
 	return c
 }
@@ -738,6 +689,6 @@ func semBrokenHistories() []brokenHistory {
 			call(0, sem(semSetLimit, 1), ok, 1, 2),
 			call(0, closeCall, ok, 3, 4),
 			call(1, sem(semAcquire, 2), output{err: spin.ErrClosed}, 5, 6),
-		}, false}, // the known race that knownLimitRaces admits needs an overlapping SetLimit
+		}, false},
 	}
 }

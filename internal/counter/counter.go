@@ -156,6 +156,44 @@ func (c *Counter) Limit() uint64 {
 	return Max
 }
 
+// SetLimit stores the new limit inside its locked section, and the count
+// that goes with it is published only when the section ends, so a look
+// without the lock can pair the new limit with the old count. Every
+// decision taken on such a look is made safe one of three ways: a fast
+// path's compare-and-swap fails if a section began after its load of the
+// word (sections set the slow bit); a refusal (a request above the limit,
+// a write with no room) is judged again in a locked section, or on a
+// settled look; and a reader is queued only after a locked section has
+// checked its need against the limit there.
+
+// settled returns the word and the limit as one state: ok is false if a
+// locked section was under way while it read them (the slow bit set, or
+// the word changed in between). A section sets the slow bit before it
+// stores a limit and publishes its count before it clears it, so an
+// unchanged word without the slow bit pairs with the limit read between.
+func (c *Counter) settled() (w, limit uint64, ok bool) {
+	w = c.word.Load()
+	limit = c.Limit()
+	ok = w&(slowBit|bigBit) == 0 && c.word.Load() == w
+	hook(pSettled)
+	return w, limit, ok
+}
+
+// overLimit reports whether a request of n units is above the limit. A
+// refusal is judged again in a locked section, where the limit and the
+// count agree (see settled).
+func (c *Counter) overLimit(n uint64) bool {
+	return n > c.Limit() && c.overLimitLocked(n)
+}
+
+// overLimitLocked is overLimit's judgement in a locked section.
+func (c *Counter) overLimitLocked(n uint64) bool {
+	hook(pOverLimit)
+	c.Lock()
+	defer c.Unlock()
+	return n > c.Limit()
+}
+
 // tryFast takes need units (the whole count if need is 0) with one load
 // and one compare-and-swap. It reports false, with the word it read, if a
 // flag of mask is set or the count is short.
@@ -219,7 +257,7 @@ func (c *Counter) AddFast(n uint64) bool {
 // is done and if ctx ends first, and ErrClosed once closed with too little
 // left.
 func (c *Counter) Read(ctx context.Context, m Mode, n uint64) (uint64, error) {
-	if ctx == nil || n > c.Limit() {
+	if ctx == nil || c.overLimit(n) {
 		return 0, spin.ErrInvalid
 	}
 	if err := ctx.Err(); err != nil {
@@ -303,6 +341,9 @@ func (c *Counter) readWait(done <-chan struct{}, p req) (*spin.Waiter[req], uint
 	}
 	c.Lock()
 	defer c.Unlock()
+	if p.need > c.Limit() {
+		return nil, 0, spin.ErrInvalid // lowered since the caller looked: never queue what no count can serve
+	}
 	if c.readers.Len() == 0 {
 		if v, ok := c.take(p.need, p.max); ok {
 			return nil, v, nil
@@ -327,7 +368,7 @@ func (c *Counter) finishRead(w *spin.Waiter[req], woke bool) (req, spin.Result) 
 // them first, so that one whose context has just ended does not hold it
 // up; a Semaphore read never takes what a queued reader is owed.
 func (c *Counter) TryRead(m Mode, n uint64) (uint64, bool) {
-	if n > c.Limit() {
+	if c.overLimit(n) {
 		return 0, false
 	}
 	if n == 0 && m == Semaphore {
@@ -371,7 +412,10 @@ func (c *Counter) write(m Mode, n uint64) error {
 			return nil
 		case w&fastMask == 0:
 			v := w & countMask
-			if n > c.Limit()-v {
+			if l := c.Limit(); l < v || n > l-v {
+				if c.word.Load() != w || l < v {
+					continue // a limit stored by a section under way: look again (see settled)
+				}
 				return spin.ErrWouldBlock // nobody waits: no read can make room first
 			}
 			if v+n > countMask {
@@ -448,7 +492,7 @@ func (c *Counter) writeWait(done <-chan struct{}, m Mode, n uint64) (*spin.Waite
 	c.Lock()
 	defer c.Unlock()
 	c.serve()
-	if c.tooBig(n) {
+	if c.overDebt(n) {
 		return nil, spin.ErrInvalid // never queue a writer no room can take
 	}
 	if c.writers.Len() == 0 {
@@ -490,7 +534,7 @@ func (c *Counter) Ready() <-chan struct{} {
 // While one is armed the count changes only in locked sections (the slow
 // bit), which fire it.
 func (c *Counter) Writable() <-chan struct{} {
-	if w := c.word.Load(); w&closedBit != 0 || w&bigBit == 0 && w&countMask < c.Limit() {
+	if w, limit, ok := c.settled(); w&closedBit != 0 || ok && w&countMask < limit {
 		return spin.ClosedChan()
 	}
 	c.Lock()
@@ -508,7 +552,7 @@ func (c *Counter) Drain(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if w := c.word.Load(); w&bigBit == 0 && w&countMask == c.Limit() {
+	if w, limit, ok := c.settled(); ok && w&countMask == limit {
 		return nil
 	}
 	c.Lock()
@@ -581,6 +625,7 @@ func (c *Counter) SetLimit(limit uint64) error {
 		c.debt.Store(debt + old - limit - take)
 	}
 	c.lim.Store(limit)
+	hook(pSetLimit)
 	return nil
 }
 
@@ -588,9 +633,21 @@ func (c *Counter) SetLimit(limit uint64) error {
 func needOf(p req) uint64 { return p.need }
 
 // tooBig reports whether a write of n can never be taken: above the limit
-// plus what a debt lets in (the locked section judges again).
+// plus what a debt lets in. The limit and the debt are read one after the
+// other, and a SetLimit in between can move both, so a refusal is judged
+// again in a locked section, where they agree.
 func (c *Counter) tooBig(n uint64) bool {
+	if !c.overDebt(n) {
+		return false
+	}
+	c.Lock()
+	defer c.Unlock()
+	return c.overDebt(n)
+}
+
+func (c *Counter) overDebt(n uint64) bool {
 	l := c.Limit()
+	hook(pDebtLook)
 	return n > l && n-l > c.debt.Load()
 }
 

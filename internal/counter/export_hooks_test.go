@@ -21,6 +21,10 @@ const (
 	PReadyLook     = pReadyLook
 	PTryDecide     = pTryDecide
 	PWriteRoom     = pWriteRoom
+	PSetLimit      = pSetLimit
+	PSettled       = pSettled
+	PDebtLook      = pDebtLook
+	POverLimit     = pOverLimit
 )
 
 // SetHook registers f to run at every point reached (nil: none).

@@ -691,3 +691,130 @@ func TestHookWriteRoom(t *testing.T) {
 		wantCount(t, c, 8)
 	}, 10, 0, nil)
 }
+
+// ---- SetLimit ------------------------------------------------------------------
+
+// untilHit yields until point p has been reached more than before times:
+// a hand-shake with a goroutine whose look at the word ends there and
+// which may then block on the lock (which synctest.Wait cannot wait for).
+func untilHit(t *testing.T, p counter.Point, before int64) {
+	t.Helper()
+	for range 1_000_000 {
+		if hits[p].Load() > before {
+			return
+		}
+		runtime.Gosched()
+	}
+	t.Fatalf("point %d never reached", p)
+}
+
+// TestHookSetLimitLooks: SetLimit stores the new limit inside its locked
+// section and the count goes out only when the section ends. A lock-free
+// look in between pairs the new limit with the old count; Writable and
+// Drain must not act on such a look.
+func TestHookSetLimitLooks(t *testing.T) {
+	hookBubble(t, "Writable during a raise that fills the count", func(t *testing.T, c *counter.Counter) {
+		g := arm(t, counter.PSetLimit)
+		set := start(func() error { return c.SetLimit(4) }) // count 3 → 4, limit 3 → 4: full
+		g.wait()                                            // in the locked section: no synctest.Wait until it ends
+		before := hits[counter.PSettled].Load()
+		ch := start(func() <-chan struct{} { return c.Writable() })
+		untilHit(t, counter.PSettled, before)
+		g.open()
+		testkit.SameErr(t, "SetLimit(4)", result(t, "SetLimit", set), nil)
+		if testkit.IsClosed(result(t, "Writable", ch)) {
+			t.Fatal("Writable is ready with the count at the limit: it paired the new limit with the old count")
+		}
+		wantCount(t, c, 4)
+	}, 3, 3, nil)
+	hookBubble(t, "Drain during a cut", func(t *testing.T, c *counter.Counter) {
+		if _, ok := c.TryRead(sem, 1); !ok { // count 2 of 3: one unit held
+			t.Fatal("TryRead(1) failed")
+		}
+		g := arm(t, counter.PSetLimit)
+		set := start(func() error { return c.SetLimit(2) }) // count 2 → 1, limit 3 → 2: one unit still out
+		g.wait()
+		before := hits[counter.PSettled].Load()
+		drained := start(func() error { return c.Drain(bg) })
+		untilHit(t, counter.PSettled, before)
+		g.open()
+		testkit.SameErr(t, "SetLimit(2)", result(t, "SetLimit", set), nil)
+		synctest.Wait()
+		select {
+		case err := <-drained:
+			t.Fatalf("Drain returned %v with a unit still held: it paired the new limit with the old count", err)
+		default:
+		}
+		mustWrite(t, c, sem, 1)
+		testkit.SameErr(t, "Drain once the unit is back", result(t, "Drain", drained), nil)
+	}, 3, 3, nil)
+}
+
+// TestHookSetLimitRefusal: a request the lock-free look finds above a
+// limit that a SetLimit under way has just lowered is judged again in a
+// locked section. Refused at once, it would contradict the count the same
+// goroutine reads next, which still shows the units the cut takes.
+func TestHookSetLimitRefusal(t *testing.T) {
+	hookBubble(t, "TryRead during a cut", func(t *testing.T, c *counter.Counter) {
+		g := arm(t, counter.PSetLimit)
+		set := start(func() error { return c.SetLimit(2) }) // count 4 → 2, limit 4 → 2
+		g.wait()
+		before := hits[counter.POverLimit].Load()
+		type seen struct {
+			ok    bool
+			count uint64
+		}
+		ch := start(func() seen {
+			_, ok := c.TryRead(sem, 3)
+			return seen{ok, c.Count()}
+		})
+		untilHit(t, counter.POverLimit, before)
+		g.open()
+		testkit.SameErr(t, "SetLimit(2)", result(t, "SetLimit", set), nil)
+		s := result(t, "TryRead", ch)
+		if s.ok || s.count != 2 {
+			t.Fatalf("TryRead(3) = %v, then Count = %d: want a refusal under the new limit and its count 2 (a refusal with the old count 4 fits no order of the two calls)", s.ok, s.count)
+		}
+	}, 4, 4, nil)
+}
+
+// TestHookSetLimitBelowARead: a read checks its need against the limit
+// before it locks; a SetLimit that lowers the limit below the need in
+// between must not leave the read queued for what no count can serve.
+func TestHookSetLimitBelowARead(t *testing.T) {
+	hookBubble(t, "a cut before the read queues", func(t *testing.T, c *counter.Counter) {
+		g := arm(t, counter.PReadSlow)
+		r := startRead(c, bg, sem, 2)
+		g.wait()
+		testkit.SameErr(t, "SetLimit(1) with nobody queued", c.SetLimit(1), nil)
+		g.open()
+		v := result(t, "Read(2)", r)
+		testkit.SameErr(t, "Read(2) above the new limit", v.err, spin.ErrInvalid)
+		if _, _, readers, _ := c.Snapshot(); readers != 0 {
+			t.Fatalf("%d readers queued", readers)
+		}
+	}, 2, 0, nil)
+}
+
+// TestHookDebtLook: a write beyond the limit is refused only if the debt
+// cannot let it in either; the limit and the debt are read one after the
+// other. A raise in between that pays the debt must not make a valid
+// write look too big.
+func TestHookDebtLook(t *testing.T) {
+	hookBubble(t, "a raise pays the debt between the two reads", func(t *testing.T, c *counter.Counter) {
+		if _, ok := c.TryRead(sem, 4); !ok {
+			t.Fatal("TryRead(4) failed")
+		}
+		testkit.SameErr(t, "SetLimit(2): a debt of 2", c.SetLimit(2), nil)
+		g := arm(t, counter.PDebtLook)
+		w := start(func() error { return c.Write(sem, 4) }) // gives back the 4 units held
+		g.wait()
+		testkit.SameErr(t, "SetLimit(4): pays the debt", c.SetLimit(4), nil)
+		g.open()
+		testkit.SameErr(t, "Write(4) of the units held", result(t, "Write", w), nil)
+		wantCount(t, c, 4)
+		if d := c.Debt(); d != 0 {
+			t.Fatalf("debt %d", d)
+		}
+	}, 4, 4, nil)
+}

@@ -24,4 +24,8 @@ const (
 	pReadyLook                  // Ready: the lock-free look found nothing; before the locked arming
 	pTryDecide                  // TryRead: the fast path failed; before it decides whether to lock
 	pWriteRoom                  // writeLocked: in the locked section; before the room is judged
+	pSetLimit                   // SetLimit: the new limit is stored, the count not yet published
+	pSettled                    // settled: the word and the limit are read (Writable's and Drain's looks)
+	pDebtLook                   // overDebt: the limit is read; before the debt is
+	pOverLimit                  // overLimit: the lock-free look found the request above the limit; before the locked one
 )

@@ -21,11 +21,14 @@ type Reservation struct {
 // limit and ErrClosed if the counter is closed with fewer than n units
 // left; r is then not queued.
 func (c *Counter) Reserve(r *Reservation, n uint64) error {
-	if n > c.Limit() {
+	if c.overLimit(n) {
 		return spin.ErrInvalid
 	}
 	c.Lock()
 	defer c.Unlock()
+	if n > c.Limit() {
+		return spin.ErrInvalid // lowered since the look above: never queue what no count can serve
+	}
 	r.c, r.w = c, c.readers.PushSelectable(req{need: n})
 	if n == 0 {
 		c.readers.Grant(r.w, req{}) // like a read of 0: never waits, even behind others
