@@ -343,7 +343,7 @@ func semWorkload(rng *rand.Rand, tl tally) (porcupine.Model, []porcupine.Operati
 			closer(c, yields, s.Close)
 			return
 		}
-		w := &semWorker{c: c, s: s, r: rand.New(rand.NewPCG(seeds[i], uint64(i))), limit: limit, permits: permits}
+		w := &semWorker{c: c, s: s, r: rand.New(rand.NewPCG(seeds[i], uint64(i))), limit: limit, permits: permits, id: i}
 		for range linCalls {
 			w.call()
 			maybeYield(w.r)
@@ -366,6 +366,7 @@ type semWorker struct {
 	r       *rand.Rand
 	limit   uint64 // the limit the semaphore was made with
 	permits *linPermits
+	id      int // the worker's index: it releases only the permits it got
 }
 
 // semCalls are the workload's calls, each with its weight.
@@ -409,13 +410,13 @@ func (w *semWorker) acquire() {
 func (w *semWorker) acquirePermit() {
 	n := linAmount(w.r, w.limit)
 	ctx, u, stop := linCtx(w.r)
-	var p *semaphore.Permit
+	p := new(semaphore.Permit)
 	lincheck.Record(w.c, semCall{op: semAcquire, n: n, ctx: u, permit: true}, func() (o output) {
-		p, o.err = w.s.AcquirePermit(ctx, n)
+		*p, o.err = w.s.AcquirePermit(ctx, n)
 		return o
 	})
 	stop()
-	w.permits.add(p)
+	w.permits.add(p, w.id)
 }
 
 func (w *semWorker) tryAcquire() {
@@ -425,13 +426,13 @@ func (w *semWorker) tryAcquire() {
 
 func (w *semWorker) tryAcquirePermit() {
 	n := linAmount(w.r, w.limit)
-	var p *semaphore.Permit
+	p := new(semaphore.Permit)
 	lincheck.Record(w.c, semCall{op: semTryAcquire, n: n, permit: true}, func() output {
 		var ok bool
-		p, ok = w.s.TryAcquirePermit(n)
+		*p, ok = w.s.TryAcquirePermit(n)
 		return boolOutput(ok)
 	})
-	w.permits.add(p)
+	w.permits.add(p, w.id)
 }
 
 func (w *semWorker) release() {
@@ -439,10 +440,11 @@ func (w *semWorker) release() {
 	lincheck.Record(w.c, semCall{op: semRelease, n: n}, func() output { return output{err: w.s.Release(n)} })
 }
 
-// permitRelease releases a permit of the history that any worker may
-// have acquired, released or be releasing; with none yet it gets one.
+// permitRelease releases one of the worker's permits, which it may have
+// released before (a Permit is a value its owner releases, not safe for
+// concurrent use); with none yet it gets one.
 func (w *semWorker) permitRelease() {
-	lp, ok := w.permits.pick(w.r)
+	lp, ok := w.permits.pick(w.r, w.id)
 	if !ok {
 		w.tryAcquirePermit()
 		return
@@ -508,38 +510,44 @@ func boolOutput(ok bool) output {
 	return output{}
 }
 
-// linPermits are the permits of one history, shared by its workers, so
-// that two of them may release one permit at once. A permit's id is its
-// bit in semState.given.
+// linPermits are the permits of one history, each released only by the
+// worker that got it. A permit's id is its bit in semState.given.
 type linPermits struct {
 	mu   sync.Mutex
 	held []linPermit
 }
 
 type linPermit struct {
-	p  *semaphore.Permit
-	n  uint64 // the units it was acquired with (it never splits)
-	id int
+	p     *semaphore.Permit
+	n     uint64 // the units it was acquired with (it never splits)
+	id    int
+	owner int // the worker that got it
 }
 
-// add keeps p, if it is a permit.
-func (lp *linPermits) add(p *semaphore.Permit) {
-	if p == nil {
+// add keeps p for worker owner, if it holds units.
+func (lp *linPermits) add(p *semaphore.Permit, owner int) {
+	if p.N() == 0 {
 		return
 	}
 	lp.mu.Lock()
 	defer lp.mu.Unlock()
-	lp.held = append(lp.held, linPermit{p, p.N(), len(lp.held)})
+	lp.held = append(lp.held, linPermit{p, p.N(), len(lp.held), owner})
 }
 
-// pick returns one of the permits, if there is one.
-func (lp *linPermits) pick(r *rand.Rand) (linPermit, bool) {
+// pick returns one of owner's permits, if it has one.
+func (lp *linPermits) pick(r *rand.Rand, owner int) (linPermit, bool) {
 	lp.mu.Lock()
 	defer lp.mu.Unlock()
-	if len(lp.held) == 0 {
+	var mine []linPermit
+	for _, p := range lp.held {
+		if p.owner == owner {
+			mine = append(mine, p)
+		}
+	}
+	if len(mine) == 0 {
 		return linPermit{}, false
 	}
-	return lp.held[r.IntN(len(lp.held))], true
+	return mine[r.IntN(len(mine))], true
 }
 
 // markSemOverlaps sets each call's contended flag from the

@@ -2,7 +2,6 @@ package fuzz_test
 
 import (
 	"fmt"
-	"testing/synctest"
 
 	"github.com/evsync/evsync/semaphore"
 )
@@ -57,7 +56,7 @@ func (r *semRun) acquirePermit(d *decoder) string {
 		p, err := r.s.AcquirePermit(nilCtx, n)
 		r.tl.err("AcquirePermit", semaphore.ErrInvalid)
 		r.sameErr("AcquirePermit(nil)", err, semaphore.ErrInvalid)
-		r.same("AcquirePermit(nil) returned a permit", p != nil, false)
+		r.sameN("AcquirePermit(nil): the permit's N()", p.N(), 0)
 	case k == ctxLive && r.wouldWait(n) && len(r.parked) < maxParked:
 		r.park(parkPermit, n)
 		desc += " parked"
@@ -66,12 +65,15 @@ func (r *semRun) acquirePermit(d *decoder) string {
 			k = ctxCancelled // too many parked already
 		}
 		want := cancelledErr(r.m.Acquire(k.model(), n))
-		p, err := r.s.AcquirePermit(k.context(), n)
+		p := new(semaphore.Permit)
+		var err error
+		*p, err = r.s.AcquirePermit(k.context(), n)
 		r.tl.err("AcquirePermit", want)
 		r.sameErr(desc, err, want)
-		r.same(desc+" returned a permit", p != nil, want == nil)
-		if p != nil {
+		if err == nil {
 			r.keepPermit(desc, p, n)
+		} else {
+			r.sameN(desc+": the permit's N()", p.N(), 0)
 		}
 	}
 	return desc
@@ -80,13 +82,16 @@ func (r *semRun) acquirePermit(d *decoder) string {
 func (r *semRun) tryAcquirePermit(d *decoder) string {
 	n := r.amount(d)
 	desc := fmt.Sprintf("TryAcquirePermit(%d)", n)
-	p, ok := r.s.TryAcquirePermit(n)
+	p := new(semaphore.Permit)
+	var ok bool
+	*p, ok = r.s.TryAcquirePermit(n)
 	want := r.m.TryAcquire(n)
 	r.tl.hit("TryAcquirePermit", fmt.Sprint(want))
 	r.same(desc, ok, want)
-	r.same(desc+" returned a permit", p != nil, want)
-	if p != nil {
+	if ok {
 		r.keepPermit(desc, p, n)
+	} else {
+		r.sameN(desc+": the permit's N()", p.N(), 0)
 	}
 	return desc
 }
@@ -125,27 +130,23 @@ func (r *semRun) permitRelease(d *decoder) string {
 	return fmt.Sprintf("permit #%d Release() (held %d)", i, held)
 }
 
-// permitReleaseTwice releases one permit from two goroutines at once:
-// where the model says a Release gives the units back, exactly one of
-// them must, else neither.
+// permitReleaseTwice releases one permit twice in a row, the cleanup
+// path of a deferred Release after an explicit one: where the model says
+// a Release gives the units back, the first must and the second must
+// not; else neither.
 func (r *semRun) permitReleaseTwice(d *decoder) string {
 	pm, i := r.pickPermit(d)
 	if pm == nil {
 		return "two permit Releases (no permit)"
 	}
 	held := pm.n
-	got := make(chan bool, 2)
-	for range 2 {
-		go func() { got <- pm.p.Release() }()
-	}
-	synctest.Wait()
-	a, b := <-got, <-got
+	a, b := pm.p.Release(), pm.p.Release()
 	want := r.modelRelease(pm)
 	r.tl.hit("PermitReleaseTwice", r.releaseOutcome(&semPermit{n: held}, want))
-	if a && b || (a || b) != want {
-		r.fail("two concurrent Releases of permit #%d holding %d = %v, %v; model: one gives back = %v", i, held, a, b, want)
+	if b || a != want {
+		r.fail("two Releases of permit #%d holding %d = %v, %v; model: the first gives back = %v", i, held, a, b, want)
 	}
-	return fmt.Sprintf("permit #%d Release() twice at once (held %d)", i, held)
+	return fmt.Sprintf("permit #%d Release() twice (held %d)", i, held)
 }
 
 func (r *semRun) permitSplit(d *decoder) string {
@@ -156,17 +157,20 @@ func (r *semRun) permitSplit(d *decoder) string {
 	}
 	k := d.amount(pm.n, pm.n, 1)
 	desc := fmt.Sprintf("permit #%d (holding %d) Split(%d)", i, pm.n, k)
-	q, err := pm.p.Split(k)
+	q := new(semaphore.Permit)
+	var err error
+	*q, err = pm.p.Split(k)
 	var want error
 	if k == 0 || k > pm.n {
 		want = semaphore.ErrInvalid
 	}
 	r.tl.err("Split", want)
 	r.sameErr(desc, err, want)
-	r.same(desc+" returned a permit", q != nil, want == nil)
-	if q != nil {
+	if err == nil {
 		pm.n -= k
 		r.keepPermit(desc, q, k)
+	} else {
+		r.sameN(desc+": the new permit's N()", q.N(), 0)
 	}
 	return desc
 }
@@ -195,15 +199,25 @@ func (r *semRun) permitMerge(d *decoder) string {
 	return desc
 }
 
-// mergeForeign merges into permit i a permit of another semaphore, which
-// Merge must refuse, leaving both as they were.
+// mergeForeign merges into permit i a permit of another semaphore. Merge
+// must refuse it, leaving both as they were, while permit i holds units;
+// a permit that holds nothing takes the other's units (and semaphore),
+// which its Release then gives back there.
 func (r *semRun) mergeForeign(pm *semPermit, i int) string {
-	q, _ := semaphore.New(1).TryAcquirePermit(1)
-	desc := fmt.Sprintf("permit #%d Merge(a permit of another semaphore)", i)
-	err := pm.p.Merge(q)
+	other := semaphore.New(1)
+	q, _ := other.TryAcquirePermit(1)
+	desc := fmt.Sprintf("permit #%d (holding %d) Merge(a permit of another semaphore)", i, pm.n)
+	err := pm.p.Merge(&q)
 	r.tl.err("Merge", err)
-	r.sameErr(desc, err, semaphore.ErrInvalid)
-	r.sameN(desc+": the other permit's N()", q.N(), 1)
+	if pm.n != 0 {
+		r.sameErr(desc, err, semaphore.ErrInvalid)
+		r.sameN(desc+": the other permit's N()", q.N(), 1)
+		return desc
+	}
+	r.sameErr(desc, err, nil)
+	r.sameN(desc+": the other permit's N()", q.N(), 0)
+	r.same(desc+": its Release of the other's unit", pm.p.Release(), true)
+	r.sameN(desc+": the other semaphore's count", other.Count(), 1)
 	return desc
 }
 

@@ -56,13 +56,15 @@ import (
 //	          is kept (up to maxKept, later ones are held untracked)
 //	Q n       TryAcquirePermit(n)
 //	G i       Release of permit i: true once, then false
-//	B i       two concurrent Releases of permit i: exactly one gives the
-//	          units back where the model says one Release would
+//	B i       two Releases of permit i in a row (a deferred Release
+//	          after an explicit one): the first gives the units back
+//	          where the model says a Release would, the second never
 //	H i k     Split(k) of permit i; k is an amount for a count and a
 //	          limit equal to what the permit holds ('e' all of it, 'f'
 //	          one more)
 //	J i j     Merge of permit j into permit i; j one past the last is a
-//	          permit of another semaphore, which Merge refuses
+//	          permit of another semaphore, which Merge refuses unless
+//	          permit i holds nothing
 //	F i       Forget of permit i
 //
 // A byte that is no letter is one of the first ten operations (its value
@@ -294,7 +296,9 @@ func (r *semRun) parkedCall(ctx context.Context, p *semParked, n uint64) result 
 		v, err := r.s.AcquireUpTo(ctx, n)
 		return result{v, err}
 	case parkPermit:
-		pm, err := r.s.AcquirePermit(ctx, n)
+		pm := new(semaphore.Permit)
+		var err error
+		*pm, err = r.s.AcquirePermit(ctx, n)
 		p.permit = pm // read once res is received
 		return result{err: err}
 	case parkDrain:
@@ -337,8 +341,8 @@ func (r *semRun) cancelledResult(p *semParked, when string) {
 	p.done = true
 	r.tl.err("Parked "+p.kind.String(), res.err)
 	r.sameErr(fmt.Sprintf("parked %v %s", p.kind, when), res.err, context.Canceled)
-	if p.permit != nil {
-		r.fail("a cancelled AcquirePermit returned a permit")
+	if p.permit != nil && p.permit.N() != 0 {
+		r.fail("a cancelled AcquirePermit returned a permit holding %d", p.permit.N())
 	}
 }
 
@@ -604,9 +608,9 @@ func (r *semRun) checkReturned(what string, p *semParked, res result) {
 	switch {
 	case p.kind == parkUpTo && res.err == nil && res.v != p.m.Need():
 		r.fail("%s took %d, model %d", what, res.v, p.m.Need())
-	case p.kind == parkPermit && (p.permit == nil) != (res.err != nil):
-		r.fail("%s returned a permit = %v with %v", what, p.permit != nil, res.err)
-	case p.kind == parkPermit && p.permit != nil:
+	case p.kind == parkPermit && res.err != nil && p.permit.N() != 0:
+		r.fail("%s returned a permit holding %d with %v", what, p.permit.N(), res.err)
+	case p.kind == parkPermit && res.err == nil:
 		r.keepPermit(what, p.permit, p.m.Need())
 	}
 }

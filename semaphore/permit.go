@@ -1,96 +1,110 @@
 package semaphore
 
-import (
-	"context"
-	"sync/atomic"
-)
+import "context"
 
 // A Permit is a number of units held from a semaphore, to be given back
 // with Release exactly once. Unlike a bare Release(n), a permit cannot
 // give back more than it holds or give back twice: a second Release, or a
-// Release after Forget or Merge, returns false and changes nothing, so a
-// cleanup path that releases twice (a deferred Release after an explicit
-// one, an ignored Acquire error) never inflates the count or panics.
-// Chosen over a panic: the double release x/sync users hit comes from
-// error paths, where a panic turns a harmless repeat into a crash.
+// Release after Forget, after Merge into another permit, or of the zero
+// Permit that a failed AcquirePermit returns, reports false and changes
+// nothing. So a cleanup path that releases twice (a deferred Release after
+// an explicit one, a Release after an ignored Acquire error) never
+// inflates the count or panics. Chosen over a panic: the double release
+// x/sync users hit comes from error paths, where a panic turns a harmless
+// repeat into a crash.
 //
-// A Permit is used through its pointer; the zero value holds nothing.
-// Its methods are safe for concurrent use: of two concurrent Releases
-// exactly one gives the units back. Getting a permit allocates it (one
-// small object); the units themselves are taken as Acquire takes them.
+// A Permit is a value that owns its units, like an open file: keep it in
+// one variable and call its methods through that variable (defer
+// p.Release() works). It must not be copied: a copy would hold the same
+// units, and go vet's copylocks check reports copies. Hand it on with a
+// pointer, or move its units into a new permit with Split(p.N()). Its
+// methods are not safe for concurrent use; a goroutine that gives a
+// permit to another hands it over, as it would any value. Getting and
+// releasing a permit allocates nothing and costs what Acquire and Release
+// cost: the units are taken and given back as they take and give them.
+//
+// The zero Permit holds nothing.
 type Permit struct {
+	_ noCopy
 	s *Semaphore
-	n atomic.Uint64 // the units it still holds
+	n uint64 // the units it still holds
 }
 
+// noCopy makes go vet's copylocks check report a copied Permit.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}
+
 // AcquirePermit is Acquire returning a permit for the n units, which
-// Release gives back. On error it returns nil and holds nothing.
-func (s *Semaphore) AcquirePermit(ctx context.Context, n uint64) (*Permit, error) {
+// Release gives back. On error it returns the zero Permit (holding
+// nothing, so that a deferred Release of it reports false) and the error.
+func (s *Semaphore) AcquirePermit(ctx context.Context, n uint64) (Permit, error) {
 	if err := s.Acquire(ctx, n); err != nil {
-		return nil, err
+		return Permit{}, err
 	}
-	return s.permit(n), nil
+	return Permit{s: s, n: n}, nil
 }
 
 // TryAcquirePermit is TryAcquire returning a permit for the n units, or
-// nil and false.
-func (s *Semaphore) TryAcquirePermit(n uint64) (*Permit, bool) {
+// the zero Permit and false.
+func (s *Semaphore) TryAcquirePermit(n uint64) (Permit, bool) {
 	if !s.TryAcquire(n) {
-		return nil, false
+		return Permit{}, false
 	}
-	return s.permit(n), true
-}
-
-func (s *Semaphore) permit(n uint64) *Permit {
-	p := &Permit{s: s}
-	p.n.Store(n)
-	return p
+	return Permit{s: s, n: n}, true
 }
 
 // N returns the number of units the permit still holds.
-func (p *Permit) N() uint64 { return p.n.Load() }
+func (p *Permit) N() uint64 { return p.n }
 
 // Release gives the permit's units back to its semaphore and reports
 // whether it did: false if it holds nothing (released, forgotten or
-// merged before). If the semaphore cannot take them back (it would pass
-// its limit, which only another caller's stray Release can cause) the
-// permit keeps them and Release returns false; call it again once there
-// is room.
+// merged before, or the zero Permit). If the semaphore cannot take them
+// back (it would pass its limit, which only another caller's stray
+// Release can cause) the permit keeps them and Release returns false;
+// call it again once there is room.
 func (p *Permit) Release() bool {
-	n := p.n.Swap(0)
+	n := p.n
 	if n == 0 {
 		return false
 	}
 	if p.s.Release(n) != nil {
-		p.n.Add(n) // not taken back: still held
-		return false
+		return false // not taken back: still held
 	}
+	p.n = 0
 	return true
 }
 
 // Split moves k of the permit's units into a new permit and returns it;
-// both are released separately. It returns nil and ErrInvalid, changing
-// nothing, if the permit holds fewer than k units or k is 0.
-func (p *Permit) Split(k uint64) (*Permit, error) {
-	for {
-		n := p.n.Load()
-		if k == 0 || n < k {
-			return nil, ErrInvalid
-		}
-		if p.n.CompareAndSwap(n, n-k) {
-			return p.s.permit(k), nil
-		}
+// both are released separately. It returns the zero Permit and
+// ErrInvalid, changing nothing, if the permit holds fewer than k units or
+// k is 0. Split(p.N()) moves all of them: a way to hand a permit on.
+func (p *Permit) Split(k uint64) (Permit, error) {
+	if k == 0 || p.n < k {
+		return Permit{}, ErrInvalid
 	}
+	p.n -= k
+	return Permit{s: p.s, n: k}, nil
 }
 
 // Merge moves every unit of q into p, so that one Release gives back
-// both; q holds nothing afterwards. It returns ErrInvalid, changing
-// nothing, if q is p or comes from another semaphore.
+// both; q holds nothing afterwards. Merging into the zero Permit makes it
+// a permit of q's semaphore. It returns ErrInvalid, changing nothing, if
+// q is p or comes from another semaphore than p's units.
 func (p *Permit) Merge(q *Permit) error {
-	if q == p || q.s != p.s {
+	switch {
+	case q == p:
+		return ErrInvalid
+	case q.n == 0:
+		return nil
+	case p.n == 0:
+		p.s = q.s
+	case q.s != p.s:
 		return ErrInvalid
 	}
-	p.n.Add(q.n.Swap(0))
+	p.n += q.n
+	q.n = 0
 	return nil
 }
 
@@ -98,4 +112,8 @@ func (p *Permit) Merge(q *Permit) error {
 // circulation for good (the semaphore's capacity shrinks by them, as
 // tokio's forget does), and Drain, which waits for the count to reach the
 // limit, no longer returns. It returns how many units it dropped.
-func (p *Permit) Forget() uint64 { return p.n.Swap(0) }
+func (p *Permit) Forget() uint64 {
+	n := p.n
+	p.n = 0
+	return n
+}

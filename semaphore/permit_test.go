@@ -26,34 +26,62 @@ func TestAPermitIsReleasedExactlyOnce(t *testing.T) {
 	testkit.WantCount(t, s, 3)
 }
 
-func TestConcurrentReleasesOfOnePermitGiveBackOnce(t *testing.T) {
-	s := semaphore.New(0)
-	for range 200 {
-		testkit.MustNil(t, s.Release(1))
-		p, ok := s.TryAcquirePermit(1)
-		if !ok {
-			t.Fatal("TryAcquirePermit failed")
+// TestADeferredReleaseAfterAnExplicitOneIsANoOp is the cleanup path that
+// x/sync's Release turns into a panic or an inflated count: the deferred
+// Release of a permit released by hand, and of the zero Permit a failed
+// AcquirePermit returns.
+func TestADeferredReleaseAfterAnExplicitOneIsANoOp(t *testing.T) {
+	s := semaphore.NewLimiter(2)
+	job := func(ctx context.Context) (released, deferred bool) {
+		p, err := s.AcquirePermit(ctx, 1)
+		defer func() { deferred = p.Release() }()
+		if err != nil {
+			return false, false
 		}
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		released := 0
-		for range 4 {
-			wg.Go(func() {
-				if p.Release() {
-					mu.Lock()
-					released++
-					mu.Unlock()
-				}
-			})
-		}
-		wg.Wait()
-		if released != 1 {
-			t.Fatalf("%d Releases succeeded, want 1", released)
-		}
-		if s.TakeAll() != 1 {
-			t.Fatal("the unit did not come back exactly once")
-		}
+		return p.Release(), false
 	}
+	if r, d := job(context.Background()); !r || d {
+		t.Fatalf("explicit Release = %v, deferred = %v; want true, false", r, d)
+	}
+	testkit.WantCount(t, s, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if r, d := job(ctx); r || d {
+		t.Fatalf("after a failed AcquirePermit: Releases = %v, %v", r, d)
+	}
+	testkit.WantCount(t, s, 2)
+}
+
+// TestPermitsHandedToGoroutines hands each permit to a worker through a
+// pointer, as its doc says, and checks that every unit comes back once.
+func TestPermitsHandedToGoroutines(t *testing.T) {
+	s := semaphore.NewLimiter(4)
+	var wg sync.WaitGroup
+	var released sync.Map
+	for i := range 100 {
+		p, err := s.AcquirePermit(context.Background(), 1)
+		testkit.MustNil(t, err)
+		q, err := p.Split(p.N()) // moved: p holds nothing now
+		testkit.MustNil(t, err)
+		if p.Release() {
+			t.Fatal("the permit moved out of still released its units")
+		}
+		wg.Go(func() {
+			if !q.Release() || q.Release() {
+				released.Store(i, false)
+				return
+			}
+			released.Store(i, true)
+		})
+	}
+	wg.Wait()
+	released.Range(func(k, v any) bool {
+		if !v.(bool) {
+			t.Errorf("job %v: its permit did not release exactly once", k)
+		}
+		return true
+	})
+	testkit.WantCount(t, s, 4)
 }
 
 func TestSplitMergeAndForget(t *testing.T) {
@@ -73,21 +101,31 @@ func TestSplitMergeAndForget(t *testing.T) {
 	q.Release()
 	testkit.WantCount(t, s, 6)
 	r, _ := s.TryAcquirePermit(3)
-	testkit.MustNil(t, p.Merge(r))
+	testkit.MustNil(t, p.Merge(&r))
 	if p.N() != 7 || r.N() != 0 || r.Release() {
 		t.Fatalf("after Merge: %d and %d", p.N(), r.N())
 	}
-	if err := p.Merge(p); !errors.Is(err, semaphore.ErrInvalid) {
+	if err := p.Merge(&p); !errors.Is(err, semaphore.ErrInvalid) {
 		t.Fatalf("Merge with itself = %v", err)
 	}
 	other, _ := semaphore.New(1).TryAcquirePermit(1)
-	if err := p.Merge(other); !errors.Is(err, semaphore.ErrInvalid) || other.N() != 1 {
+	if err := p.Merge(&other); !errors.Is(err, semaphore.ErrInvalid) || other.N() != 1 {
 		t.Fatalf("Merge across semaphores = %v, left %d", err, other.N())
+	}
+	var empty semaphore.Permit
+	if err := p.Merge(&empty); err != nil || p.N() != 7 {
+		t.Fatalf("Merge of an empty permit = %v, holds %d", err, p.N())
 	}
 	if n := p.Forget(); n != 7 || p.Release() {
 		t.Fatalf("Forget = %d", n)
 	}
 	testkit.WantCount(t, s, 3) // the forgotten units never come back
+	var into semaphore.Permit // the zero Permit takes on the semaphore of what it is given
+	r2, _ := s.TryAcquirePermit(2)
+	if err := into.Merge(&r2); err != nil || into.N() != 2 || !into.Release() {
+		t.Fatalf("Merge into the zero Permit = %v, holds %d", err, into.N())
+	}
+	testkit.WantCount(t, s, 3)
 }
 
 func TestAPermitThatCannotGoBackIsKept(t *testing.T) {
@@ -107,10 +145,10 @@ func TestAcquirePermitErrorsHoldNothing(t *testing.T) {
 	s := semaphore.New(0)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if p, err := s.AcquirePermit(ctx, 1); p != nil || !errors.Is(err, context.Canceled) {
-		t.Fatalf("AcquirePermit with a done ctx = %v, %v", p, err)
+	if p, err := s.AcquirePermit(ctx, 1); p.N() != 0 || !errors.Is(err, context.Canceled) {
+		t.Fatalf("AcquirePermit with a done ctx = %d units, %v", p.N(), err)
 	}
-	if p, ok := s.TryAcquirePermit(1); p != nil || ok {
+	if p, ok := s.TryAcquirePermit(1); p.N() != 0 || ok {
 		t.Fatal("TryAcquirePermit of nothing succeeded")
 	}
 	var zero semaphore.Permit

@@ -31,7 +31,8 @@ type semMachine struct {
 	perms []semPermit
 }
 
-// semPermit is a permit and the units the model says it holds.
+// semPermit is a permit (held through a pointer, as a Permit is not
+// copied) and the units the model says it holds.
 type semPermit struct {
 	p *semaphore.Permit
 	n uint64
@@ -193,20 +194,25 @@ func checkNewInvalid(t *rapid.T) {
 
 func (sm *semMachine) AcquirePermit(t *rapid.T) {
 	n := sm.amount(t, "n")
-	var p *semaphore.Permit
+	p := new(semaphore.Permit)
+	var got error
 	testkit.CheckBlocking(t, "AcquirePermit",
-		func(ctx context.Context) (err error) { p, err = sm.s.AcquirePermit(ctx, n); return err },
+		func(ctx context.Context) (err error) { *p, err = sm.s.AcquirePermit(ctx, n); got = err; return err },
 		func(c model.Ctx) error { return sm.m.Acquire(c, n) })
-	if p != nil {
+	if got == nil {
 		sm.perms = append(sm.perms, semPermit{p, n})
+	} else if p.N() != 0 {
+		t.Fatalf("a failed AcquirePermit holds %d units", p.N())
 	}
 }
 
 func (sm *semMachine) TryAcquirePermit(t *rapid.T) {
 	n := sm.amount(t, "n")
-	p, ok := sm.s.TryAcquirePermit(n)
-	if want := sm.m.TryAcquire(n); ok != want || (p != nil) != ok {
-		t.Fatalf("TryAcquirePermit(%d) = %v, %v; want %v", n, p != nil, ok, want)
+	p := new(semaphore.Permit)
+	var ok bool
+	*p, ok = sm.s.TryAcquirePermit(n)
+	if want := sm.m.TryAcquire(n); ok != want || p.N() != n && ok || p.N() != 0 && !ok {
+		t.Fatalf("TryAcquirePermit(%d) = %d units, %v; want %v", n, p.N(), ok, want)
 	}
 	if ok {
 		sm.perms = append(sm.perms, semPermit{p, n})
@@ -234,13 +240,18 @@ func (sm *semMachine) PermitRelease(t *rapid.T) {
 func (sm *semMachine) PermitSplit(t *rapid.T) {
 	p := sm.permit(t)
 	k := rapid.Uint64Range(0, p.n+1).Draw(t, "k")
-	q, err := p.p.Split(k)
-	if ok := k != 0 && k <= p.n; ok != (err == nil) || ok != (q != nil) {
-		t.Fatalf("Split(%d) of %d = %v, %v", k, p.n, q != nil, err)
+	q := new(semaphore.Permit)
+	var err error
+	*q, err = p.p.Split(k)
+	if ok := k != 0 && k <= p.n; ok != (err == nil) || ok && q.N() != k || !ok && q.N() != 0 {
+		t.Fatalf("Split(%d) of %d = %d units, %v", k, p.n, q.N(), err)
 	}
-	if q != nil {
+	if err == nil {
 		p.n -= k
 		sm.perms = append(sm.perms, semPermit{q, k})
+	}
+	if p.p.N() != p.n {
+		t.Fatalf("after Split(%d): holds %d, want %d", k, p.p.N(), p.n)
 	}
 }
 

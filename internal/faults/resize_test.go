@@ -13,8 +13,8 @@ import (
 // limiter is a semaphore with the permits of one Close race.
 type limiter struct {
 	s        *semaphore.Semaphore
-	held     *semaphore.Permit
-	acquired *semaphore.Permit
+	held     semaphore.Permit
+	acquired semaphore.Permit // the zero Permit until AcquirePermit succeeds
 }
 
 func (l *limiter) Close()         { l.s.Close() }
@@ -28,9 +28,9 @@ func (l *limiter) String() string { return l.s.String() }
 func TestResizeAndPermitsRaceCloseAndCancellation(t *testing.T) {
 	const limit = 4
 	raceClose(t, func() *limiter {
-		s := semaphore.NewLimiter(limit)
-		p, _ := s.TryAcquirePermit(3)
-		return &limiter{s: s, held: p}
+		l := &limiter{s: semaphore.NewLimiter(limit)}
+		l.held, _ = l.s.TryAcquirePermit(3)
+		return l
 	}, func(l *limiter, r *rand.Rand) []func() {
 		ctx, stop := testkit.CancelSoon(r)
 		newLimit := 1 + r.Uint64N(2*limit)
@@ -47,10 +47,10 @@ func TestResizeAndPermitsRaceCloseAndCancellation(t *testing.T) {
 		if l.held.N() != 0 && !l.held.Release() {
 			return fmt.Errorf("the held permit could not go back: %v", l.s)
 		}
-		if l.acquired != nil && !l.acquired.Release() {
+		if l.acquired.N() != 0 && !l.acquired.Release() {
 			return fmt.Errorf("the acquired permit could not go back: %v", l.s)
 		}
-		if l.held.Release() || l.acquired != nil && l.acquired.Release() {
+		if l.held.Release() || l.acquired.Release() {
 			return fmt.Errorf("a permit was given back twice: %v", l.s)
 		}
 		st := l.s.Stats()
