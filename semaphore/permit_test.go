@@ -120,7 +120,7 @@ func TestSplitMergeAndForget(t *testing.T) {
 		t.Fatalf("Forget = %d", n)
 	}
 	testkit.WantCount(t, s, 3) // the forgotten units never come back
-	var into semaphore.Permit // the zero Permit takes on the semaphore of what it is given
+	var into semaphore.Permit  // the zero Permit takes on the semaphore of what it is given
 	r2, _ := s.TryAcquirePermit(2)
 	if err := into.Merge(&r2); err != nil || into.N() != 2 || !into.Release() {
 		t.Fatalf("Merge into the zero Permit = %v, holds %d", err, into.N())
