@@ -178,3 +178,51 @@ func ExampleSemaphore_SetLimit() {
 	// semaphore{count=0 limit=2 waiting=0 writers=0 debt=1}
 	// semaphore{count=2 limit=2 waiting=0 writers=0}
 }
+
+// TryAcquirePermit takes a permit only if the units are free now; on
+// failure the zero Permit it returns holds nothing, so releasing it is a
+// harmless no-op.
+func ExampleSemaphore_TryAcquirePermit() {
+	lim := semaphore.NewLimiter(1)
+	first, ok1 := lim.TryAcquirePermit(1)
+	second, ok2 := lim.TryAcquirePermit(1) // nothing free
+	fmt.Println(ok1, ok2, second.Release(), first.Release(), lim.Count())
+	// Output: true false false true 1
+}
+
+// Split hands part of a permit to another job; each part is released on
+// its own, and together they give back exactly what was taken.
+func ExamplePermit_Split() {
+	lim := semaphore.NewLimiter(4)
+	p, _ := lim.AcquirePermit(context.Background(), 4)
+	q, _ := p.Split(1) // one unit for a helper job
+	done := make(chan bool)
+	go func() { done <- q.Release() }()
+	fmt.Println(<-done, p.N(), lim.Count())
+	p.Release()
+	fmt.Println(lim.Count())
+	// Output:
+	// true 3 1
+	// 4
+}
+
+// Merge gathers permits so that one Release gives all their units back.
+func ExamplePermit_Merge() {
+	lim := semaphore.NewLimiter(5)
+	var all semaphore.Permit // the zero Permit takes on the semaphore of the first it gets
+	for range 3 {
+		p, _ := lim.TryAcquirePermit(1)
+		_ = all.Merge(&p)
+	}
+	fmt.Println(all.N(), lim.Count(), all.Release(), lim.Count())
+	// Output: 3 2 true 5
+}
+
+// Forget keeps a permit's units out of circulation for good, here to
+// retire one slot of a pool: the capacity shrinks by what was forgotten.
+func ExamplePermit_Forget() {
+	lim := semaphore.NewLimiter(3)
+	p, _ := lim.AcquirePermit(context.Background(), 1)
+	fmt.Println(p.Forget(), p.Release(), lim.Count())
+	// Output: 1 false 2
+}

@@ -75,3 +75,16 @@ func ExampleWithWakeDelay() {
 	fmt.Println("events:", total)
 	// Output: events: 100
 }
+
+// Writable is poll's POLLOUT on a signal: it is ready once an Add(1) would
+// not block for want of room, here when the reader takes a full count.
+func ExampleSignal_Writable() {
+	s := signal.New(signal.Max) // full
+	out := s.Writable()
+	fmt.Println(s.Add(1), s.Take() == signal.Max)
+	<-out
+	fmt.Println("writable")
+	// Output:
+	// evsync: operation would block true
+	// writable
+}
