@@ -114,7 +114,7 @@ func writeCharts(dir string, rs []result) ([]string, error) {
 			}
 		}
 		p, err := lineChart(lat, "p99 write-to-read latency, 4 writers, one reader",
-			"writes per second per writer", "p99 latency (ms)", true)
+			"writes per second per writer", "p99 latency (ms)", true, false)
 		if err == nil {
 			err = save(p, "sweep-p99.svg")
 		}
@@ -130,7 +130,7 @@ func writeCharts(dir string, rs []result) ([]string, error) {
 			continue
 		}
 		p, err := lineChart(ns, fmt.Sprintf("semaphore Acquire+Release under contention, limit %d", limit),
-			"goroutines", "ns per Acquire+Release (wall clock)", true)
+			"goroutines", "ns per Acquire+Release (wall clock)", true, true)
 		if err != nil {
 			return files, err
 		}
@@ -143,8 +143,9 @@ func writeCharts(dir string, rs []result) ([]string, error) {
 }
 
 // lineChart draws one line per series with log-scaled x (and y if logY),
-// each point with a bar over its runs' range.
-func lineChart(ss []series, title, xLabel, yLabel string, logY bool) (*plot.Plot, error) {
+// each point with a bar over its runs' range, and the legend at the top,
+// on the left or the right, above the lines.
+func lineChart(ss []series, title, xLabel, yLabel string, logY, legendLeft bool) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = xLabel
@@ -157,11 +158,14 @@ func lineChart(ss []series, title, xLabel, yLabel string, logY bool) (*plot.Plot
 	}
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
-	p.Legend.Left = true
+	p.Legend.Left = legendLeft
 	for i, s := range ss {
 		if err := addSeries(p, s, i); err != nil {
 			return nil, err
 		}
+	}
+	if logY && len(ss) != 0 {
+		p.Y.Max *= 8 // room for the legend above the lines: three ticks of a log axis
 	}
 	return p, nil
 }
@@ -211,7 +215,7 @@ func sweepCPUChart(ss []series) (*plot.Plot, error) {
 		others = append(others, ss[i])
 	}
 	p, err := lineChart(nil, "CPU per write against the write rate, 4 writers, one reader",
-		"writes per second per writer", "CPU per write, relative to immediate wake-ups", false)
+		"writes per second per writer", "CPU per write, relative to immediate wake-ups", false, false)
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +225,7 @@ func sweepCPUChart(ss []series) (*plot.Plot, error) {
 			top = max(top, pt.hi)
 		}
 	}
-	top *= 1.1
+	top *= 1.4 // room for the legend above the lines
 	p.Y.Min, p.Y.Max = 0, top
 	if fixed != nil {
 		for i, zone := range greyZones(fixed.pts) {
