@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -65,19 +66,9 @@ func collect(rs []result, group, metric string, x func(workload) float64, keep f
 		out[i].pts = append(out[i].pts, point{x(r.w), s.Median, s.Min, s.Max})
 	}
 	for _, s := range out {
-		slices.SortFunc(s.pts, func(a, b point) int { return cmpFloat(a.x, b.x) })
+		slices.SortFunc(s.pts, func(a, b point) int { return cmp.Compare(a.x, b.x) })
 	}
 	return out
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // writeCharts writes the charts of the results it has into dir and
