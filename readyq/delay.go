@@ -6,7 +6,9 @@ import (
 )
 
 // Delayed items wait in a binary min-heap ordered by ready time, ties by
-// the order their times were set. One time.Timer per queue, made at the
+// the order their times were set. The heap holds values (time, order,
+// slot), in pages like the slab's (slab.go): it grows without copying
+// what it holds, and holds no pointer. One time.Timer per queue, made at the
 // first delay, is armed for the heap's earliest time while the heap is not
 // empty and stopped when it empties: a queue with nothing delayed has no
 // timer running and no goroutine (the timer's function runs only when it
@@ -18,16 +20,21 @@ import (
 // exactly.
 
 // A wait is one delayed item in the heap.
-type wait[T comparable] struct {
-	at   int64
-	seq  uint64 // the order its time was set: ties go first come, first served
-	item T
-	e    *entry[T]
+type wait struct {
+	at  int64
+	seq uint64 // the order its time was set: ties go first come, first served
+	e   int32  // the item's slot in the slab
+}
+
+// before reports whether w comes out of the heap before v.
+func (w *wait) before(v *wait) bool {
+	return w.at < v.at || (w.at == v.at && w.seq < v.seq)
 }
 
 // delays is a queue's delayed items and its timer. Only with mu held.
-type delays[T comparable] struct {
-	heap  []wait[T]
+type delays struct {
+	heap  paged[wait]
+	n     int // the delayed items: heap slots in use
 	seq   uint64
 	timer *time.Timer
 	armed int64     // the ready time the timer is set for; 0: stopped
@@ -103,36 +110,35 @@ func (q *Queue[T]) now() int64 {
 }
 
 // next returns the next tie-break number: the order ready times are set.
-func (d *delays[T]) next() uint64 {
+func (d *delays) next() uint64 {
 	d.seq++
 	return d.seq
 }
 
-// schedule delays item until at, ordered among equal times by seq (0: a
-// new number, the time is set now). Only with mu held.
-func (q *Queue[T]) schedule(item T, e *entry[T], at int64, seq uint64) {
-	x := q.extra(e)
-	e.state, x.at = delayed, at
+// schedule delays e until at, ordered among equal times by seq (0: a new
+// number, the time is set now). Only with mu held.
+func (q *Queue[T]) schedule(e *entry[T], at int64, seq uint64) {
+	e.state = delayed
 	d := &q.delays
 	if seq == 0 {
 		seq = d.next()
 	}
-	x.heap = len(d.heap)
-	d.heap = append(d.heap, wait[T]{at, seq, item, e})
-	q.up(x.heap)
+	if d.n == d.heap.cap {
+		d.heap.grow()
+	}
+	d.n++
+	q.up(d.n-1, wait{at, seq, e.id})
 	q.arm()
 }
 
 // reschedule moves the delayed item e to at, if that is sooner.
 func (q *Queue[T]) reschedule(e *entry[T], at int64) {
-	x := e.x
-	if at >= x.at {
+	w := q.delays.heap.at(int(e.heap))
+	if at >= w.at {
 		return
 	}
-	d := &q.delays
-	x.at = at
-	d.heap[x.heap].at, d.heap[x.heap].seq = at, d.next()
-	q.up(x.heap)
+	w.at, w.seq = at, q.delays.next()
+	q.up(int(e.heap), *w)
 	q.arm()
 }
 
@@ -143,20 +149,21 @@ func (q *Queue[T]) unschedule(e *entry[T]) {
 	q.arm()
 }
 
-// pop is unschedule without the timer.
+// pop is unschedule without the timer: the heap's last wait fills e's
+// place and moves up or down from there.
 func (q *Queue[T]) pop(e *entry[T]) {
-	h := q.delays.heap
-	i, last := e.x.heap, len(h)-1
-	if i != last {
-		q.swap(i, last)
+	d := &q.delays
+	i := int(e.heap)
+	d.n--
+	if i == d.n {
+		return
 	}
-	clear(h[last:])
-	q.delays.heap = h[:last]
-	if i != last {
-		q.down(i)
-		q.up(i)
+	last := *d.heap.at(d.n)
+	if i > 0 && last.before(d.heap.at((i-1)/2)) {
+		q.up(i, last)
+	} else {
+		q.down(i, last)
 	}
-	e.x.heap = -1
 }
 
 // due queues every delayed item whose time has come, in ready-time
@@ -166,13 +173,14 @@ func (q *Queue[T]) due() { q.dueAll(false) }
 // dueAll is due that queues every delayed item if all is set (Close).
 func (q *Queue[T]) dueAll(all bool) {
 	now := q.now()
-	for len(q.delays.heap) > 0 {
-		w := q.delays.heap[0]
+	for q.delays.n > 0 {
+		w := q.delays.heap.at(0)
 		if w.at > now && !all {
 			break
 		}
-		q.pop(w.e)
-		q.enqueue(w.item, w.e)
+		e := q.slab.entry(w.e)
+		q.pop(e)
+		q.enqueue(e)
 	}
 	q.arm()
 }
@@ -189,14 +197,14 @@ func (q *Queue[T]) fire() {
 // arm sets the timer for the earliest ready time, or stops it.
 func (q *Queue[T]) arm() {
 	d := &q.delays
-	if len(d.heap) == 0 {
+	if d.n == 0 {
 		if d.armed != 0 {
 			d.timer.Stop()
 			d.armed = 0
 		}
 		return
 	}
-	at := d.heap[0].at
+	at := d.heap.at(0).at
 	if at == d.armed {
 		return
 	}
@@ -209,46 +217,50 @@ func (q *Queue[T]) arm() {
 	d.armed = at
 }
 
-// The heap's order and moves.
+// The heap's moves. Each fills a hole at i with w: up moves the waits
+// above it down until w's place is found, down the waits below it up;
+// every wait moved tells its entry its new place.
 
-func (q *Queue[T]) less(i, j int) bool {
-	h := q.delays.heap
-	return h[i].at < h[j].at || (h[i].at == h[j].at && h[i].seq < h[j].seq)
-}
-
-func (q *Queue[T]) swap(i, j int) {
-	h := q.delays.heap
-	h[i], h[j] = h[j], h[i]
-	h[i].e.x.heap, h[j].e.x.heap = i, j
-}
-
-func (q *Queue[T]) up(i int) {
+func (q *Queue[T]) up(i int, w wait) {
+	h := &q.delays.heap
 	for i > 0 {
 		p := (i - 1) / 2
-		if !q.less(i, p) {
-			return
+		pw := h.at(p)
+		if !w.before(pw) {
+			break
 		}
-		q.swap(i, p)
+		q.put(i, *pw)
 		i = p
 	}
+	q.put(i, w)
 }
 
-func (q *Queue[T]) down(i int) {
-	n := len(q.delays.heap)
+func (q *Queue[T]) down(i int, w wait) {
+	h, n := &q.delays.heap, q.delays.n
 	for {
 		c := 2*i + 1
 		if c >= n {
-			return
+			break
 		}
-		if c+1 < n && q.less(c+1, c) {
-			c++
+		cw := h.at(c)
+		if c+1 < n {
+			if r := h.at(c + 1); r.before(cw) {
+				c, cw = c+1, r
+			}
 		}
-		if !q.less(c, i) {
-			return
+		if !cw.before(&w) {
+			break
 		}
-		q.swap(i, c)
+		q.put(i, *cw)
 		i = c
 	}
+	q.put(i, w)
+}
+
+// put stores w at heap place i and tells its entry.
+func (q *Queue[T]) put(i int, w wait) {
+	*q.delays.heap.at(i) = w
+	q.slab.entry(w.e).heap = int32(i)
 }
 
 // Priority returns the priority of an item the queue knows (queued,
@@ -260,12 +272,9 @@ func (q *Queue[T]) Priority(item T) (int, bool) {
 	q.checkKey(item)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	e := q.items[item]
-	switch {
-	case e == nil || e.flags&removed != 0:
+	e := q.lookup(item)
+	if e == nil || e.flags&removed != 0 {
 		return 0, false
-	case e.x == nil:
-		return 0, true
 	}
-	return e.x.prio, true
+	return q.prio(e), true
 }

@@ -1,7 +1,10 @@
 package readyq_test
 
 import (
+	"cmp"
 	"errors"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -308,4 +311,64 @@ func TestCloseCountsDelayedItemsBeforeRefusingMarks(t *testing.T) {
 		}
 		<-done
 	}
+}
+
+// TestManyDelayedItemsComeOutInReadyTimeOrder delays thousands of items,
+// more than the slab's and the heap's first pages hold, makes some sooner,
+// removes some and delays new ones into the slots freed, and checks that
+// they come out in ready-time order, ties in the order their times were
+// set.
+func TestManyDelayedItemsComeOutInReadyTimeOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		type delay struct {
+			at        time.Duration
+			set, item int
+		}
+		const n = 5000
+		rng := rand.New(rand.NewPCG(1, 2))
+		q := readyq.New[int]()
+		ready := make(map[int]delay)
+		set := 0
+		delayed := func(item int) {
+			d := time.Duration(1+rng.IntN(100)) * time.Millisecond
+			q.AddAfter(item, d)
+			if old, ok := ready[item]; !ok || d < old.at {
+				set++
+				ready[item] = delay{d, set, item}
+			}
+		}
+		for i := range n {
+			delayed(i)
+		}
+		for i := 0; i < n; i += 3 {
+			delayed(i) // the earlier time wins
+		}
+		for i := 1; i < n; i += 7 {
+			q.Remove(i)
+			delete(ready, i)
+		}
+		for i := n; i < n+n/7; i++ {
+			delayed(i)
+		}
+		if st := q.Stats(); st.Delayed != len(ready) {
+			t.Fatalf("Stats().Delayed = %d, want %d", st.Delayed, len(ready))
+		}
+		var got []int
+		for range 100 {
+			sleep(time.Millisecond)
+			got = append(got, q.TryTake(2*n)...)
+		}
+		want := make([]delay, 0, len(ready))
+		for _, d := range ready {
+			want = append(want, d)
+		}
+		slices.SortFunc(want, func(a, b delay) int {
+			return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.set, b.set))
+		})
+		items := make([]int, len(want))
+		for i, d := range want {
+			items[i] = d.item
+		}
+		wantItems(t, "the items handed out", got, items...)
+	})
 }

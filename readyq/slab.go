@@ -1,0 +1,119 @@
+package readyq
+
+import "math/bits"
+
+// The queue keeps what it knows about each item in an entry, and the
+// entries in a slab: stored by value in pages, each entry named by its
+// slot, a small integer. The item map (map[T]int32) holds slots, the delay
+// heap holds (time, order, slot) values, and the list of items in flight
+// links slots, so that for an item type without pointers (an int, a
+// struct of numbers) none of them holds a pointer: the garbage collector
+// neither scans them nor finds an object per item. Released slots go on
+// a free list, so that a queue in a steady state allocates nothing.
+//
+// Pages never move: a pointer to an entry stays valid while the slab
+// grows, so a locked section may hold one, but nothing keeps one past its
+// section. The first pages double in size, from 64 slots to 512, so that
+// a small queue stays small; the others hold 1,024 slots each.
+//
+// A queue holds at most 2³¹−1 items at once (the slot is an int32); that
+// would take some hundred gigabytes.
+
+// The page sizes: page 0 holds 1<<firstBits slots, pages 1 to doubling
+// double from there (64, 128, 256, 512), and the others hold pageLen.
+const (
+	firstBits = 6
+	pageBits  = 10
+	pageLen   = 1 << pageBits
+	doubling  = pageBits - firstBits
+	maxSlots  = 1<<31 - 1 - pageLen // grow adds no page past this: slots stay below 2³¹
+)
+
+// paged is an array of E that grows by pages that never move.
+type paged[E any] struct {
+	pages [][]E
+	cap   int // slots in the pages
+}
+
+// at returns slot i, which must be below cap.
+func (p *paged[E]) at(i int) *E {
+	if i < pageLen {
+		k := bits.Len(uint(i) >> firstBits) // page k > 0 starts at slot 1<<(firstBits+k-1)
+		if k > 0 {
+			i -= 1 << (firstBits + k - 1)
+		}
+		return &p.pages[k][i]
+	}
+	return &p.pages[doubling+i>>pageBits][i&(pageLen-1)]
+}
+
+// grow adds a page. It panics if the array would pass maxSlots.
+func (p *paged[E]) grow() {
+	if p.cap > maxSlots {
+		panic("readyq: more than 2³¹−1 items")
+	}
+	n := pageLen
+	if k := len(p.pages); k <= doubling {
+		n = 1 << (firstBits + max(k, 1) - 1)
+	}
+	p.pages = append(p.pages, make([]E, n))
+	p.cap += n
+}
+
+// slab holds a queue's entries and their extra parts. Only with mu held.
+type slab[T comparable] struct {
+	entries paged[entry[T]]
+	extras  paged[extra[T]]
+	free    []int32 // released entries' slots
+	freeX   []int32 // released extra parts' slots
+	used    int     // entry slots handed out at least once
+	usedX   int     // extra slots handed out at least once
+}
+
+// entry returns the entry in slot i.
+func (s *slab[T]) entry(i int32) *entry[T] { return s.entries.at(int(i)) }
+
+// extra returns the extra part x (an entry's x, not 0).
+func (s *slab[T]) extra(x int32) *extra[T] { return s.extras.at(int(x - 1)) }
+
+// alloc returns a zero entry: a released one, or one in a new slot.
+func (s *slab[T]) alloc() *entry[T] {
+	if n := len(s.free); n > 0 {
+		i := s.free[n-1]
+		s.free = s.free[:n-1]
+		return s.entry(i)
+	}
+	if s.used == s.entries.cap {
+		s.entries.grow()
+	}
+	e := s.entries.at(s.used)
+	e.id = int32(s.used)
+	s.used++
+	return e
+}
+
+// allocX returns a new zero extra part and its number (its slot plus 1).
+func (s *slab[T]) allocX() (int32, *extra[T]) {
+	if n := len(s.freeX); n > 0 {
+		x := s.freeX[n-1]
+		s.freeX = s.freeX[:n-1]
+		return x, s.extra(x)
+	}
+	if s.usedX == s.extras.cap {
+		s.extras.grow()
+	}
+	s.usedX++
+	return int32(s.usedX), s.extras.at(s.usedX - 1)
+}
+
+// release clears e and its extra part, keeping no item alive, and puts
+// their slots on the free lists.
+func (s *slab[T]) release(e *entry[T]) {
+	if e.x != 0 {
+		*s.extra(e.x) = extra[T]{}
+		s.freeX = append(s.freeX, e.x)
+	}
+	id := e.id
+	*e = entry[T]{id: id}
+	s.free = append(s.free, id)
+}
