@@ -133,12 +133,12 @@ func (q *Queue[T]) schedule(e *entry[T], at int64, seq uint64) {
 
 // reschedule moves the delayed item e to at, if that is sooner.
 func (q *Queue[T]) reschedule(e *entry[T], at int64) {
-	w := q.delays.heap.at(int(e.heap))
+	w := q.delays.heap.at(q.slab.place(e.id))
 	if at >= w.at {
 		return
 	}
 	w.at, w.seq = at, q.delays.next()
-	q.up(int(e.heap), *w)
+	q.up(q.slab.place(e.id), *w)
 	q.arm()
 }
 
@@ -153,7 +153,7 @@ func (q *Queue[T]) unschedule(e *entry[T]) {
 // place and moves up or down from there.
 func (q *Queue[T]) pop(e *entry[T]) {
 	d := &q.delays
-	i := int(e.heap)
+	i := q.slab.place(e.id)
 	d.n--
 	if i == d.n {
 		return
@@ -260,7 +260,7 @@ func (q *Queue[T]) down(i int, w wait) {
 // put stores w at heap place i and tells its entry.
 func (q *Queue[T]) put(i int, w wait) {
 	*q.delays.heap.at(i) = w
-	q.slab.entry(w.e).heap = int32(i)
+	*q.slab.places.at(int(w.e)) = int32(i)
 }
 
 // Priority returns the priority of an item the queue knows (queued,

@@ -17,7 +17,6 @@ type entry[T comparable] struct {
 	mark    uint64 // arrival number of a kept-aside mark, 0 if none
 	markAt  int64  // a kept-aside mark's ready time; 0: due at once
 	markSeq uint64 // the order markAt was set, for ties when it becomes a delay
-	heap    int32  // delayed: its place in the delay heap
 	x       int32  // its extra part in the slab (what priorities, fair share and metrics need); 0 until one does
 	id      int32  // its slot in the slab
 	state   state
