@@ -12,17 +12,17 @@ import (
 // queue's slab (slab.go); forgotten entries are recycled. Only with mu
 // held.
 type entry[T comparable] struct {
-	item    T      // the item; the zero value once forgotten
 	seq     uint64 // last place in its lane: on q.list, queued if ≥ list.head, else in flight (state active)
 	mark    uint64 // arrival number of a kept-aside mark, 0 if none
-	markAt  int64  // a kept-aside mark's ready time; 0: due at once
-	markSeq uint64 // the order markAt was set, for ties when it becomes a delay
 	x       int32  // its extra part in the slab (what priorities, fair share and metrics need); 0 until one does
 	id      int32  // its slot in the slab
 	state   state
 	mode    Mode
 	flags   flags
-	retried bool // AddRateLimited was called for it: Forget the limiter's state with it
+	retried bool   // AddRateLimited was called for it: Forget the limiter's state with it
+	markAt  int64  // a kept-aside mark's ready time; 0: due at once
+	markSeq uint64 // the order markAt was set, for ties when it becomes a delay
+	item    T      // the item; the zero value once forgotten
 }
 
 // extra is the part of an entry that only priorities, fair share and

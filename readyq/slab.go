@@ -1,7 +1,5 @@
 package readyq
 
-import "math/bits"
-
 // The queue keeps what it knows about each item in an entry, and the
 // entries in a slab: stored by value in pages, each entry named by its
 // slot, a small integer. The item map (map[T]int32) holds slots, the delay
@@ -16,53 +14,55 @@ import "math/bits"
 // places instead of an entry's own (measured: 5 % off a delayed item's
 // cycle with a million delayed).
 //
-// Pages never move: a pointer to an entry stays valid while the slab
-// grows, so a locked section may hold one, but nothing keeps one past its
-// section. The first pages double in size, from 64 slots to 512, so that
-// a small queue stays small; the others hold 1,024 slots each.
+// The pages hold 1,024 slots each and never move, except the first,
+// which starts at 64 slots and doubles, by copying, until it is full, so
+// that a small queue stays small: a pointer to an entry (or an extra
+// part) stays valid until the next one is made, so a locked section holds
+// none across making one, and nothing keeps one past its section.
 //
 // A queue holds at most 2³¹−1 items at once (the slot is an int32); that
 // would take some hundred gigabytes.
 
-// The page sizes: page 0 holds 1<<firstBits slots, pages 1 to doubling
-// double from there (64, 128, 256, 512), and the others hold pageLen.
+// The page sizes: the first page starts at firstLen slots, and every
+// page holds pageLen once full.
 const (
-	firstBits = 6
-	pageBits  = 10
-	pageLen   = 1 << pageBits
-	doubling  = pageBits - firstBits
-	maxSlots  = 1<<31 - 1 - pageLen // grow adds no page past this: slots stay below 2³¹
+	firstLen = 64
+	pageBits = 10
+	pageLen  = 1 << pageBits
+	maxSlots = 1<<31 - 1 - pageLen // grow adds no page past this: slots stay below 2³¹
 )
 
-// paged is an array of E that grows by pages that never move.
+// paged is an array of E that grows by pages: first, then the others.
 type paged[E any] struct {
-	pages [][]E
+	first []E
+	pages []*[pageLen]E
 	cap   int // slots in the pages
 }
 
 // at returns slot i, which must be below cap.
 func (p *paged[E]) at(i int) *E {
 	if i < pageLen {
-		k := bits.Len(uint(i) >> firstBits) // page k > 0 starts at slot 1<<(firstBits+k-1)
-		if k > 0 {
-			i -= 1 << (firstBits + k - 1)
-		}
-		return &p.pages[k][i]
+		return &p.first[i]
 	}
-	return &p.pages[doubling+i>>pageBits][i&(pageLen-1)]
+	return &p.pages[i>>pageBits-1][i&(pageLen-1)]
 }
 
-// grow adds a page. It panics if the array would pass maxSlots.
+// grow adds room: it doubles the first page while it is not full (moving
+// its slots), else adds a page. It panics if the array would pass
+// maxSlots.
 func (p *paged[E]) grow() {
-	if p.cap > maxSlots {
+	switch {
+	case p.cap < pageLen:
+		first := make([]E, max(firstLen, 2*p.cap))
+		copy(first, p.first)
+		p.first = first
+		p.cap = len(first)
+	case p.cap > maxSlots:
 		panic("readyq: more than 2³¹−1 items")
+	default:
+		p.pages = append(p.pages, new([pageLen]E))
+		p.cap += pageLen
 	}
-	n := pageLen
-	if k := len(p.pages); k <= doubling {
-		n = 1 << (firstBits + max(k, 1) - 1)
-	}
-	p.pages = append(p.pages, make([]E, n))
-	p.cap += n
 }
 
 // slab holds a queue's entries and their extra parts. Only with mu held.
