@@ -12,7 +12,7 @@ import (
 // queue's slab (slab.go); forgotten entries are recycled. Only with mu
 // held.
 type entry[T comparable] struct {
-	seq     uint64 // last place in its lane: on q.list, queued if ≥ list.head, else in flight (state active)
+	seq     uint64 // last place in its lane: on q.list, queued if ≥ list.head, else in flight (state active); released: the free list's next (slab.go)
 	mark    uint64 // arrival number of a kept-aside mark, 0 if none
 	x       int32  // its extra part in the slab (what priorities, fair share and metrics need); 0 until one does
 	id      int32  // its slot in the slab
@@ -20,6 +20,7 @@ type entry[T comparable] struct {
 	mode    Mode
 	flags   flags
 	retried bool   // AddRateLimited was called for it: Forget the limiter's state with it
+	laned   bool   // queued on a lane (its extra part's lane), not on q.list
 	markAt  int64  // a kept-aside mark's ready time; 0: due at once
 	markSeq uint64 // the order markAt was set, for ties when it becomes a delay
 	item    T      // the item; the zero value once forgotten
@@ -169,8 +170,9 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 	}
 	switch {
 	case e == nil:
-		e = q.newEntry(item)
-		e.mode = m
+		e = q.slab.alloc() // a recycled entry, or one in a new slot
+		e.item, e.mode = item, m
+		q.items[item] = e.id
 		q.fresh(e, o, tenant)
 		q.place(e, o.after)
 		return true
@@ -257,15 +259,6 @@ func (q *Queue[T]) place(e *entry[T], after time.Duration) {
 	q.enqueue(e)
 }
 
-// newEntry returns an entry for item, recycled or in a new slot, and
-// records it in the item map. Only with mu held.
-func (q *Queue[T]) newEntry(item T) *entry[T] {
-	e := q.slab.alloc()
-	e.item = item
-	q.items[item] = e.id
-	return e
-}
-
 // forget deletes e's item and recycles e. If AddRateLimited was called
 // for it, the limiter forgets it too, once the lock is released. Only
 // with mu held.
@@ -311,11 +304,11 @@ func (o *owner[T]) Unlock() {
 // queued reports whether e is on the ready list; inFlight whether it was
 // handed out and not Done. Only with mu held.
 func (q *Queue[T]) queued(e *entry[T]) bool {
-	return e.state == active && (q.onLane(e) || e.seq >= q.list.head)
+	return e.state == active && (onLane(e) || e.seq >= q.list.head)
 }
 
 func (q *Queue[T]) inFlight(e *entry[T]) bool {
-	return e.state == out || (e.state == active && !q.onLane(e) && e.seq < q.list.head)
+	return e.state == out || (e.state == active && !onLane(e) && e.seq < q.list.head)
 }
 
 // returns reports whether Done will queue the in-flight item e again

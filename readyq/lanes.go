@@ -44,7 +44,7 @@ type lanes[T comparable] struct {
 }
 
 // onLane reports whether the queued item e is on a lane, not on q.list.
-func (q *Queue[T]) onLane(e *entry[T]) bool { return e.x != 0 && q.slab.extra(e.x).lane != nil }
+func onLane[T comparable](e *entry[T]) bool { return e.laned }
 
 // laned reports whether an item of priority prio goes to a lane.
 func (q *Queue[T]) laned(prio int) bool { return prio != 0 || q.tenant != nil }
@@ -66,21 +66,21 @@ func (q *Queue[T]) enqueue(e *entry[T]) {
 		return
 	}
 	ln := q.lanes.lane(x.prio, x.tenant)
-	e.seq, x.lane = ln.list.push(e.item), ln
+	e.seq, x.lane, e.laned = ln.list.push(e.item), ln, true
 	q.lanes.live++
 }
 
 // unqueue takes the queued item e off its lane (Remove, a raised
 // priority). Only with mu held.
 func (q *Queue[T]) unqueue(e *entry[T]) {
-	if !q.onLane(e) {
+	if !onLane(e) {
 		q.list.kill(e.seq)
 		return
 	}
 	x := q.slab.extra(e.x)
 	ln := x.lane
 	ln.list.kill(e.seq)
-	x.lane = nil
+	x.lane, e.laned = nil, false
 	q.lanes.live--
 	if ln.list.live == 0 {
 		q.lanes.drop(ln) // its priority, not the item's: a raise unqueues first with the new one set
@@ -186,7 +186,7 @@ func (q *Queue[T]) takeLevel(lv *level[T], buf []T, max int) []T {
 		start := len(buf)
 		buf = arr.copyOut(buf, lo, hi)
 		e := q.lookup(buf[start])
-		e.state, q.slab.extra(e.x).lane = out, nil
+		e.state, e.laned, q.slab.extra(e.x).lane = out, false, nil
 		q.inflight++
 		q.lanes.live--
 		if ln.list.live == 0 {

@@ -6,8 +6,9 @@ package readyq
 // heap holds (time, order, slot) values, and the list of items in flight
 // links slots, so that for an item type without pointers (an int, a
 // struct of numbers) none of them holds a pointer: the garbage collector
-// neither scans them nor finds an object per item. Released slots go on
-// a free list, so that a queue in a steady state allocates nothing. The
+// neither scans them nor finds an object per item. Released entries go
+// on a free list, linked through them, so that a queue in a steady state
+// allocates nothing. The
 // place of each delayed entry in the delay heap is kept apart from the
 // entries, in a dense array of int32s beside them, because every move in
 // the heap writes one: a move then touches a line shared with 15 other
@@ -70,7 +71,7 @@ type slab[T comparable] struct {
 	entries paged[entry[T]]
 	places  paged[int32] // a delayed entry's place in the delay heap, by slot
 	extras  paged[extra[T]]
-	free    []int32 // released entries' slots
+	free    int32   // the first released entry's slot plus 1 (0: none); each holds the next one's in seq
 	freeX   []int32 // released extra parts' slots
 	used    int     // entry slots handed out at least once
 	usedX   int     // extra slots handed out at least once
@@ -87,11 +88,17 @@ func (s *slab[T]) extra(x int32) *extra[T] { return s.extras.at(int(x - 1)) }
 
 // alloc returns a zero entry: a released one, or one in a new slot.
 func (s *slab[T]) alloc() *entry[T] {
-	if n := len(s.free); n > 0 {
-		i := s.free[n-1]
-		s.free = s.free[:n-1]
-		return s.entry(i)
+	if s.free == 0 {
+		return s.fresh()
 	}
+	e := s.entry(s.free - 1)
+	s.free, e.seq = int32(e.seq), 0
+	return e
+}
+
+// fresh returns the entry in a slot never used, growing the slab if need
+// be.
+func (s *slab[T]) fresh() *entry[T] {
 	if s.used == s.entries.cap {
 		s.entries.grow()
 		s.places.grow()
@@ -123,7 +130,6 @@ func (s *slab[T]) release(e *entry[T]) {
 		*s.extra(e.x) = extra[T]{}
 		s.freeX = append(s.freeX, e.x)
 	}
-	id := e.id
-	*e = entry[T]{id: id}
-	s.free = append(s.free, id)
+	*e = entry[T]{id: e.id, seq: uint64(s.free)}
+	s.free = e.id + 1
 }
