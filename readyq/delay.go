@@ -5,15 +5,27 @@ import (
 	"time"
 )
 
-// Delayed items wait in a binary min-heap ordered by ready time, ties by
-// the order their times were set. The heap holds values (time, order,
-// slot), in pages like the slab's (slab.go): it grows without copying
-// what it holds, and holds no pointer. One time.Timer per queue, made at the
-// first delay, is armed for the heap's earliest time while the heap is not
-// empty and stopped when it empties: a queue with nothing delayed has no
-// timer running and no goroutine (the timer's function runs only when it
-// fires). A run that fires late, or that a Reset came too late to stop,
-// only queues what is due by then and arms the timer again.
+// Delayed items wait in two binary min-heaps ordered by ready time, ties
+// by the order their times were set: near and far. Every wait in near
+// comes before every wait in far, so the earliest is near's first, or
+// far's if near is empty. A new wait goes to near if it comes before the
+// bound, to far otherwise. Each time due items are queued (the timer's
+// function, Close), the bound moves to a horizon (a second) ahead of the
+// clock, and the waits of far that it passes move to near, a few at a
+// time: a locked section moves at most maxMoves, and the bound then stops
+// at the next wait of far. Before the first time, the bound is 0 and
+// every wait is in far. So items delayed for a short while (a retry, a
+// requeue) come and go through a heap of the items due soon, not through
+// a million waits delayed for hours, which stay where they are. The heaps
+// hold values (time, order, slot), in pages like the slab's (slab.go):
+// they grow without copying what they hold, and hold no pointer.
+//
+// One time.Timer per queue, made at the first delay, is armed for the
+// earliest time while an item is delayed and stopped when none is: a
+// queue with nothing delayed has no timer running and no goroutine (the
+// timer's function runs only when it fires). A run that fires late, or
+// that a Reset came too late to stop, only queues what is due by then and
+// arms the timer again.
 //
 // Times are nanoseconds on the queue's own clock (now), read only with
 // the lock held; under testing/synctest they follow the bubble's clock
@@ -31,15 +43,30 @@ func (w *wait) before(v *wait) bool {
 	return w.at < v.at || (w.at == v.at && w.seq < v.seq)
 }
 
+// A heap is a binary min-heap of waits.
+type heap struct {
+	waits paged[wait]
+	n     int // waits in it
+}
+
 // delays is a queue's delayed items and its timer. Only with mu held.
 type delays struct {
-	heap  paged[wait]
-	n     int // the delayed items: heap slots in use
-	seq   uint64
-	timer *time.Timer
-	armed int64     // the ready time the timer is set for; 0: stopped
-	epoch time.Time // the zero of now
+	near, far heap
+	bound     wait // its at and seq: waits before it are in near, the others in far
+	n         int  // the delayed items: near.n + far.n
+	seq       uint64
+	timer     *time.Timer
+	armed     int64     // the ready time the timer is set for; 0: stopped
+	epoch     time.Time // the zero of now
 }
+
+// horizon is how far ahead of the clock the bound goes: items due within
+// it are in near. maxMoves is the most waits a locked section moves from
+// far to near.
+const (
+	horizon  = int64(time.Second)
+	maxMoves = 64
+)
 
 // AddAfter marks item ready d from now: it becomes queued then, unless a
 // mark makes it ready sooner (the earliest ready time wins). It reports
@@ -123,22 +150,26 @@ func (q *Queue[T]) schedule(e *entry[T], at int64, seq uint64) {
 	if seq == 0 {
 		seq = d.next()
 	}
-	if d.n == d.heap.cap {
-		d.heap.grow()
-	}
 	d.n++
-	q.up(d.n-1, wait{at, seq, e.id})
+	q.push(wait{at, seq, e.id})
 	q.arm()
 }
 
 // reschedule moves the delayed item e to at, if that is sooner.
 func (q *Queue[T]) reschedule(e *entry[T], at int64) {
-	w := q.delays.heap.at(q.slab.place(e.id))
+	h, i := q.where(e)
+	w := h.waits.at(i)
 	if at >= w.at {
 		return
 	}
 	w.at, w.seq = at, q.delays.next()
-	q.up(q.slab.place(e.id), *w)
+	if h == &q.delays.far && w.before(&q.delays.bound) {
+		moved := *w
+		q.remove(h, i)
+		q.push(moved)
+	} else {
+		q.up(h, i, *w)
+	}
 	q.arm()
 }
 
@@ -149,21 +180,22 @@ func (q *Queue[T]) unschedule(e *entry[T]) {
 	q.arm()
 }
 
-// pop is unschedule without the timer: the heap's last wait fills e's
-// place and moves up or down from there.
+// pop is unschedule without the timer.
 func (q *Queue[T]) pop(e *entry[T]) {
-	d := &q.delays
-	i := q.slab.place(e.id)
-	d.n--
-	if i == d.n {
-		return
+	h, i := q.where(e)
+	q.remove(h, i)
+	q.delays.n--
+}
+
+// first returns the earliest wait, or nil if nothing is delayed.
+func (d *delays) first() *wait {
+	switch {
+	case d.near.n > 0:
+		return d.near.waits.at(0)
+	case d.far.n > 0:
+		return d.far.waits.at(0)
 	}
-	last := *d.heap.at(d.n)
-	if i > 0 && last.before(d.heap.at((i-1)/2)) {
-		q.up(i, last)
-	} else {
-		q.down(i, last)
-	}
+	return nil
 }
 
 // due queues every delayed item whose time has come, in ready-time
@@ -173,8 +205,7 @@ func (q *Queue[T]) due() { q.dueAll(false) }
 // dueAll is due that queues every delayed item if all is set (Close).
 func (q *Queue[T]) dueAll(all bool) {
 	now := q.now()
-	for q.delays.n > 0 {
-		w := q.delays.heap.at(0)
+	for w := q.delays.first(); w != nil; w = q.delays.first() {
 		if w.at > now && !all {
 			break
 		}
@@ -182,7 +213,28 @@ func (q *Queue[T]) dueAll(all bool) {
 		q.pop(e)
 		q.enqueue(e)
 	}
+	q.advance(now)
 	q.arm()
+}
+
+// advance moves the bound to the horizon ahead of now, and the waits of
+// far it passes to near; after maxMoves of them it stops at the next.
+func (q *Queue[T]) advance(now int64) {
+	d := &q.delays
+	to := now + min(horizon, math.MaxInt64-now)
+	if d.bound.at >= to {
+		return
+	}
+	for moves := 0; d.far.n > 0 && d.far.waits.at(0).at < to; moves++ {
+		w := *d.far.waits.at(0)
+		if moves == maxMoves {
+			d.bound = wait{at: w.at, seq: w.seq}
+			return
+		}
+		q.remove(&d.far, 0)
+		q.insert(&d.near, w)
+	}
+	d.bound = wait{at: to} // every wait of far is at to or later, so after it
 }
 
 // fire is the timer's function.
@@ -197,14 +249,15 @@ func (q *Queue[T]) fire() {
 // arm sets the timer for the earliest ready time, or stops it.
 func (q *Queue[T]) arm() {
 	d := &q.delays
-	if d.n == 0 {
+	w := d.first()
+	if w == nil {
 		if d.armed != 0 {
 			d.timer.Stop()
 			d.armed = 0
 		}
 		return
 	}
-	at := d.heap.at(0).at
+	at := w.at
 	if at == d.armed {
 		return
 	}
@@ -217,50 +270,97 @@ func (q *Queue[T]) arm() {
 	d.armed = at
 }
 
-// The heap's moves. Each fills a hole at i with w: up moves the waits
-// above it down until w's place is found, down the waits below it up;
-// every wait moved tells its entry its new place.
+// The heaps' moves. The place of a delayed entry (slab.places) is its
+// index in near, or the complement of its index in far (below 0).
 
-func (q *Queue[T]) up(i int, w wait) {
-	h := &q.delays.heap
+// where returns the heap of the delayed item e and its place in it.
+func (q *Queue[T]) where(e *entry[T]) (*heap, int) {
+	i := *q.slab.places.at(int(e.id))
+	if i < 0 {
+		return &q.delays.far, int(^i)
+	}
+	return &q.delays.near, int(i)
+}
+
+// push adds w to near or far, by the bound.
+func (q *Queue[T]) push(w wait) {
+	if w.before(&q.delays.bound) {
+		q.insert(&q.delays.near, w)
+	} else {
+		q.insert(&q.delays.far, w)
+	}
+}
+
+// insert adds w to h.
+func (q *Queue[T]) insert(h *heap, w wait) {
+	if h.n == h.waits.cap {
+		h.waits.grow()
+	}
+	h.n++
+	q.up(h, h.n-1, w)
+}
+
+// remove takes the wait at place i out of h: h's last wait fills the hole
+// and moves up or down from there.
+func (q *Queue[T]) remove(h *heap, i int) {
+	h.n--
+	if i == h.n {
+		return
+	}
+	last := *h.waits.at(h.n)
+	if i > 0 && last.before(h.waits.at((i-1)/2)) {
+		q.up(h, i, last)
+	} else {
+		q.down(h, i, last)
+	}
+}
+
+// up and down fill a hole at i with w: up moves the waits above it down
+// until w's place is found, down the waits below it up; every wait moved
+// tells its entry its new place.
+
+func (q *Queue[T]) up(h *heap, i int, w wait) {
 	for i > 0 {
 		p := (i - 1) / 2
-		pw := h.at(p)
+		pw := h.waits.at(p)
 		if !w.before(pw) {
 			break
 		}
-		q.put(i, *pw)
+		q.put(h, i, *pw)
 		i = p
 	}
-	q.put(i, w)
+	q.put(h, i, w)
 }
 
-func (q *Queue[T]) down(i int, w wait) {
-	h, n := &q.delays.heap, q.delays.n
+func (q *Queue[T]) down(h *heap, i int, w wait) {
 	for {
 		c := 2*i + 1
-		if c >= n {
+		if c >= h.n {
 			break
 		}
-		cw := h.at(c)
-		if c+1 < n {
-			if r := h.at(c + 1); r.before(cw) {
+		cw := h.waits.at(c)
+		if c+1 < h.n {
+			if r := h.waits.at(c + 1); r.before(cw) {
 				c, cw = c+1, r
 			}
 		}
 		if !cw.before(&w) {
 			break
 		}
-		q.put(i, *cw)
+		q.put(h, i, *cw)
 		i = c
 	}
-	q.put(i, w)
+	q.put(h, i, w)
 }
 
-// put stores w at heap place i and tells its entry.
-func (q *Queue[T]) put(i int, w wait) {
-	*q.delays.heap.at(i) = w
-	*q.slab.places.at(int(w.e)) = int32(i)
+// put stores w at place i of h and tells its entry.
+func (q *Queue[T]) put(h *heap, i int, w wait) {
+	*h.waits.at(i) = w
+	p := int32(i)
+	if h == &q.delays.far {
+		p = ^p
+	}
+	*q.slab.places.at(int(w.e)) = p
 }
 
 // Priority returns the priority of an item the queue knows (queued,

@@ -3,17 +3,16 @@ package readyq
 // The queue keeps what it knows about each item in an entry, and the
 // entries in a slab: stored by value in pages, each entry named by its
 // slot, a small integer. The item map (map[T]int32) holds slots, the delay
-// heap holds (time, order, slot) values, and the list of items in flight
+// heaps hold (time, order, slot) values, and the list of items in flight
 // links slots, so that for an item type without pointers (an int, a
 // struct of numbers) none of them holds a pointer: the garbage collector
 // neither scans them nor finds an object per item. Released entries go
 // on a free list, linked through them, so that a queue in a steady state
-// allocates nothing. The
-// place of each delayed entry in the delay heap is kept apart from the
-// entries, in a dense array of int32s beside them, because every move in
-// the heap writes one: a move then touches a line shared with 15 other
-// places instead of an entry's own (measured: 5 % off a delayed item's
-// cycle with a million delayed).
+// allocates nothing. The place of each delayed entry in the delay heaps is
+// kept apart from the entries, in a dense array of int32s beside them,
+// because every move in a heap writes one: a move then touches a line
+// shared with 15 other places instead of an entry's own (measured: 5 %
+// off a delayed item's cycle with a million delayed).
 //
 // The pages hold 1,024 slots each and never move, except the first,
 // which starts at 64 slots and doubles, by copying, until it is full, so
@@ -69,7 +68,7 @@ func (p *paged[E]) grow() {
 // slab holds a queue's entries and their extra parts. Only with mu held.
 type slab[T comparable] struct {
 	entries paged[entry[T]]
-	places  paged[int32] // a delayed entry's place in the delay heap, by slot
+	places  paged[int32] // a delayed entry's place in the delay heaps, by slot (see where)
 	extras  paged[extra[T]]
 	free    int32   // the first released entry's slot plus 1 (0: none); each holds the next one's in seq
 	freeX   []int32 // released extra parts' slots
@@ -79,9 +78,6 @@ type slab[T comparable] struct {
 
 // entry returns the entry in slot i.
 func (s *slab[T]) entry(i int32) *entry[T] { return s.entries.at(int(i)) }
-
-// place returns the place in the delay heap of the delayed entry in slot i.
-func (s *slab[T]) place(i int32) int { return int(*s.places.at(int(i))) }
 
 // extra returns the extra part x (an entry's x, not 0).
 func (s *slab[T]) extra(x int32) *extra[T] { return s.extras.at(int(x - 1)) }
