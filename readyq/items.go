@@ -38,8 +38,8 @@ type extra[T comparable] struct {
 	prev, next      int32 // metrics: the slots of its neighbours in the list of items in flight
 }
 
-// extra returns e's extra part, making it if need be. A pointer it
-// returns stays valid while the slab grows.
+// extra returns e's extra part, making it if need be. The pointer stays
+// valid until the next extra part is made (see slab.go).
 func (q *Queue[T]) extra(e *entry[T]) *extra[T] {
 	if e.x == 0 {
 		x, p := q.slab.allocX()
@@ -259,14 +259,15 @@ func (q *Queue[T]) place(e *entry[T], after time.Duration) {
 	q.enqueue(e)
 }
 
-// forget deletes e's item and recycles e. If AddRateLimited was called
-// for it, the limiter forgets it too, once the lock is released. Only
-// with mu held.
-func (q *Queue[T]) forget(e *entry[T]) {
-	delete(q.items, e.item)
+// forget deletes item and recycles its entry e. If AddRateLimited was
+// called for it, the limiter forgets it too, once the lock is released.
+// The caller passes item, which e holds too, so that the map's hashing
+// need not wait for e to be read. Only with mu held.
+func (q *Queue[T]) forget(item T, e *entry[T]) {
+	delete(q.items, item)
 	if e.retried {
 		p := q.posting()
-		p.forgot = append(p.forgot, e.item)
+		p.forgot = append(p.forgot, item)
 	}
 	q.slab.release(e)
 }
@@ -440,7 +441,7 @@ func (q *Queue[T]) finish(items []T, ready []bool) int {
 		}
 		switch {
 		case e.flags&removed != 0:
-			q.forget(e)
+			q.forget(item, e)
 			continue
 		case back && q.later(e) && (e.mode != Level || (ready != nil && !ready[i])):
 			at, seq := e.markAt, e.markSeq
@@ -459,7 +460,7 @@ func (q *Queue[T]) finish(items []T, ready []bool) int {
 			e.state = disarmed // with its mark, if any, until Rearm
 			q.disarmed++
 		default:
-			q.forget(e)
+			q.forget(item, e)
 			continue
 		}
 		e.flags = 0
@@ -508,10 +509,10 @@ func (q *Queue[T]) Remove(item T) bool {
 		return false
 	case q.queued(e):
 		q.unqueue(e)
-		q.forget(e)
+		q.forget(item, e)
 	case e.state == delayed:
 		q.unschedule(e)
-		q.forget(e)
+		q.forget(item, e)
 	case q.inFlight(e):
 		if e.flags&removed != 0 {
 			return false
@@ -530,7 +531,7 @@ func (q *Queue[T]) Remove(item T) bool {
 		if e.state == disarmed {
 			q.disarmed--
 		}
-		q.forget(e)
+		q.forget(item, e)
 	}
 	q.settle()
 	return true
