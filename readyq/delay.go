@@ -5,34 +5,68 @@ import (
 	"time"
 )
 
-// Delayed items wait in a binary min-heap ordered by ready time, ties by
-// the order their times were set. One time.Timer per queue, made at the
-// first delay, is armed for the heap's earliest time while the heap is not
-// empty and stopped when it empties: a queue with nothing delayed has no
-// timer running and no goroutine (the timer's function runs only when it
-// fires). A run that fires late, or that a Reset came too late to stop,
-// only queues what is due by then and arms the timer again.
+// Delayed items wait in two binary min-heaps ordered by ready time, ties
+// by the order their times were set: near and far. Every wait in near
+// comes before every wait in far, so the earliest is near's first, or
+// far's if near is empty. A new wait goes to near if it comes before the
+// bound, to far otherwise. Each time due items are queued (the timer's
+// function, Close), the bound moves to a horizon (a second) ahead of the
+// clock, and the waits of far that it passes move to near, a few at a
+// time: a locked section moves at most maxMoves, and the bound then stops
+// at the next wait of far. Before the first time, the bound is 0 and
+// every wait is in far. So items delayed for a short while (a retry, a
+// requeue) come and go through a heap of the items due soon, not through
+// a million waits delayed for hours, which stay where they are. The heaps
+// hold values (time, order, slot), in pages like the slab's (slab.go):
+// they grow without copying what they hold, and hold no pointer.
+//
+// One time.Timer per queue, made at the first delay, is armed for the
+// earliest time while an item is delayed and stopped when none is: a
+// queue with nothing delayed has no timer running and no goroutine (the
+// timer's function runs only when it fires). A run that fires late, or
+// that a Reset came too late to stop, only queues what is due by then and
+// arms the timer again.
 //
 // Times are nanoseconds on the queue's own clock (now), read only with
 // the lock held; under testing/synctest they follow the bubble's clock
 // exactly.
 
 // A wait is one delayed item in the heap.
-type wait[T comparable] struct {
-	at   int64
-	seq  uint64 // the order its time was set: ties go first come, first served
-	item T
-	e    *entry[T]
+type wait struct {
+	at  int64
+	seq uint64 // the order its time was set: ties go first come, first served
+	e   int32  // the item's slot in the slab
+}
+
+// before reports whether w comes out of the heap before v.
+func (w *wait) before(v *wait) bool {
+	return w.at < v.at || (w.at == v.at && w.seq < v.seq)
+}
+
+// A heap is a binary min-heap of waits.
+type heap struct {
+	waits paged[wait]
+	n     int // waits in it
 }
 
 // delays is a queue's delayed items and its timer. Only with mu held.
-type delays[T comparable] struct {
-	heap  []wait[T]
-	seq   uint64
-	timer *time.Timer
-	armed int64     // the ready time the timer is set for; 0: stopped
-	epoch time.Time // the zero of now
+type delays struct {
+	near, far heap
+	bound     wait // its at and seq: waits before it are in near, the others in far
+	n         int  // the delayed items: near.n + far.n
+	seq       uint64
+	timer     *time.Timer
+	armed     int64     // the ready time the timer is set for; 0: stopped
+	epoch     time.Time // the zero of now
 }
+
+// horizon is how far ahead of the clock the bound goes: items due within
+// it are in near. maxMoves is the most waits a locked section moves from
+// far to near.
+const (
+	horizon  = int64(time.Second)
+	maxMoves = 64
+)
 
 // AddAfter marks item ready d from now: it becomes queued then, unless a
 // mark makes it ready sooner (the earliest ready time wins). It reports
@@ -103,36 +137,39 @@ func (q *Queue[T]) now() int64 {
 }
 
 // next returns the next tie-break number: the order ready times are set.
-func (d *delays[T]) next() uint64 {
+func (d *delays) next() uint64 {
 	d.seq++
 	return d.seq
 }
 
-// schedule delays item until at, ordered among equal times by seq (0: a
-// new number, the time is set now). Only with mu held.
-func (q *Queue[T]) schedule(item T, e *entry[T], at int64, seq uint64) {
-	x := q.extra(e)
-	e.state, x.at = delayed, at
+// schedule delays e until at, ordered among equal times by seq (0: a new
+// number, the time is set now). Only with mu held.
+func (q *Queue[T]) schedule(e *entry[T], at int64, seq uint64) {
+	e.state = delayed
 	d := &q.delays
 	if seq == 0 {
 		seq = d.next()
 	}
-	x.heap = len(d.heap)
-	d.heap = append(d.heap, wait[T]{at, seq, item, e})
-	q.up(x.heap)
+	d.n++
+	q.push(wait{at, seq, e.id})
 	q.arm()
 }
 
 // reschedule moves the delayed item e to at, if that is sooner.
 func (q *Queue[T]) reschedule(e *entry[T], at int64) {
-	x := e.x
-	if at >= x.at {
+	h, i := q.where(e)
+	w := h.waits.at(i)
+	if at >= w.at {
 		return
 	}
-	d := &q.delays
-	x.at = at
-	d.heap[x.heap].at, d.heap[x.heap].seq = at, d.next()
-	q.up(x.heap)
+	w.at, w.seq = at, q.delays.next()
+	if h == &q.delays.far && w.before(&q.delays.bound) {
+		moved := *w
+		q.remove(h, i)
+		q.push(moved)
+	} else {
+		q.up(h, i, *w)
+	}
 	q.arm()
 }
 
@@ -145,18 +182,20 @@ func (q *Queue[T]) unschedule(e *entry[T]) {
 
 // pop is unschedule without the timer.
 func (q *Queue[T]) pop(e *entry[T]) {
-	h := q.delays.heap
-	i, last := e.x.heap, len(h)-1
-	if i != last {
-		q.swap(i, last)
+	h, i := q.where(e)
+	q.remove(h, i)
+	q.delays.n--
+}
+
+// first returns the earliest wait, or nil if nothing is delayed.
+func (d *delays) first() *wait {
+	switch {
+	case d.near.n > 0:
+		return d.near.waits.at(0)
+	case d.far.n > 0:
+		return d.far.waits.at(0)
 	}
-	clear(h[last:])
-	q.delays.heap = h[:last]
-	if i != last {
-		q.down(i)
-		q.up(i)
-	}
-	e.x.heap = -1
+	return nil
 }
 
 // due queues every delayed item whose time has come, in ready-time
@@ -166,15 +205,36 @@ func (q *Queue[T]) due() { q.dueAll(false) }
 // dueAll is due that queues every delayed item if all is set (Close).
 func (q *Queue[T]) dueAll(all bool) {
 	now := q.now()
-	for len(q.delays.heap) > 0 {
-		w := q.delays.heap[0]
+	for w := q.delays.first(); w != nil; w = q.delays.first() {
 		if w.at > now && !all {
 			break
 		}
-		q.pop(w.e)
-		q.enqueue(w.item, w.e)
+		e := q.slab.entry(w.e)
+		q.pop(e)
+		q.enqueue(e)
 	}
+	q.advance(now)
 	q.arm()
+}
+
+// advance moves the bound to the horizon ahead of now, and the waits of
+// far it passes to near; after maxMoves of them it stops at the next.
+func (q *Queue[T]) advance(now int64) {
+	d := &q.delays
+	to := now + min(horizon, math.MaxInt64-now)
+	if d.bound.at >= to {
+		return
+	}
+	for moves := 0; d.far.n > 0 && d.far.waits.at(0).at < to; moves++ {
+		w := *d.far.waits.at(0)
+		if moves == maxMoves {
+			d.bound = wait{at: w.at, seq: w.seq}
+			return
+		}
+		q.remove(&d.far, 0)
+		q.insert(&d.near, w)
+	}
+	d.bound = wait{at: to} // every wait of far is at to or later, so after it
 }
 
 // fire is the timer's function.
@@ -189,14 +249,15 @@ func (q *Queue[T]) fire() {
 // arm sets the timer for the earliest ready time, or stops it.
 func (q *Queue[T]) arm() {
 	d := &q.delays
-	if len(d.heap) == 0 {
+	w := d.first()
+	if w == nil {
 		if d.armed != 0 {
 			d.timer.Stop()
 			d.armed = 0
 		}
 		return
 	}
-	at := d.heap[0].at
+	at := w.at
 	if at == d.armed {
 		return
 	}
@@ -209,46 +270,97 @@ func (q *Queue[T]) arm() {
 	d.armed = at
 }
 
-// The heap's order and moves.
+// The heaps' moves. The place of a delayed entry (slab.places) is its
+// index in near, or the complement of its index in far (below 0).
 
-func (q *Queue[T]) less(i, j int) bool {
-	h := q.delays.heap
-	return h[i].at < h[j].at || (h[i].at == h[j].at && h[i].seq < h[j].seq)
+// where returns the heap of the delayed item e and its place in it.
+func (q *Queue[T]) where(e *entry[T]) (*heap, int) {
+	i := *q.slab.places.at(int(e.id))
+	if i < 0 {
+		return &q.delays.far, int(^i)
+	}
+	return &q.delays.near, int(i)
 }
 
-func (q *Queue[T]) swap(i, j int) {
-	h := q.delays.heap
-	h[i], h[j] = h[j], h[i]
-	h[i].e.x.heap, h[j].e.x.heap = i, j
+// push adds w to near or far, by the bound.
+func (q *Queue[T]) push(w wait) {
+	if w.before(&q.delays.bound) {
+		q.insert(&q.delays.near, w)
+	} else {
+		q.insert(&q.delays.far, w)
+	}
 }
 
-func (q *Queue[T]) up(i int) {
+// insert adds w to h.
+func (q *Queue[T]) insert(h *heap, w wait) {
+	if h.n == h.waits.cap {
+		h.waits.grow()
+	}
+	h.n++
+	q.up(h, h.n-1, w)
+}
+
+// remove takes the wait at place i out of h: h's last wait fills the hole
+// and moves up or down from there.
+func (q *Queue[T]) remove(h *heap, i int) {
+	h.n--
+	if i == h.n {
+		return
+	}
+	last := *h.waits.at(h.n)
+	if i > 0 && last.before(h.waits.at((i-1)/2)) {
+		q.up(h, i, last)
+	} else {
+		q.down(h, i, last)
+	}
+}
+
+// up and down fill a hole at i with w: up moves the waits above it down
+// until w's place is found, down the waits below it up; every wait moved
+// tells its entry its new place.
+
+func (q *Queue[T]) up(h *heap, i int, w wait) {
 	for i > 0 {
 		p := (i - 1) / 2
-		if !q.less(i, p) {
-			return
+		pw := h.waits.at(p)
+		if !w.before(pw) {
+			break
 		}
-		q.swap(i, p)
+		q.put(h, i, *pw)
 		i = p
 	}
+	q.put(h, i, w)
 }
 
-func (q *Queue[T]) down(i int) {
-	n := len(q.delays.heap)
+func (q *Queue[T]) down(h *heap, i int, w wait) {
 	for {
 		c := 2*i + 1
-		if c >= n {
-			return
+		if c >= h.n {
+			break
 		}
-		if c+1 < n && q.less(c+1, c) {
-			c++
+		cw := h.waits.at(c)
+		if c+1 < h.n {
+			if r := h.waits.at(c + 1); r.before(cw) {
+				c, cw = c+1, r
+			}
 		}
-		if !q.less(c, i) {
-			return
+		if !cw.before(&w) {
+			break
 		}
-		q.swap(i, c)
+		q.put(h, i, *cw)
 		i = c
 	}
+	q.put(h, i, w)
+}
+
+// put stores w at place i of h and tells its entry.
+func (q *Queue[T]) put(h *heap, i int, w wait) {
+	*h.waits.at(i) = w
+	p := int32(i)
+	if h == &q.delays.far {
+		p = ^p
+	}
+	*q.slab.places.at(int(w.e)) = p
 }
 
 // Priority returns the priority of an item the queue knows (queued,
@@ -260,12 +372,9 @@ func (q *Queue[T]) Priority(item T) (int, bool) {
 	q.checkKey(item)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	e := q.items[item]
-	switch {
-	case e == nil || e.flags&removed != 0:
+	e := q.lookup(item)
+	if e == nil || e.flags&removed != 0 {
 		return 0, false
-	case e.x == nil:
-		return 0, true
 	}
-	return e.x.prio, true
+	return q.prio(e), true
 }

@@ -1,7 +1,11 @@
 package readyq_test
 
 import (
+	"cmp"
 	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -308,4 +312,93 @@ func TestCloseCountsDelayedItemsBeforeRefusingMarks(t *testing.T) {
 		}
 		<-done
 	}
+}
+
+// TestManyDelayedItemsComeOutInReadyTimeOrder delays thousands of items,
+// more than the slab's and the heaps' first pages hold, and while the
+// clock runs makes some sooner, removes some and delays new ones into the
+// slots freed; it checks that they come out in ready-time order, ties in
+// the order their times were set. With delays up to 5 s, items go through
+// both heaps (delay.go) and cross the bound as it follows the clock, more
+// of them at a time than a locked section moves.
+func TestManyDelayedItemsComeOutInReadyTimeOrder(t *testing.T) {
+	for _, c := range []struct {
+		unit time.Duration
+		n    int
+	}{{time.Millisecond, 5000}, {50 * time.Millisecond, 20000}} {
+		t.Run(fmt.Sprintf("delays=%v-%v", c.unit, 100*c.unit), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { manyDelayed(t, c.unit, c.n) })
+		})
+	}
+}
+
+func manyDelayed(t *testing.T, unit time.Duration, n int) {
+	type delay struct {
+		at        time.Duration // since start
+		set, item int
+	}
+	const rounds = 100
+	rng := rand.New(rand.NewPCG(1, 2))
+	q := readyq.New[int]()
+	start := time.Now()
+	ready := make(map[int]delay)
+	var live []int // the items delayed, and some no longer
+	set, next := 0, 0
+	delayed := func(item int) {
+		d := time.Duration(1+rng.IntN(100)) * unit
+		q.AddAfter(item, d)
+		at := time.Since(start) + d
+		if old, ok := ready[item]; !ok || at < old.at {
+			set++
+			ready[item] = delay{at, set, item}
+		}
+	}
+	pick := func() (int, bool) { // an item still delayed
+		item := live[rng.IntN(len(live))]
+		d, ok := ready[item]
+		return item, ok && d.at > time.Since(start)
+	}
+	var got []int
+	for range n {
+		delayed(next)
+		live = append(live, next)
+		next++
+	}
+	for range rounds {
+		sleep(unit)
+		got = append(got, q.TryTake(2*n)...)
+		for range 50 {
+			if item, ok := pick(); ok {
+				delayed(item) // the earlier time wins
+			}
+		}
+		for range 20 {
+			if item, ok := pick(); ok {
+				q.Remove(item)
+				delete(ready, item)
+			}
+		}
+		for range 50 {
+			delayed(next)
+			live = append(live, next)
+			next++
+		}
+	}
+	sleep(101 * unit)
+	got = append(got, q.TryTake(4*n)...)
+	if st := q.Stats(); st.Delayed != 0 {
+		t.Fatalf("Stats().Delayed = %d at the end, want 0", st.Delayed)
+	}
+	want := make([]delay, 0, len(ready))
+	for _, d := range ready {
+		want = append(want, d)
+	}
+	slices.SortFunc(want, func(a, b delay) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.set, b.set))
+	})
+	items := make([]int, len(want))
+	for i, d := range want {
+		items[i] = d.item
+	}
+	wantItems(t, "the items handed out", got, items...)
 }

@@ -8,40 +8,62 @@ import (
 	"github.com/evsync/evsync/internal/spin"
 )
 
-// An entry is what the queue knows about one item; forgotten entries are
-// recycled (spare). Only with mu held.
+// An entry is what the queue knows about one item, kept by value in the
+// queue's slab (slab.go); forgotten entries are recycled. Only with mu
+// held.
 type entry[T comparable] struct {
-	seq   uint64 // last place in its lane: on q.list, queued if ≥ list.head, else in flight (state active)
-	mark  uint64 // arrival number of a kept-aside mark, 0 if none
-	state state
-	mode  Mode
-	flags flags
-	x     *extra[T] // what delays, priorities, fair share, retries and metrics need; nil until one does
+	seq     uint64 // last place in its lane: on q.list, queued if ≥ list.head, else in flight (state active); released: the free list's next (slab.go)
+	mark    uint64 // arrival number of a kept-aside mark, 0 if none
+	x       int32  // its extra part in the slab (what priorities, fair share and metrics need); 0 until one does
+	id      int32  // its slot in the slab
+	state   state
+	mode    Mode
+	flags   flags
+	retried bool   // AddRateLimited was called for it: Forget the limiter's state with it
+	laned   bool   // queued on a lane (its extra part's lane), not on q.list
+	markAt  int64  // a kept-aside mark's ready time; 0: due at once
+	markSeq uint64 // the order markAt was set, for ties when it becomes a delay
+	item    T      // the item; the zero value once forgotten
 }
 
-// extra is the part of an entry that only the controller calls use, so
-// that queues without them keep small entries. It is kept with a
-// recycled entry. Only with mu held.
+// extra is the part of an entry that only priorities, fair share and
+// metrics use, so that queues without them keep small entries without
+// pointers. The slab recycles it with its entry. Only with mu held.
 type extra[T comparable] struct {
-	prio    int      // the highest priority of its marks since the queue last forgot it
-	tenant  string   // WithFairness's tenant
-	lane    *lane[T] // the lane it is queued on; nil: q.list, or not queued
-	at      int64    // delayed: its ready time (see now)
-	markAt  int64    // a kept-aside mark's ready time; 0: due at once
-	markSeq uint64   // the order markAt was set, for ties when it becomes a delay
-	heap    int      // delayed: its index in the delay heap
-	retried bool     // AddRateLimited was called for it: Forget the limiter's state with it
+	prio   int      // the highest priority of its marks since the queue last forgot it
+	tenant string   // WithFairness's tenant
+	lane   *lane[T] // the lane it is queued on; nil: q.list, or not queued
 
-	queuedAt, start int64     // metrics: when it was queued, when handed out
-	prev, next      *entry[T] // metrics: the list of items in flight, oldest hand-out first
+	queuedAt, start int64 // metrics: when it was queued, when handed out
+	prev, next      int32 // metrics: the slots of its neighbours in the list of items in flight
 }
 
-// extra returns e's extra part, making it if need be.
+// extra returns e's extra part, making it if need be. The pointer stays
+// valid until the next extra part is made (see slab.go).
 func (q *Queue[T]) extra(e *entry[T]) *extra[T] {
-	if e.x == nil {
-		e.x = &extra[T]{heap: -1}
+	if e.x == 0 {
+		x, p := q.slab.allocX()
+		e.x = x
+		return p
 	}
-	return e.x
+	return q.slab.extra(e.x)
+}
+
+// prio returns e's priority.
+func (q *Queue[T]) prio(e *entry[T]) int {
+	if e.x == 0 {
+		return 0
+	}
+	return q.slab.extra(e.x).prio
+}
+
+// lookup returns the entry of item, or nil if the queue does not know it.
+func (q *Queue[T]) lookup(item T) *entry[T] {
+	i, ok := q.items[item]
+	if !ok {
+		return nil
+	}
+	return q.slab.entry(i)
 }
 
 type state uint8
@@ -132,12 +154,12 @@ func (q *Queue[T]) addAs(item T, m Mode, o markOpts, tenant string) bool {
 // mark records a mark of item (see Add and AddWith). Only with mu held.
 func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 	if q.items == nil {
-		q.items = make(map[T]*entry[T])
+		q.items = make(map[T]int32)
 	}
-	e := q.items[item]
+	e := q.lookup(item)
 	if o.retried { // When counted a failure: the limiter forgets it with the item
 		if e != nil {
-			q.extra(e).retried = true
+			e.retried = true
 		} else if q.closed.Load() {
 			p := q.posting()
 			p.forgot = append(p.forgot, item)
@@ -148,15 +170,15 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 	}
 	switch {
 	case e == nil:
-		e = q.newEntry(o.after > 0 || o.prio != 0 || q.tenant != nil || o.retried || q.metrics != nil)
-		q.items[item] = e
-		e.mode = m
+		e = q.slab.alloc() // a recycled entry, or one in a new slot
+		e.item, e.mode = item, m
+		q.items[item] = e.id
 		q.fresh(e, o, tenant)
-		q.place(item, e, o.after)
+		q.place(e, o.after)
 		return true
 	case e.state == idle:
 		q.raise(e, o)
-		q.place(item, e, o.after)
+		q.place(e, o.after)
 		return true
 	case e.flags&removed != 0: // in flight, Removed: known again, in mode m
 		e.mode, e.flags = m, 0
@@ -172,21 +194,19 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 			return false
 		}
 		q.unschedule(e)
-		q.enqueue(item, e)
+		q.enqueue(e)
 		return true
 	case q.queued(e):
 		if raised {
 			q.unqueue(e)
-			q.enqueue(item, e)
+			q.enqueue(e)
 		}
 		return false
 	case e.mark != 0:
 		if o.after <= 0 {
-			if e.x != nil {
-				e.x.markAt = 0
-			}
-		} else if at := q.after(o.after); e.x != nil && at < e.x.markAt {
-			e.x.markAt, e.x.markSeq = at, q.delays.next() // the earliest ready time wins (0: due at once)
+			e.markAt = 0
+		} else if at := q.after(o.after); at < e.markAt {
+			e.markAt, e.markSeq = at, q.delays.next() // the earliest ready time wins (0: due at once)
 		}
 		return false
 	}
@@ -197,20 +217,18 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 // fresh sets up the extra part of an entry the queue starts to know, if
 // it needs one.
 func (q *Queue[T]) fresh(e *entry[T], o markOpts, tenant string) {
-	if e.x == nil && o.prio == 0 && q.tenant == nil && !o.retried {
+	e.retried = o.retried
+	if e.x == 0 && o.prio == 0 && q.tenant == nil {
 		return
 	}
 	x := q.extra(e)
-	x.prio, x.tenant, x.retried = o.prio, tenant, o.retried
+	x.prio, x.tenant = o.prio, tenant
 }
 
 // raise gives the known item e the priority of mark o if it is higher
 // and reports whether it was.
 func (q *Queue[T]) raise(e *entry[T], o markOpts) bool {
-	prio := 0
-	if e.x != nil {
-		prio = e.x.prio
-	}
+	prio := q.prio(e)
 	if o.prio <= prio {
 		return false
 	}
@@ -223,59 +241,35 @@ func (q *Queue[T]) keepAside(e *entry[T], o markOpts) {
 	q.marks++
 	e.mark = q.marks
 	if o.after > 0 {
-		x := q.extra(e)
-		x.markAt, x.markSeq = q.after(o.after), q.delays.next()
-	} else if e.x != nil {
-		e.x.markAt = 0
+		e.markAt, e.markSeq = q.after(o.after), q.delays.next()
+	} else {
+		e.markAt = 0
 	}
 	if e.state != disarmed && q.returns(e) {
 		q.aside.Add(1)
 	}
 }
 
-// place queues item now, or delays it by after. Only with mu held.
-func (q *Queue[T]) place(item T, e *entry[T], after time.Duration) {
+// place queues e now, or delays it by after. Only with mu held.
+func (q *Queue[T]) place(e *entry[T], after time.Duration) {
 	if after > 0 {
-		q.schedule(item, e, q.after(after), 0)
+		q.schedule(e, q.after(after), 0)
 		return
 	}
-	q.enqueue(item, e)
+	q.enqueue(e)
 }
 
-// newEntry returns a recycled entry, or a new one, with its extra part
-// made in the same allocation if it needs one. Only with mu held.
-func (q *Queue[T]) newEntry(extended bool) *entry[T] {
-	if n := len(q.spare); n > 0 {
-		e := q.spare[n-1]
-		q.spare = q.spare[:n-1]
-		return e
-	}
-	if !extended {
-		return new(entry[T])
-	}
-	ex := &struct {
-		e entry[T]
-		x extra[T]
-	}{x: extra[T]{heap: -1}}
-	ex.e.x = &ex.x
-	return &ex.e
-}
-
-// forget deletes item and recycles its entry. If AddRateLimited was
+// forget deletes item and recycles its entry e. If AddRateLimited was
 // called for it, the limiter forgets it too, once the lock is released.
-// Only with mu held.
+// The caller passes item, which e holds too, so that the map's hashing
+// need not wait for e to be read. Only with mu held.
 func (q *Queue[T]) forget(item T, e *entry[T]) {
 	delete(q.items, item)
-	e.seq, e.state, e.mode, e.flags = 0, active, Edge, 0
-	e.mark = 0
-	if x := e.x; x != nil {
-		if x.retried {
-			p := q.posting()
-			p.forgot = append(p.forgot, item)
-		}
-		*x = extra[T]{heap: -1}
+	if e.retried {
+		p := q.posting()
+		p.forgot = append(p.forgot, item)
 	}
-	q.spare = append(q.spare, e)
+	q.slab.release(e)
 }
 
 // unlock releases mu, then wakes the callers settled meanwhile (see
@@ -412,10 +406,9 @@ func (q *Queue[T]) finishAll(items []T, ready []bool) int {
 // requeue is an item Done queues again, with its order key: the arrival
 // number of its kept-aside mark, or (level items) levelKey plus its place
 // in Done's arguments.
-type requeue[T comparable] struct {
-	key  uint64
-	item T
-	e    *entry[T]
+type requeue struct {
+	key uint64
+	e   int32 // the item's slot
 }
 
 // levelKey orders level items after every kept-aside mark in Done.
@@ -424,7 +417,7 @@ const levelKey = 1 << 63
 // later reports whether the in-flight item e has a kept-aside mark whose
 // ready time is still to come (before Close). Only with mu held.
 func (q *Queue[T]) later(e *entry[T]) bool {
-	return e.x != nil && e.x.markAt != 0 && !q.closed.Load() && e.x.markAt > q.now()
+	return e.markAt != 0 && !q.closed.Load() && e.markAt > q.now()
 }
 
 // finish is Done under the lock; ready[i] is the recheck of items[i]
@@ -433,7 +426,7 @@ func (q *Queue[T]) finish(items []T, ready []bool) int {
 	n := 0
 	q.requeue = q.requeue[:0]
 	for i, item := range items {
-		e := q.items[item]
+		e := q.lookup(item)
 		if e == nil || !q.inFlight(e) {
 			continue
 		}
@@ -451,15 +444,15 @@ func (q *Queue[T]) finish(items []T, ready []bool) int {
 			q.forget(item, e)
 			continue
 		case back && q.later(e) && (e.mode != Level || (ready != nil && !ready[i])):
-			at, seq := e.x.markAt, e.x.markSeq
-			e.mark, e.x.markAt, e.flags = 0, 0, 0
-			q.schedule(item, e, at, seq) // a second Done of it in this call is ignored
+			at, seq := e.markAt, e.markSeq
+			e.mark, e.markAt, e.flags = 0, 0, 0
+			q.schedule(e, at, seq) // a second Done of it in this call is ignored
 			continue
 		case back && !q.later(e):
-			q.requeue = append(q.requeue, requeue[T]{e.mark, item, e})
+			q.requeue = append(q.requeue, requeue{e.mark, e.id})
 			e.state = requeuing // a second Done of it in this call is ignored
 		case e.mode == Level && !q.closed.Load() && (ready == nil || ready[i]): // also with a mark still to come: ready now is sooner
-			q.requeue = append(q.requeue, requeue[T]{levelKey + uint64(i), item, e})
+			q.requeue = append(q.requeue, requeue{levelKey + uint64(i), e.id})
 			e.state = requeuing
 		case e.mode == OneShot && e.flags&rearmed != 0:
 			e.state = idle
@@ -483,16 +476,13 @@ func (q *Queue[T]) putBack() {
 		slices.SortFunc(r, byKey)
 	}
 	for _, rq := range r {
-		q.enqueue(rq.item, rq.e)
-		rq.e.mark = 0
-		if rq.e.x != nil {
-			rq.e.x.markAt = 0
-		}
+		e := q.slab.entry(rq.e)
+		q.enqueue(e)
+		e.mark, e.markAt = 0, 0
 	}
-	clear(r) // keep no item alive
 }
 
-func byKey[T comparable](a, b requeue[T]) int {
+func byKey(a, b requeue) int {
 	switch {
 	case a.key < b.key:
 		return -1
@@ -513,7 +503,7 @@ func (q *Queue[T]) Remove(item T) bool {
 	q.checkKey(item)
 	q.mu.Lock()
 	defer q.unlock()
-	e := q.items[item]
+	e := q.lookup(item)
 	switch {
 	case e == nil:
 		return false
@@ -532,8 +522,8 @@ func (q *Queue[T]) Remove(item T) bool {
 		}
 		e.flags = removed
 		e.mark = 0
-		if x := e.x; x != nil && x.retried { // gone from the queue: so is its retry state
-			x.retried = false
+		if e.retried { // gone from the queue: so is its retry state
+			e.retried = false
 			p := q.posting()
 			p.forgot = append(p.forgot, item)
 		}
@@ -560,7 +550,7 @@ func (q *Queue[T]) Rearm(item T) bool {
 	}
 	q.mu.Lock()
 	defer q.unlock()
-	e := q.items[item]
+	e := q.lookup(item)
 	if e == nil || e.mode != OneShot || q.closed.Load() {
 		return false
 	}
@@ -569,15 +559,12 @@ func (q *Queue[T]) Rearm(item T) bool {
 		q.disarmed--
 		e.state = idle
 		if e.mark != 0 {
-			at, seq := int64(0), uint64(0)
-			if e.x != nil {
-				at, seq, e.x.markAt = e.x.markAt, e.x.markSeq, 0
-			}
-			e.mark = 0
+			at, seq := e.markAt, e.markSeq
+			e.mark, e.markAt = 0, 0
 			if at != 0 && at > q.now() {
-				q.schedule(item, e, at, seq)
+				q.schedule(e, at, seq)
 			} else {
-				q.enqueue(item, e)
+				q.enqueue(e)
 			}
 		}
 	case q.inFlight(e) && e.flags&(removed|rearmed) == 0:

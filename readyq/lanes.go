@@ -44,24 +44,29 @@ type lanes[T comparable] struct {
 }
 
 // onLane reports whether the queued item e is on a lane, not on q.list.
-func onLane[T comparable](e *entry[T]) bool { return e.x != nil && e.x.lane != nil }
+func onLane[T comparable](e *entry[T]) bool { return e.laned }
 
 // laned reports whether an item of priority prio goes to a lane.
 func (q *Queue[T]) laned(prio int) bool { return prio != 0 || q.tenant != nil }
 
-// enqueue queues item at the tail of its lane: q.list, or the lane of its
-// priority and tenant. Only with mu held.
-func (q *Queue[T]) enqueue(item T, e *entry[T]) {
+// enqueue queues e's item at the tail of its lane: q.list, or the lane
+// of its priority and tenant. Only with mu held.
+func (q *Queue[T]) enqueue(e *entry[T]) {
 	e.state = active
 	if q.metrics != nil {
 		q.extra(e).queuedAt = q.now()
 	}
-	if e.x == nil || !q.laned(e.x.prio) {
-		e.seq = q.list.push(item)
+	if e.x == 0 {
+		e.seq = q.list.push(e.item)
 		return
 	}
-	ln := q.lanes.lane(e.x.prio, e.x.tenant)
-	e.seq, e.x.lane = ln.list.push(item), ln
+	x := q.slab.extra(e.x)
+	if !q.laned(x.prio) {
+		e.seq = q.list.push(e.item)
+		return
+	}
+	ln := q.lanes.lane(x.prio, x.tenant)
+	e.seq, x.lane, e.laned = ln.list.push(e.item), ln, true
 	q.lanes.live++
 }
 
@@ -72,9 +77,10 @@ func (q *Queue[T]) unqueue(e *entry[T]) {
 		q.list.kill(e.seq)
 		return
 	}
-	ln := e.x.lane
+	x := q.slab.extra(e.x)
+	ln := x.lane
 	ln.list.kill(e.seq)
-	e.x.lane = nil
+	x.lane, e.laned = nil, false
 	q.lanes.live--
 	if ln.list.live == 0 {
 		q.lanes.drop(ln) // its priority, not the item's: a raise unqueues first with the new one set
@@ -179,8 +185,8 @@ func (q *Queue[T]) takeLevel(lv *level[T], buf []T, max int) []T {
 		lo, hi := ln.list.splice(1)
 		start := len(buf)
 		buf = arr.copyOut(buf, lo, hi)
-		e := q.items[buf[start]]
-		e.state, e.x.lane = out, nil
+		e := q.lookup(buf[start])
+		e.state, e.laned, q.slab.extra(e.x).lane = out, false, nil
 		q.inflight++
 		q.lanes.live--
 		if ln.list.live == 0 {

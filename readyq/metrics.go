@@ -42,13 +42,15 @@ func (q *Queue[T]) Running() (unfinished, longest time.Duration) {
 		return 0, 0
 	}
 	now := q.now()
-	return time.Duration(int64(r.n)*now - r.sum), time.Duration(now - r.head.x.start)
+	head := q.slab.entry(r.head)
+	return time.Duration(int64(r.n)*now - r.sum), time.Duration(now - q.slab.extra(head.x).start)
 }
 
 // running is the list of items in flight, oldest hand-out first, kept
-// only with metrics. Only with mu held.
-type running[T comparable] struct {
-	head, tail *entry[T]
+// only with metrics: the slots of its ends, and in each item's extra part
+// those of its neighbours. Only with mu held.
+type running struct {
+	head, tail int32 // while n > 0
 	n          int
 	sum        int64 // of their start times
 }
@@ -117,16 +119,16 @@ func (q *Queue[T]) started(items []T) {
 	p := q.posting()
 	r := &q.running
 	for _, item := range items {
-		e := q.items[item]
+		e := q.lookup(item)
 		x := q.extra(e)
 		p.waited = append(p.waited, time.Duration(now-x.queuedAt))
-		x.start, x.prev, x.next = now, r.tail, nil
-		if r.tail != nil {
-			r.tail.x.next = e
+		x.start, x.prev = now, r.tail
+		if r.n > 0 {
+			q.slab.extra(q.slab.entry(r.tail).x).next = e.id
 		} else {
-			r.head = e
+			r.head = e.id
 		}
-		r.tail = e
+		r.tail = e.id
 		r.n++
 		r.sum += now
 	}
@@ -134,23 +136,23 @@ func (q *Queue[T]) started(items []T) {
 
 // finished times the item e, Done. Only with mu held and metrics set.
 func (q *Queue[T]) finished(e *entry[T]) {
-	x := e.x
-	if x == nil { // handed out before metrics were set: cannot happen, metrics are set by New
+	if e.x == 0 { // handed out before metrics were set: cannot happen, metrics are set by New
 		return
 	}
+	x := q.slab.extra(e.x)
 	q.posting().worked = append(q.posting().worked, time.Duration(q.now()-x.start))
 	r := &q.running
-	if x.prev != nil {
-		x.prev.x.next = x.next
+	if r.head != e.id {
+		q.slab.extra(q.slab.entry(x.prev).x).next = x.next
 	} else {
 		r.head = x.next
 	}
-	if x.next != nil {
-		x.next.x.prev = x.prev
+	if r.tail != e.id {
+		q.slab.extra(q.slab.entry(x.next).x).prev = x.prev
 	} else {
 		r.tail = x.prev
 	}
-	x.prev, x.next = nil, nil
+	x.prev, x.next = 0, 0
 	r.n--
 	r.sum -= x.start
 }

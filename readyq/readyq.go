@@ -85,30 +85,30 @@ func (m Mode) String() string {
 type Queue[T comparable] struct {
 	_ noCopy
 
-	mu       sync.Mutex      // the state lock
-	items    map[T]*entry[T] // every item the queue knows; only with mu held
-	spare    []*entry[T]     // recycled entries; only with mu held
-	list     fifo[T]         // the queued items; only with mu held
-	marks    uint64          // kept-aside marks so far: their arrival numbers; only with mu held
-	aside    atomic.Int64    // in flight with a mark Done will queue (keeps Wait waiting after Close); written with mu held
-	inflight int             // items handed out, not yet Done; only with mu held
-	disarmed int             // one-shot items waiting for Rearm; only with mu held
-	closed   atomic.Bool     // written with mu held; read without by Add's fast refusal
-	keys     atomic.Uint32   // whether items are probed before the lock (keys.go); set once, by any call
-	requeue  []requeue[T]    // Done's scratch space; only with mu held
+	mu       sync.Mutex    // the state lock
+	items    map[T]int32   // every item the queue knows: its entry's slot; only with mu held
+	slab     slab[T]       // the entries (slab.go); only with mu held
+	list     fifo[T]       // the queued items; only with mu held
+	marks    uint64        // kept-aside marks so far: their arrival numbers; only with mu held
+	aside    atomic.Int64  // in flight with a mark Done will queue (keeps Wait waiting after Close); written with mu held
+	inflight int           // items handed out, not yet Done; only with mu held
+	disarmed int           // one-shot items waiting for Rearm; only with mu held
+	closed   atomic.Bool   // written with mu held; read without by Add's fast refusal
+	keys     atomic.Uint32 // whether items are probed before the lock (keys.go); set once, by any call
+	requeue  []requeue     // Done's scratch space; only with mu held
 
 	waiters  spin.Queue[take[T]]  // blocked Wait callers; only with mu held
 	drainers spin.Queue[struct{}] // blocked Drain callers; only with mu held
 	ready    spin.Notifier        // Ready(); only with mu held
 	stats    publishedStats       // for Len, InFlight, Stats and Ready's fast path
 
-	lanes  lanes[T]  // queued items of other priorities and tenants (lanes.go); only with mu held
-	delays delays[T] // delayed items and the timer (delay.go); only with mu held
+	lanes  lanes[T] // queued items of other priorities and tenants (lanes.go); only with mu held
+	delays delays   // delayed items and the timer (delay.go); only with mu held
 
 	post      *post[T]                // what the current locked section leaves for after the unlock
 	spareMail atomic.Pointer[post[T]] // a delivered post, for the next one
 	depth     int                     // the queued count last reported to metrics; only with mu held
-	running   running[T]              // with metrics: the items in flight; only with mu held
+	running   running                 // with metrics: the items in flight; only with mu held
 
 	mode    Mode
 	recheck func(T) bool   // WithRecheck; nil: level items stay ready
@@ -133,7 +133,7 @@ func New[T comparable](opts ...Option) *Queue[T] {
 	for _, o := range opts {
 		o.apply(&c)
 	}
-	q := &Queue[T]{mode: c.mode, items: make(map[T]*entry[T]), metrics: c.metrics}
+	q := &Queue[T]{mode: c.mode, items: make(map[T]int32), metrics: c.metrics}
 	q.recheck = typed[func(T) bool](c.recheck, "WithRecheck")
 	q.tenant = typed[func(T) string](c.tenant, "WithFairness")
 	q.lim = typed[RateLimiter[T]](c.limiter, "WithRateLimiter")
@@ -207,7 +207,7 @@ func (q *Queue[T]) exhausted() bool {
 
 // idle reports whether nothing is queued, delayed or in flight (Drain).
 func (q *Queue[T]) idle() bool {
-	return q.queuedLen() == 0 && q.inflight == 0 && len(q.delays.heap) == 0
+	return q.queuedLen() == 0 && q.inflight == 0 && q.delays.n == 0
 }
 
 // readyNow reports whether a Wait would return at once.
@@ -227,7 +227,7 @@ type publishedStats struct {
 // publish stores the counters that changed. Only with mu held.
 func (q *Queue[T]) publish() {
 	store(&q.stats.queued, q.queuedLen())
-	store(&q.stats.delayed, len(q.delays.heap))
+	store(&q.stats.delayed, q.delays.n)
 	store(&q.stats.inflight, q.inflight)
 	store(&q.stats.disarmed, q.disarmed)
 }
