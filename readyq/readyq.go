@@ -60,6 +60,8 @@ func (m Mode) String() string {
 //
 // The zero value is an empty, open, edge-triggered queue; New sets the
 // mode and a recheck function. A Queue must not be copied after first use.
+// It knows at most 2³¹−1 items at once (queued, delayed, in flight or
+// one-shot and armed); a mark of one more panics.
 //
 // A mark (Add, AddMode, Rearm) synchronizes before the hand-out that
 // returns the item, and a Done synchronizes before the hand-out that
