@@ -33,7 +33,11 @@ type Permit struct {
 // noCopy makes go vet's copylocks check report a copied Permit.
 type noCopy struct{}
 
-func (*noCopy) Lock()   {}
+// Lock and Unlock do nothing: they make noCopy a sync.Locker, which is
+// what go vet's copylocks check looks for.
+func (*noCopy) Lock() {}
+
+// Unlock does nothing (see Lock).
 func (*noCopy) Unlock() {}
 
 // AcquirePermit is Acquire returning a permit for the n units, which

@@ -58,6 +58,7 @@ var errHelp = flag.ErrHelp
 // exist or cannot be run; evbench exits with status 2.
 type usageError struct{ msg string }
 
+// Error returns the message, which says what was asked for and why not.
 func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }

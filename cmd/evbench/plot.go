@@ -274,6 +274,7 @@ func greyZones(pts []point) [][2]float64 {
 // powersOfTwo ticks a log axis at 1, 2, 4, 8 ...
 type powersOfTwo struct{}
 
+// Ticks returns a tick at every power of two from lo to hi.
 func (powersOfTwo) Ticks(lo, hi float64) []plot.Tick {
 	var ts []plot.Tick
 	for v := 1.0; v <= hi; v *= 2 {
