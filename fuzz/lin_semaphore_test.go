@@ -9,6 +9,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/evsync/evsync/internal/lincheck"
+	"github.com/evsync/evsync/internal/model"
 	"github.com/evsync/evsync/internal/spin"
 	"github.com/evsync/evsync/internal/testkit"
 	"github.com/evsync/evsync/semaphore"
@@ -285,16 +286,7 @@ func semSetLimitStep(s semState, c semCall, o output) (bool, semState) {
 }
 
 func (s semState) resize(l uint64) semState {
-	switch old := s.limit; {
-	case l > old:
-		pay := min(l-old, s.debt)
-		s.debt -= pay
-		s.count += l - old - pay
-	case l < old:
-		take := min(old-l, s.count)
-		s.count -= take
-		s.debt += old - l - take
-	}
+	s.count, s.debt = model.Resize(s.count, s.limit, s.debt, l)
 	s.limit = l
 	return s
 }

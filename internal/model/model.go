@@ -191,19 +191,27 @@ func (c *Counter) SetLimit(limit uint64) error {
 			return spin.ErrInvalid
 		}
 	}
-	switch old := c.limit; {
-	case limit > old:
-		pay := min(limit-old, c.debt)
-		c.debt -= pay
-		c.count += limit - old - pay
-	case limit < old:
-		take := min(old-limit, c.count)
-		c.count -= take
-		c.debt += old - limit - take
-	}
+	c.count, c.debt = Resize(c.count, c.limit, c.debt, limit)
 	c.limit = limit
 	c.settle()
 	return nil
+}
+
+// Resize is what a change of the limit from limit to to does to a count
+// and a debt: a raise pays the debt first and adds the rest to the count;
+// a cut takes what it can from the count and owes the rest (units held
+// are never taken from their holders). The linearizability checks share
+// it with SetLimit.
+func Resize(count, limit, debt, to uint64) (newCount, newDebt uint64) {
+	switch {
+	case to > limit:
+		pay := min(to-limit, debt)
+		return count + to - limit - pay, debt - pay
+	case to < limit:
+		take := min(limit-to, count)
+		return count - take, debt + limit - to - take
+	}
+	return count, debt
 }
 
 // Debt returns what SetLimit took away that holders still have.
