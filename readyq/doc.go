@@ -46,8 +46,8 @@
 //
 // Unlike the evsync counters, whose fast paths are single atomic
 // operations, every readyq call takes the queue's mutex for a short,
-// bounded section (a map lookup, a few index moves): deduplication needs
-// the item map. Waiting goes through internal/spin like everywhere else,
+// bounded section (a hash lookup, a few index moves): deduplication needs
+// the item index. Waiting goes through internal/spin like everywhere else,
 // and observers (Len, InFlight, Stats, String) read atomics only.
 //
 // # Close and Drain
@@ -73,7 +73,7 @@
 // timer per queue serves every delay; it is armed only while an item is
 // delayed, and the queue has no goroutine of its own. Priorities and fair
 // share live on lanes beside the ready list, so a queue that uses neither
-// keeps its O(1) splice; a hand-out from a lane costs a map lookup per
+// keeps its O(1) splice; a hand-out from a lane costs a hash lookup per
 // item. The rate limiter (client-go's shape) is asked outside the lock,
 // and the queue tells it to forget an item when the item leaves the queue,
 // so its bookkeeping never outgrows the queue.

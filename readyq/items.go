@@ -16,6 +16,7 @@ type entry[T comparable] struct {
 	mark    uint64 // arrival number of a kept-aside mark, 0 if none
 	x       int32  // its extra part in the slab (what priorities, fair share and metrics need); 0 until one does
 	id      int32  // its slot in the slab
+	hash    uint32 // the item's hash bits in the index (index.go)
 	state   state
 	mode    Mode
 	flags   flags
@@ -59,11 +60,8 @@ func (q *Queue[T]) prio(e *entry[T]) int {
 
 // lookup returns the entry of item, or nil if the queue does not know it.
 func (q *Queue[T]) lookup(item T) *entry[T] {
-	i, ok := q.items[item]
-	if !ok {
-		return nil
-	}
-	return q.slab.entry(i)
+	e, _ := q.items.find(&q.slab, item)
+	return e
 }
 
 type state uint8
@@ -153,10 +151,7 @@ func (q *Queue[T]) addAs(item T, m Mode, o markOpts, tenant string) bool {
 
 // mark records a mark of item (see Add and AddWith). Only with mu held.
 func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
-	if q.items == nil {
-		q.items = make(map[T]int32)
-	}
-	e := q.lookup(item)
+	e, h := q.items.find(&q.slab, item)
 	if o.retried { // When counted a failure: the limiter forgets it with the item
 		if e != nil {
 			e.retried = true
@@ -172,7 +167,7 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 	case e == nil:
 		e = q.slab.alloc() // a recycled entry, or one in a new slot
 		e.item, e.mode = item, m
-		q.items[item] = e.id
+		q.items.add(e, h)
 		q.fresh(e, o, tenant)
 		q.place(e, o.after)
 		return true
@@ -261,10 +256,9 @@ func (q *Queue[T]) place(e *entry[T], after time.Duration) {
 
 // forget deletes item and recycles its entry e. If AddRateLimited was
 // called for it, the limiter forgets it too, once the lock is released.
-// The caller passes item, which e holds too, so that the map's hashing
-// need not wait for e to be read. Only with mu held.
+// item is e's item, which the caller has at hand. Only with mu held.
 func (q *Queue[T]) forget(item T, e *entry[T]) {
-	delete(q.items, item)
+	q.items.del(e)
 	if e.retried {
 		p := q.posting()
 		p.forgot = append(p.forgot, item)

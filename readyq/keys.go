@@ -2,16 +2,16 @@ package readyq
 
 import "reflect"
 
-// Items are the keys of the queue's map, and a map operation on a key
-// whose dynamic value is not hashable (a slice, map or func in an
-// interface, directly or in a struct or array field) panics. The queue
-// makes its map operations under its lock, where such a panic would leave
+// The queue's index (index.go) hashes items as a Go map hashes its keys,
+// and hashing a value whose dynamic type is not hashable (a slice, map or
+// func in an interface, directly or in a struct or array field) panics.
+// The queue hashes items under its lock, where such a panic would leave
 // the lock held for good and, in the middle of a Done, items half
 // finished. So every call that looks an item up probes its items first,
 // before it takes the lock or changes anything: a lookup in a nil map
-// hashes the key as the queue's map would and panics with the runtime's
-// own error ("hash of unhashable type …"). After the probe no map
-// operation under the lock can panic, which is cheaper than a deferred
+// hashes the key as the queue's index would and panics with the runtime's
+// own error ("hash of unhashable type …"). After the probe no hashing
+// under the lock can panic, which is cheaper than a deferred
 // unlock plus an undo of a half-made Done.
 //
 // Only item types that are or hold an interface can fail to hash;

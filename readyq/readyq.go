@@ -88,7 +88,7 @@ type Queue[T comparable] struct {
 	_ noCopy
 
 	mu       sync.Mutex    // the state lock
-	items    map[T]int32   // every item the queue knows: its entry's slot; only with mu held
+	items    index[T]      // every item the queue knows: its entry's slot; only with mu held
 	slab     slab[T]       // the entries (slab.go); only with mu held
 	list     fifo[T]       // the queued items; only with mu held
 	marks    uint64        // kept-aside marks so far: their arrival numbers; only with mu held
@@ -135,7 +135,7 @@ func New[T comparable](opts ...Option) *Queue[T] {
 	for _, o := range opts {
 		o.apply(&c)
 	}
-	q := &Queue[T]{mode: c.mode, items: make(map[T]int32), metrics: c.metrics}
+	q := &Queue[T]{mode: c.mode, metrics: c.metrics}
 	q.recheck = typed[func(T) bool](c.recheck, "WithRecheck")
 	q.tenant = typed[func(T) string](c.tenant, "WithFairness")
 	q.lim = typed[RateLimiter[T]](c.limiter, "WithRateLimiter")

@@ -2,7 +2,7 @@ package readyq
 
 // The queue keeps what it knows about each item in an entry, and the
 // entries in a slab: stored by value in pages, each entry named by its
-// slot, a small integer. The item map (map[T]int32) holds slots, the delay
+// slot, a small integer. The item index (index.go) holds slots, the delay
 // heaps hold (time, order, slot) values, and the list of items in flight
 // links slots, so that for an item type without pointers (an int, a
 // struct of numbers) none of them holds a pointer: the garbage collector

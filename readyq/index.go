@@ -1,0 +1,286 @@
+package readyq
+
+import (
+	"hash/maphash"
+	"math/bits"
+	"reflect"
+	"unsafe"
+)
+
+// The queue finds an item's entry through its own hash index rather than
+// a map[T]int32. A Go map stores each key beside its value, so a new key
+// with a million others costs a miss on the group's control word and
+// another on the slot it writes, and a map that grows splits its tables
+// by hashing every key again. The index stores no key: a cell is 8 bytes,
+// 32 bits of the item's hash beside its slot (plus 1, so that 0 is an
+// empty cell), in open-addressed tables with linear probing. A lookup
+// reads the cells from the hash's home on, one line in almost every
+// case, and compares the item itself only where the stored bits match,
+// in the entry the caller wants anyway. Every move (a deletion's backward
+// shift, a table's growth or split) works from the stored bits alone.
+//
+// Extendible hashing keeps growth incremental: a directory of 2^depth
+// tables is indexed by the top bits of the stored hash, a table of local
+// depth d holds the cells whose top d bits are its own, and its home
+// slots come from the bits after those. A table grows by doubling up to
+// maxCells cells; a full one of that size splits in two by its next bit
+// (the directory doubles first if the table's depth is the directory's),
+// so no insertion moves more than one table's cells: at most maxCells,
+// some microseconds, where a single table would stop the queue for
+// milliseconds at a million items. Tables never shrink, like a Go map's.
+//
+// An entry keeps its item's hash bits, so that a deletion (and so every
+// move) never hashes again. The hash is keyed by a seed of the queue's
+// own, so hash flooding is as hard as for a map: items of an integer
+// kind are read as a word and mixed by two rounds of a keyed 128-bit
+// multiply (the mix of wyhash, and of Go's maps where AES is missing),
+// strings go to hash/maphash.String, and every other type to
+// hash/maphash.Comparable, the hash Go's maps use for T, so that items
+// that cannot be hashed panic in the same way (see keys.go). An item not
+// equal to itself (a NaN, or a struct holding one) is never found again,
+// as in a map; its cell goes with its entry all the same.
+
+// maxCells is the size at which a table splits instead of doubling: 32
+// KiB of cells. A table holds at most 3/4 as many.
+const (
+	minCells = 8
+	maxCells = 4096
+)
+
+// index maps items to slots. The zero index is empty; only with mu held.
+type index[T comparable] struct {
+	dir    []*table // 2^depth tables; a table of local depth d appears 2^(depth-d) times in a row
+	depth  uint     // the directory's depth: at most 32
+	n      int      // the cells in all tables
+	kind   hashKind
+	k0, k1 uint64 // the integer mix's keys, drawn from seed
+	seed   maphash.Seed
+}
+
+// A hashKind says how an index hashes its items.
+type hashKind uint8
+
+const (
+	hashComparable hashKind = iota
+	hashString
+	hashWord8 // an integer kind, read as a word of its size
+	hashWord4
+	hashWord2
+	hashWord1
+)
+
+// A table is an open-addressed array of cells, a power of two long.
+type table struct {
+	cells []uint64
+	shift uint // 32 − log2(len(cells)): home takes the bits after depth
+	depth uint // its local depth
+	n     int  // the cells in use
+}
+
+// cell returns the cell for hash bits h and slot s.
+func cell(h uint32, s int32) uint64 { return uint64(h)<<32 | uint64(uint32(s)+1) }
+
+// cellSlot returns the slot in c.
+func cellSlot(c uint64) int32 { return int32(uint32(c)) - 1 }
+
+// home returns the first place in t of a cell with the hash bits h.
+func (t *table) home(h uint32) int { return int(h << t.depth >> t.shift) }
+
+// init draws the seed and picks the hash for T.
+func (ix *index[T]) init() {
+	ix.seed = maphash.MakeSeed()
+	ix.k0 = maphash.Comparable(ix.seed, uint64(1))
+	ix.k1 = maphash.Comparable(ix.seed, uint64(2)) | 1
+	switch t := reflect.TypeFor[T](); t.Kind() {
+	case reflect.String:
+		ix.kind = hashString
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		ix.kind = map[uintptr]hashKind{8: hashWord8, 4: hashWord4, 2: hashWord2, 1: hashWord1}[t.Size()]
+	}
+	ix.dir = []*table{newTable(minCells, 0)}
+}
+
+// hash returns item's hash bits: the top 32 bits of its hash.
+func (ix *index[T]) hash(item T) uint32 {
+	p := unsafe.Pointer(&item)
+	switch ix.kind {
+	case hashWord8:
+		return ix.mix(*(*uint64)(p))
+	case hashWord4:
+		return ix.mix(uint64(*(*uint32)(p)))
+	case hashString:
+		return uint32(maphash.String(ix.seed, *(*string)(p)) >> 32)
+	case hashWord2:
+		return ix.mix(uint64(*(*uint16)(p)))
+	case hashWord1:
+		return ix.mix(uint64(*(*uint8)(p)))
+	}
+	return uint32(maphash.Comparable(ix.seed, item) >> 32)
+}
+
+// mix hashes a word: two rounds of a 128-bit multiply, folded.
+func (ix *index[T]) mix(x uint64) uint32 {
+	hi, lo := bits.Mul64(x^ix.k0, ix.k1)
+	hi, lo = bits.Mul64(hi^lo^ix.k1, ix.k0^0xe7037ed1a0b428db)
+	return uint32((hi ^ lo) >> 32)
+}
+
+// table returns the table for hash bits h.
+func (ix *index[T]) table(h uint32) *table {
+	return ix.dir[uint64(h)>>(32-ix.depth)]
+}
+
+// find returns item's entry, or nil and item's hash bits (for add) if the
+// index does not hold it. s is the slab the slots are in.
+func (ix *index[T]) find(s *slab[T], item T) (*entry[T], uint32) {
+	if ix.dir == nil {
+		return nil, 0 // nothing yet: add hashes once it has a seed
+	}
+	h := ix.hash(item)
+	t := ix.table(h)
+	mask := len(t.cells) - 1
+	for i := t.home(h); ; i = (i + 1) & mask {
+		c := t.cells[i]
+		if c == 0 {
+			return nil, h
+		}
+		if uint32(c>>32) == h {
+			if e := s.entry(cellSlot(c)); e.item == item {
+				return e, h
+			}
+		}
+	}
+}
+
+// add stores e, whose item the index does not hold and has the hash bits
+// h (from find), and keeps them in e.
+func (ix *index[T]) add(e *entry[T], h uint32) {
+	if ix.dir == nil {
+		ix.init()
+		h = ix.hash(e.item)
+	}
+	e.hash = h
+	t := ix.table(h)
+	if 4*(t.n+1) > 3*len(t.cells) {
+		ix.grow(t, h)
+		t = ix.table(h)
+	}
+	t.put(cell(h, e.id))
+	t.n++
+	ix.n++
+}
+
+// newTable returns an empty table of size cells (a power of two) and
+// local depth depth.
+func newTable(size int, depth uint) *table {
+	return &table{
+		cells: make([]uint64, size),
+		shift: 32 - uint(bits.TrailingZeros(uint(size))),
+		depth: depth,
+	}
+}
+
+// put stores c at the first free place from its home; t has one.
+func (t *table) put(c uint64) {
+	mask := len(t.cells) - 1
+	i := t.home(uint32(c >> 32))
+	for t.cells[i] != 0 {
+		i = (i + 1) & mask
+	}
+	t.cells[i] = c
+}
+
+// grow makes room in t, the table of the hash bits h: a table below
+// maxCells doubles, a full-sized one splits (or doubles after all, once
+// its depth uses every stored bit).
+func (ix *index[T]) grow(t *table, h uint32) {
+	if len(t.cells) < maxCells || t.depth == 32 {
+		bigger := newTable(2*len(t.cells), t.depth)
+		bigger.n = t.n
+		for _, c := range t.cells {
+			if c != 0 {
+				bigger.put(c)
+			}
+		}
+		ix.replace(t, h, bigger, bigger)
+		return
+	}
+	if t.depth == ix.depth {
+		dir := make([]*table, 2*len(ix.dir))
+		for i, u := range ix.dir {
+			dir[2*i], dir[2*i+1] = u, u
+		}
+		ix.dir, ix.depth = dir, ix.depth+1
+	}
+	lo, hi := newTable(maxCells, t.depth+1), newTable(maxCells, t.depth+1)
+	bit := uint32(1) << (31 - t.depth)
+	for _, c := range t.cells {
+		switch {
+		case c == 0:
+		case uint32(c>>32)&bit == 0:
+			lo.put(c)
+			lo.n++
+		default:
+			hi.put(c)
+			hi.n++
+		}
+	}
+	ix.replace(t, h, lo, hi)
+}
+
+// replace points the directory's entries for t, the table of the hash
+// bits h, at lo (the first half of them) and hi (the second).
+func (ix *index[T]) replace(t *table, h uint32, lo, hi *table) {
+	span := 1 << (ix.depth - t.depth)
+	first := int(uint64(h)>>(32-t.depth)) * span
+	for i := range span {
+		if i < span/2 {
+			ix.dir[first+i] = lo
+		} else {
+			ix.dir[first+i] = hi
+		}
+	}
+}
+
+// del removes e's cell.
+func (ix *index[T]) del(e *entry[T]) {
+	t := ix.table(e.hash)
+	mask := len(t.cells) - 1
+	want := cell(e.hash, e.id)
+	for i := t.home(e.hash); ; i = (i + 1) & mask {
+		switch t.cells[i] {
+		case want:
+			t.remove(i)
+			ix.n--
+			return
+		case 0:
+			panic("readyq: an entry missing from the index")
+		}
+	}
+}
+
+// remove empties place i, moving back the cells after it that would
+// otherwise no longer be found from their homes (backward shift: no
+// tombstones).
+func (t *table) remove(i int) {
+	mask := len(t.cells) - 1
+	t.n--
+	for j := i; ; {
+		t.cells[i] = 0
+		for {
+			j = (j + 1) & mask
+			c := t.cells[j]
+			if c == 0 {
+				return
+			}
+			// c may move to i unless its home lies cyclically in (i, j].
+			k := t.home(uint32(c >> 32))
+			if i <= j && (k <= i || k > j) || i > j && k <= i && k > j {
+				t.cells[i] = c
+				i = j
+				break
+			}
+		}
+	}
+}
