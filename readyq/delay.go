@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Delayed items wait in two binary min-heaps ordered by ready time, ties
+// Delayed items wait in two 4-ary min-heaps ordered by ready time, ties
 // by the order their times were set: near and far. Every wait in near
 // comes before every wait in far, so the earliest is near's first, or
 // far's if near is empty. A new wait goes to near if it comes before the
@@ -43,7 +43,12 @@ func (w *wait) before(v *wait) bool {
 	return w.at < v.at || (w.at == v.at && w.seq < v.seq)
 }
 
-// A heap is a binary min-heap of waits.
+// arity is the heaps' fan-out: a 4-ary heap is half as deep as a binary
+// one, so a wait taken from the top moves half as many others (each move
+// also writes the moved entry's place), for the same comparisons.
+const arity = 4
+
+// A heap is a 4-ary min-heap of waits.
 type heap struct {
 	waits paged[wait]
 	n     int // waits in it
@@ -308,7 +313,7 @@ func (q *Queue[T]) remove(h *heap, i int) {
 		return
 	}
 	last := *h.waits.at(h.n)
-	if i > 0 && last.before(h.waits.at((i-1)/2)) {
+	if i > 0 && last.before(h.waits.at((i-1)/arity)) {
 		q.up(h, i, last)
 	} else {
 		q.down(h, i, last)
@@ -321,7 +326,7 @@ func (q *Queue[T]) remove(h *heap, i int) {
 
 func (q *Queue[T]) up(h *heap, i int, w wait) {
 	for i > 0 {
-		p := (i - 1) / 2
+		p := (i - 1) / arity
 		pw := h.waits.at(p)
 		if !w.before(pw) {
 			break
@@ -334,14 +339,14 @@ func (q *Queue[T]) up(h *heap, i int, w wait) {
 
 func (q *Queue[T]) down(h *heap, i int, w wait) {
 	for {
-		c := 2*i + 1
+		c := arity*i + 1
 		if c >= h.n {
 			break
 		}
 		cw := h.waits.at(c)
-		if c+1 < h.n {
-			if r := h.waits.at(c + 1); r.before(cw) {
-				c, cw = c+1, r
+		for j, end := c+1, min(c+arity, h.n); j < end; j++ {
+			if r := h.waits.at(j); r.before(cw) {
+				c, cw = j, r
 			}
 		}
 		if !cw.before(&w) {
