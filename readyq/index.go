@@ -16,8 +16,11 @@ import (
 // empty cell), in open-addressed tables with linear probing. A lookup
 // reads the cells from the hash's home on, one line in almost every
 // case, and compares the item itself only where the stored bits match,
-// in the entry the caller wants anyway. Every move (a deletion's backward
-// shift, a table's growth or split) works from the stored bits alone.
+// in the entry the caller wants anyway. A deletion leaves a dead cell
+// (a tombstone) unless the next place is empty, and a table whose dead
+// and live cells reach 3/4 of it is cleaned in place, or grows if the
+// live ones alone fill half of it. Every move works from the stored bits
+// alone.
 //
 // Extendible hashing keeps growth incremental: a directory of 2^depth
 // tables is indexed by the top bits of the stored hash, a table of local
@@ -49,12 +52,13 @@ const (
 
 // index maps items to slots. The zero index is empty; only with mu held.
 type index[T comparable] struct {
-	dir    []*table // 2^depth tables; a table of local depth d appears 2^(depth-d) times in a row
-	depth  uint     // the directory's depth: at most 32
-	n      int      // the cells in all tables
-	kind   hashKind
-	k0, k1 uint64 // the integer mix's keys, drawn from seed
-	seed   maphash.Seed
+	dir     []*table // 2^depth tables; a table of local depth d appears 2^(depth-d) times in a row
+	depth   uint     // the directory's depth: at most 32
+	n       int      // the cells in all tables
+	kind    hashKind
+	k0, k1  uint64 // the integer mix's keys, drawn from seed
+	seed    maphash.Seed
+	scratch []uint64 // clean's
 }
 
 // A hashKind says how an index hashes its items.
@@ -74,8 +78,12 @@ type table struct {
 	cells []uint64
 	shift uint // 32 − log2(len(cells)): home takes the bits after depth
 	depth uint // its local depth
-	n     int  // the cells in use
+	n     int  // the live cells
+	dead  int  // the dead ones (tomb): deleted, kept so that searches go on past them
 }
+
+// tomb is a dead cell. Its slot bits (2³²−2) are no slot's.
+const tomb = uint64(1<<32 - 1)
 
 // cell returns the cell for hash bits h and slot s.
 func cell(h uint32, s int32) uint64 { return uint64(h)<<32 | uint64(uint32(s)+1) }
@@ -145,7 +153,7 @@ func (ix *index[T]) find(s *slab[T], item T) (*entry[T], uint32) {
 		if c == 0 {
 			return nil, h
 		}
-		if uint32(c>>32) == h {
+		if uint32(c>>32) == h && c != tomb {
 			if e := s.entry(cellSlot(c)); e.item == item {
 				return e, h
 			}
@@ -162,12 +170,11 @@ func (ix *index[T]) add(e *entry[T], h uint32) {
 	}
 	e.hash = h
 	t := ix.table(h)
-	if 4*(t.n+1) > 3*len(t.cells) {
+	if 4*(t.n+t.dead+1) > 3*len(t.cells) {
 		ix.grow(t, h)
 		t = ix.table(h)
 	}
 	t.put(cell(h, e.id))
-	t.n++
 	ix.n++
 }
 
@@ -181,25 +188,34 @@ func newTable(size int, depth uint) *table {
 	}
 }
 
-// put stores c at the first free place from its home; t has one.
+// put stores c at the first empty or dead place from its home; t has an
+// empty one.
 func (t *table) put(c uint64) {
 	mask := len(t.cells) - 1
 	i := t.home(uint32(c >> 32))
-	for t.cells[i] != 0 {
+	for t.cells[i] != 0 && t.cells[i] != tomb {
 		i = (i + 1) & mask
 	}
+	if t.cells[i] == tomb {
+		t.dead--
+	}
 	t.cells[i] = c
+	t.n++
 }
 
-// grow makes room in t, the table of the hash bits h: a table below
-// maxCells doubles, a full-sized one splits (or doubles after all, once
-// its depth uses every stored bit).
+// grow makes room in t, the table of the hash bits h: a table whose
+// live cells fill at most half of it is cleaned of its dead ones in
+// place; else a table below maxCells doubles, and a full-sized one splits
+// (or doubles after all, once its depth uses every stored bit).
 func (ix *index[T]) grow(t *table, h uint32) {
+	if 2*(t.n+1) <= len(t.cells) {
+		ix.clean(t)
+		return
+	}
 	if len(t.cells) < maxCells || t.depth == 32 {
 		bigger := newTable(2*len(t.cells), t.depth)
-		bigger.n = t.n
 		for _, c := range t.cells {
-			if c != 0 {
+			if c != 0 && c != tomb {
 				bigger.put(c)
 			}
 		}
@@ -217,13 +233,11 @@ func (ix *index[T]) grow(t *table, h uint32) {
 	bit := uint32(1) << (31 - t.depth)
 	for _, c := range t.cells {
 		switch {
-		case c == 0:
+		case c == 0 || c == tomb:
 		case uint32(c>>32)&bit == 0:
 			lo.put(c)
-			lo.n++
 		default:
 			hi.put(c)
-			hi.n++
 		}
 	}
 	ix.replace(t, h, lo, hi)
@@ -243,44 +257,48 @@ func (ix *index[T]) replace(t *table, h uint32, lo, hi *table) {
 	}
 }
 
-// del removes e's cell.
+// clean puts t's live cells back without its dead ones, through a
+// scratch array the index keeps, so that a steady state allocates
+// nothing.
+func (ix *index[T]) clean(t *table) {
+	live := ix.scratch[:0]
+	for i, c := range t.cells {
+		if c != 0 && c != tomb {
+			live = append(live, c)
+		}
+		t.cells[i] = 0
+	}
+	t.n, t.dead = 0, 0
+	for _, c := range live {
+		t.put(c)
+	}
+	ix.scratch = live[:0]
+}
+
+// del removes e's cell. The place becomes empty if the next one is (and
+// so do the dead places right before it, which no search needs to pass
+// any more), dead otherwise, so that the cells after it are still found.
 func (ix *index[T]) del(e *entry[T]) {
 	t := ix.table(e.hash)
 	mask := len(t.cells) - 1
 	want := cell(e.hash, e.id)
-	for i := t.home(e.hash); ; i = (i + 1) & mask {
-		switch t.cells[i] {
-		case want:
-			t.remove(i)
-			ix.n--
-			return
-		case 0:
+	i := t.home(e.hash)
+	for t.cells[i] != want {
+		if t.cells[i] == 0 {
 			panic("readyq: an entry missing from the index")
 		}
+		i = (i + 1) & mask
 	}
-}
-
-// remove empties place i, moving back the cells after it that would
-// otherwise no longer be found from their homes (backward shift: no
-// tombstones).
-func (t *table) remove(i int) {
-	mask := len(t.cells) - 1
+	ix.n--
 	t.n--
-	for j := i; ; {
-		t.cells[i] = 0
-		for {
-			j = (j + 1) & mask
-			c := t.cells[j]
-			if c == 0 {
-				return
-			}
-			// c may move to i unless its home lies cyclically in (i, j].
-			k := t.home(uint32(c >> 32))
-			if i <= j && (k <= i || k > j) || i > j && k <= i && k > j {
-				t.cells[i] = c
-				i = j
-				break
-			}
-		}
+	if t.cells[(i+1)&mask] != 0 {
+		t.cells[i] = tomb
+		t.dead++
+		return
+	}
+	t.cells[i] = 0
+	for j := (i - 1) & mask; t.cells[j] == tomb; j = (j - 1) & mask {
+		t.cells[j] = 0
+		t.dead--
 	}
 }

@@ -51,8 +51,9 @@ type fataler interface {
 // check fails t unless the index holds exactly the items of want, each
 // with its slot, and its tables are consistent: the directory's depth
 // bounds theirs, each table fills a run of 2^(depth-d) entries aligned to
-// it, holds only cells with its prefix, below 3/4 full except just after
-// a lopsided split, and the counts add up.
+// it, holds only live cells with its prefix, live and dead together at
+// most 3/4 of it (plus the one an add may put past a lopsided split), and
+// the counts add up.
 func (x *indexed[T]) check(t fataler, want map[T]int32) {
 	t.Helper()
 	if x.ix.n != len(want) {
@@ -84,9 +85,13 @@ func (x *indexed[T]) check(t fataler, want map[T]int32) {
 				t.Fatalf("entries %d..%d: entry %d is another table", i, i+span-1, j)
 			}
 		}
-		used := 0
+		used, dead := 0, 0
 		for _, c := range tb.cells {
-			if c == 0 {
+			switch c {
+			case 0:
+				continue
+			case tomb:
+				dead++
 				continue
 			}
 			used++
@@ -94,8 +99,8 @@ func (x *indexed[T]) check(t fataler, want map[T]int32) {
 				t.Fatalf("cell %#x is in a table its prefix does not name", c)
 			}
 		}
-		if used != tb.n || used == len(tb.cells) {
-			t.Fatalf("table of %d cells: %d used, n = %d", len(tb.cells), used, tb.n)
+		if used != tb.n || dead != tb.dead || 4*(used+dead) > 3*len(tb.cells)+4 {
+			t.Fatalf("table of %d cells: %d live (n = %d), %d dead (dead = %d)", len(tb.cells), used, tb.n, dead, tb.dead)
 		}
 		total += used
 		i += span
@@ -198,6 +203,46 @@ func TestIndexGrowsTableByTable(t *testing.T) {
 		delete(want, k)
 	}
 	x.check(t, want)
+}
+
+// TestIndexChurn deletes and adds items again and again, as a steady
+// state of Done and Add does: dead cells are cleaned in place, the index
+// does not grow, and nothing is allocated.
+func TestIndexChurn(t *testing.T) {
+	var x indexed[int]
+	want := map[int]int32{}
+	for k := range 2000 {
+		want[k] = x.add(k)
+	}
+	cells := 0
+	for _, tb := range x.ix.dir {
+		cells += len(tb.cells)
+	}
+	next := 2000
+	churn := func() {
+		for k := next - 2000; k < next-1000; k++ { // the oldest thousand go, a new thousand come
+			x.del(want[k])
+			delete(want, k)
+		}
+		for k := next; k < next+1000; k++ {
+			want[k] = x.add(k)
+		}
+		next += 1000
+	}
+	for range 20 {
+		churn() // the scratch array reaches its size
+	}
+	if allocs := testing.AllocsPerRun(20, churn); allocs != 0 {
+		t.Errorf("a round of 1,000 deletes and adds allocated %v times", allocs)
+	}
+	x.check(t, want)
+	after := 0
+	for _, tb := range x.ix.dir {
+		after += len(tb.cells)
+	}
+	if after != cells {
+		t.Fatalf("2,000 items churned: %d cells became %d", cells, after)
+	}
 }
 
 // tables returns the number of distinct tables.
