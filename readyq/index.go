@@ -229,17 +229,25 @@ func (ix *index[T]) grow(t *table, h uint32) {
 		}
 		ix.dir, ix.depth = dir, ix.depth+1
 	}
-	lo, hi := newTable(maxCells, t.depth+1), newTable(maxCells, t.depth+1)
-	bit := uint32(1) << (31 - t.depth)
+	// The low half takes over t's array: only the high half is new.
+	live := ix.scratch[:0]
 	for _, c := range t.cells {
-		switch {
-		case c == 0 || c == tomb:
-		case uint32(c>>32)&bit == 0:
+		if c != 0 && c != tomb {
+			live = append(live, c)
+		}
+	}
+	clear(t.cells)
+	lo := &table{cells: t.cells, shift: t.shift, depth: t.depth + 1}
+	hi := newTable(maxCells, t.depth+1)
+	bit := uint32(1) << (31 - t.depth)
+	for _, c := range live {
+		if uint32(c>>32)&bit == 0 {
 			lo.put(c)
-		default:
+		} else {
 			hi.put(c)
 		}
 	}
+	ix.scratch = live[:0]
 	ix.replace(t, h, lo, hi)
 }
 
