@@ -313,11 +313,32 @@ func (q *Queue[T]) remove(h *heap, i int) {
 		return
 	}
 	last := *h.waits.at(h.n)
-	if i > 0 && last.before(h.waits.at((i-1)/arity)) {
+	switch {
+	case i == 0:
+		q.sink(h, last)
+	case last.before(h.waits.at((i - 1) / arity)):
 		q.up(h, i, last)
-	} else {
+	default:
 		q.down(h, i, last)
 	}
+}
+
+// sink fills the hole at the top with w, bottom-up: the least child of
+// each level moves up until the hole reaches a leaf, then w moves up
+// from there. w was the last leaf, so it seldom climbs: this saves the
+// comparison with w at every level that down makes.
+func (q *Queue[T]) sink(h *heap, w wait) {
+	i := 0
+	for {
+		c := arity*i + 1
+		if c >= h.n {
+			break
+		}
+		c, cw := h.least(c)
+		q.put(h, i, *cw)
+		i = c
+	}
+	q.up(h, i, w)
 }
 
 // up and down fill a hole at i with w: up moves the waits above it down
@@ -343,12 +364,7 @@ func (q *Queue[T]) down(h *heap, i int, w wait) {
 		if c >= h.n {
 			break
 		}
-		cw := h.waits.at(c)
-		for j, end := c+1, min(c+arity, h.n); j < end; j++ {
-			if r := h.waits.at(j); r.before(cw) {
-				c, cw = j, r
-			}
-		}
+		c, cw := h.least(c)
 		if !cw.before(&w) {
 			break
 		}
@@ -356,6 +372,18 @@ func (q *Queue[T]) down(h *heap, i int, w wait) {
 		i = c
 	}
 	q.put(h, i, w)
+}
+
+// least returns the earliest of the children that start at place c
+// (which h has) and its place.
+func (h *heap) least(c int) (int, *wait) {
+	cw := h.waits.at(c)
+	for j, end := c+1, min(c+arity, h.n); j < end; j++ {
+		if r := h.waits.at(j); r.before(cw) {
+			c, cw = j, r
+		}
+	}
+	return c, cw
 }
 
 // put stores w at place i of h and tells its entry.
