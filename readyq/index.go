@@ -34,7 +34,8 @@ import (
 //
 // An entry keeps its item's hash bits, so that a deletion (and so every
 // move) never hashes again. The hash is keyed by a seed of the queue's
-// own, so hash flooding is as hard as for a map: items of an integer
+// own, drawn at its first add, so items cannot be chosen in advance to
+// collide in every queue (as with a map's seed): items of an integer
 // kind are read as a word and mixed by two rounds of a keyed 128-bit
 // multiply (the mix of wyhash, and of Go's maps where AES is missing),
 // strings go to hash/maphash.String, and every other type to
