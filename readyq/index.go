@@ -231,13 +231,7 @@ func (ix *index[T]) grow(t *table, h uint32) {
 		ix.dir, ix.depth = dir, ix.depth+1
 	}
 	// The low half takes over t's array: only the high half is new.
-	live := ix.scratch[:0]
-	for _, c := range t.cells {
-		if c != 0 && c != tomb {
-			live = append(live, c)
-		}
-	}
-	clear(t.cells)
+	live := ix.takeLive(t)
 	lo := &table{cells: t.cells, shift: t.shift, depth: t.depth + 1}
 	hi := newTable(maxCells, t.depth+1)
 	bit := uint32(1) << (31 - t.depth)
@@ -266,22 +260,28 @@ func (ix *index[T]) replace(t *table, h uint32, lo, hi *table) {
 	}
 }
 
-// clean puts t's live cells back without its dead ones, through a
-// scratch array the index keeps, so that a steady state allocates
-// nothing.
+// clean puts t's live cells back without its dead ones.
 func (ix *index[T]) clean(t *table) {
-	live := ix.scratch[:0]
-	for i, c := range t.cells {
-		if c != 0 && c != tomb {
-			live = append(live, c)
-		}
-		t.cells[i] = 0
-	}
+	live := ix.takeLive(t)
 	t.n, t.dead = 0, 0
 	for _, c := range live {
 		t.put(c)
 	}
 	ix.scratch = live[:0]
+}
+
+// takeLive moves t's live cells to the index's scratch array, which it
+// returns, and empties t's cells (not its counts): clean and split go
+// through it, so that a steady state allocates nothing.
+func (ix *index[T]) takeLive(t *table) []uint64 {
+	live := ix.scratch[:0]
+	for _, c := range t.cells {
+		if c != 0 && c != tomb {
+			live = append(live, c)
+		}
+	}
+	clear(t.cells)
+	return live
 }
 
 // del removes e's cell. The place becomes empty if the next one is (and
