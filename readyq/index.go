@@ -44,8 +44,9 @@ import (
 // equal to itself (a NaN, or a struct holding one) is never found again,
 // as in a map; its cell goes with its entry all the same.
 
-// maxCells is the size at which a table splits instead of doubling: 32
-// KiB of cells. A table holds at most 3/4 as many.
+// A table starts at minCells cells (a queue's first), and maxCells is
+// the size at which it splits instead of doubling: 32 KiB of cells. A
+// table holds at most 3/4 as many.
 const (
 	minCells = 8
 	maxCells = 4096
@@ -55,7 +56,6 @@ const (
 type index[T comparable] struct {
 	dir     []*table // 2^depth tables; a table of local depth d appears 2^(depth-d) times in a row
 	depth   uint     // the directory's depth: at most 32
-	n       int      // the cells in all tables
 	kind    hashKind
 	k0, k1  uint64 // the integer mix's keys, drawn from seed
 	seed    maphash.Seed
@@ -105,7 +105,16 @@ func (ix *index[T]) init() {
 		ix.kind = hashString
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		ix.kind = map[uintptr]hashKind{8: hashWord8, 4: hashWord4, 2: hashWord2, 1: hashWord1}[t.Size()]
+		switch t.Size() {
+		case 8:
+			ix.kind = hashWord8
+		case 4:
+			ix.kind = hashWord4
+		case 2:
+			ix.kind = hashWord2
+		case 1:
+			ix.kind = hashWord1
+		}
 	}
 	ix.dir = []*table{newTable(minCells, 0)}
 }
@@ -176,7 +185,6 @@ func (ix *index[T]) add(e *entry[T], h uint32) {
 		t = ix.table(h)
 	}
 	t.put(cell(h, e.id))
-	ix.n++
 }
 
 // newTable returns an empty table of size cells (a power of two) and
@@ -242,7 +250,6 @@ func (ix *index[T]) grow(t *table, h uint32) {
 			hi.put(c)
 		}
 	}
-	ix.scratch = live[:0]
 	ix.replace(t, h, lo, hi)
 }
 
@@ -267,12 +274,12 @@ func (ix *index[T]) clean(t *table) {
 	for _, c := range live {
 		t.put(c)
 	}
-	ix.scratch = live[:0]
 }
 
-// takeLive moves t's live cells to the index's scratch array, which it
-// returns, and empties t's cells (not its counts): clean and split go
-// through it, so that a steady state allocates nothing.
+// takeLive copies t's live cells to the index's scratch array, which it
+// returns (valid until the next call), and empties t's cells (not its
+// counts): clean and split go through it, so that a steady state
+// allocates nothing.
 func (ix *index[T]) takeLive(t *table) []uint64 {
 	live := ix.scratch[:0]
 	for _, c := range t.cells {
@@ -281,6 +288,7 @@ func (ix *index[T]) takeLive(t *table) []uint64 {
 		}
 	}
 	clear(t.cells)
+	ix.scratch = live[:0]
 	return live
 }
 
@@ -298,7 +306,6 @@ func (ix *index[T]) del(e *entry[T]) {
 		}
 		i = (i + 1) & mask
 	}
-	ix.n--
 	t.n--
 	if t.cells[(i+1)&mask] != 0 {
 		t.cells[i] = tomb
