@@ -470,6 +470,9 @@ func (c *Counter) WriteWait(ctx context.Context, m Mode, n uint64) error {
 		return spin.ErrInvalid
 	}
 	if err := ctx.Err(); err != nil {
+		if c.overDebtLocked(n) {
+			return spin.ErrInvalid // tooBig's look paired a limit and a debt from either side of a SetLimit
+		}
 		return err
 	}
 	if n == 0 || c.word.Load()&fastMask == 0 {
@@ -637,9 +640,15 @@ func needOf(p req) uint64 { return p.need }
 // other, and a SetLimit in between can move both, so a refusal is judged
 // again in a locked section, where they agree.
 func (c *Counter) tooBig(n uint64) bool {
-	if !c.overDebt(n) {
-		return false
-	}
+	return c.overDebt(n) && c.overDebtLocked(n)
+}
+
+// overDebtLocked is overDebt in a locked section, where SetLimit cannot
+// change the limit and the debt between the two reads. A lock-free
+// "fits" is final only for a call that goes on to a locked section of its
+// own (which judges again); one that returns at once, as WriteWait with
+// a done context does, asks here.
+func (c *Counter) overDebtLocked(n uint64) bool {
 	c.Lock()
 	defer c.Unlock()
 	return c.overDebt(n)

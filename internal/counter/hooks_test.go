@@ -818,3 +818,27 @@ func TestHookDebtLook(t *testing.T) {
 		}
 	}, 4, 4, nil)
 }
+
+// TestHookDebtLookDoneContext: a cut between WriteWait's two reads makes
+// them pair the old limit with the new debt, so that a write no count can
+// take looks valid; with a done context nothing locked judges it again,
+// so WriteWait must, and refuse it rather than report the context.
+func TestHookDebtLookDoneContext(t *testing.T) {
+	hookBubble(t, "a cut creates the debt between the two reads", func(t *testing.T, c *counter.Counter) {
+		if _, ok := c.TryRead(sem, 4); !ok {
+			t.Fatal("TryRead(4) failed")
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		g := arm(t, counter.PDebtLook)
+		w := start(func() error { return c.WriteWait(ctx, sem, 7) }) // above limit 4 + debt 0, and above 1 + 3
+		g.wait()
+		testkit.SameErr(t, "SetLimit(1): a debt of 3", c.SetLimit(1), nil)
+		g.open()
+		testkit.SameErr(t, "WriteWait(7) with a done context", result(t, "WriteWait", w), spin.ErrInvalid)
+		wantCount(t, c, 0)
+		if d := c.Debt(); d != 3 {
+			t.Fatalf("debt %d, want 3", d)
+		}
+	}, 4, 4, nil)
+}
