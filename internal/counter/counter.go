@@ -5,7 +5,7 @@
 // # The word
 //
 // The count and the counter's state share one atomic word: the count in
-// the low 58 bits, flags in the high ones.
+// the low 36 bits, a generation above it, and flags in the high bits.
 //
 //   - closed: Close has run.
 //   - big: the count is too large for the low bits; it lives in big, and
@@ -17,10 +17,43 @@
 //     handing it units).
 //   - notify: with a wake delay, readers wait or a Ready channel is armed;
 //     writes stay lock-free and tell the Delayer.
+//   - generation: 22 bits that SetLimit steps each time it changes the
+//     limit, so that the word never comes back to a value read before.
 //
 // With none of closed, big, slow and lone set, a read or a write is one
 // load and one compare-and-swap that keeps the busy bit. The load comes
 // first, so a CAS that cannot succeed is never tried.
+//
+// # Invariants
+//
+//   - slow set implies the count changes only under the lock.
+//   - lone set implies the word is lone|busy and its generation: the
+//     count is 0 and no other flag is set.
+//   - debt > 0 implies slow set.
+//   - count ≤ limit outside a locked section.
+//   - a generation unchanged since a load implies the limit is what it
+//     was then, provided slow was clear at that load.
+//
+// # The snapshot rule
+//
+// The limit lives outside the word, and SetLimit stores it before its
+// count goes out at Unlock. So an outcome judged without the lock pairs
+// the word with the limit in one of two ways, and no other:
+//
+//   - a compare-and-swap from the word w it read: the limit read after w
+//     is w's, because a SetLimit begun since sets slow and steps the
+//     generation, and the CAS then fails (a grant);
+//   - a look (look) that reads the limit between two loads of the word and
+//     vouches for the pair only if neither shows a locked section under
+//     way or a new generation (a refusal, a done-context return that
+//     implies a valid request, Writable's and Drain's answers).
+//
+// A look that cannot vouch sends the caller to a locked section, where
+// the count, the limit and the debt agree. A look that vouches has no
+// debt to consider (debt > 0 implies slow). A limit read any other way is
+// only a hint, for a path that judges again. The one gap is a generation
+// that wraps: a fast path stalled between its load and its CAS across
+// 2^22 SetLimit calls could be fooled.
 //
 // # The lone slot
 //
@@ -77,7 +110,9 @@ const (
 	loneBit   = 1 << 60
 	busyBit   = 1 << 59
 	notifyBit = 1 << 58
-	countMask = 1<<58 - 1
+	genMask   = 1<<58 - genOne // SetLimit's generation (see the snapshot rule)
+	genOne    = 1 << 36
+	countMask = genOne - 1
 
 	// fastMask: with none of these set, a fast path may change the count.
 	fastMask = closedBit | bigBit | slowBit | loneBit
@@ -156,42 +191,39 @@ func (c *Counter) Limit() uint64 {
 	return Max
 }
 
-// SetLimit stores the new limit inside its locked section, and the count
-// that goes with it is published only when the section ends, so a look
-// without the lock can pair the new limit with the old count. Every
-// decision taken on such a look is made safe one of three ways: a fast
-// path's compare-and-swap fails if a section began after its load of the
-// word (sections set the slow bit); a refusal (a request above the limit,
-// a write with no room) is judged again in a locked section, or on a
-// settled look; and a reader is queued only after a locked section has
-// checked its need against the limit there.
-
-// settled returns the word and the limit as one state: ok is false if a
-// locked section was under way while it read them (the slow bit set, or
-// the word changed in between). A section sets the slow bit before it
-// stores a limit and publishes its count before it clears it, so an
-// unchanged word without the slow bit pairs with the limit read between.
-func (c *Counter) settled() (w, limit uint64, ok bool) {
+// look reads the word and the limit for an outcome that no
+// compare-and-swap will check (see the snapshot rule). It reports whether
+// they are one state: neither load of the word shows a locked section
+// under way, and both show the same generation. The debt is then 0.
+func (c *Counter) look() (w, limit uint64, ok bool) {
 	w = c.word.Load()
+	hook(pLook)
 	limit = c.Limit()
-	ok = w&(slowBit|bigBit) == 0 && c.word.Load() == w
-	hook(pSettled)
+	hook(pLookAgain)
+	ok = w&(slowBit|bigBit) == 0 && (c.word.Load()^w)&^countMask == 0
 	return w, limit, ok
 }
 
-// overLimit reports whether a request of n units is above the limit. A
-// refusal is judged again in a locked section, where the limit and the
-// count agree (see settled).
-func (c *Counter) overLimit(n uint64) bool {
-	return n > c.Limit() && c.overLimitLocked(n)
-}
-
-// overLimitLocked is overLimit's judgement in a locked section.
-func (c *Counter) overLimitLocked(n uint64) bool {
-	hook(pOverLimit)
+// within judges on one state whether n is within the limit, plus the debt
+// if withDebt (what a write may bring): on a look that vouches, or else in
+// a locked section.
+func (c *Counter) within(n uint64, withDebt bool) bool {
+	if _, limit, ok := c.look(); ok {
+		return n <= limit
+	}
+	hook(pJudgeLocked)
 	c.Lock()
 	defer c.Unlock()
-	return n > c.Limit()
+	l := c.Limit()
+	return n <= l || withDebt && n-l <= c.debt.Load()
+}
+
+// above reports whether n is above the limit (plus the debt if
+// withDebt). Within the limit as read now is only a hint, for a path that
+// judges again before it acts (a CAS, or a locked section); a refusal is
+// judged on one state.
+func (c *Counter) above(n uint64, withDebt bool) bool {
+	return n > c.Limit() && !c.within(n, withDebt)
 }
 
 // tryFast takes need units (the whole count if need is 0) with one load
@@ -240,7 +272,9 @@ func (c *Counter) TakeAllFast() uint64 {
 	return 0
 }
 
-// AddFast adds n if nobody waits and the count has room for it.
+// AddFast adds n if nobody waits and the count has room for it. The
+// limit it reads after the word is the word's if its CAS succeeds (see the
+// snapshot rule).
 func (c *Counter) AddFast(n uint64) bool {
 	w := c.word.Load()
 	v := w & countMask
@@ -257,11 +291,17 @@ func (c *Counter) AddFast(n uint64) bool {
 // is done and if ctx ends first, and ErrClosed once closed with too little
 // left.
 func (c *Counter) Read(ctx context.Context, m Mode, n uint64) (uint64, error) {
-	if ctx == nil || c.overLimit(n) {
+	if ctx == nil {
 		return 0, spin.ErrInvalid
 	}
 	if err := ctx.Err(); err != nil {
+		if !c.within(n, false) {
+			return 0, spin.ErrInvalid // the context's error would say that n was valid
+		}
 		return 0, err
+	}
+	if c.above(n, false) {
+		return 0, spin.ErrInvalid
 	}
 	if n == 0 && m == Semaphore {
 		return 0, nil
@@ -334,7 +374,7 @@ func (c *Counter) TryReadUpTo(max uint64) uint64 {
 // section, and returns its record; or it returns the read's result at
 // once (a nil record) if the read need not wait.
 func (c *Counter) readWait(done <-chan struct{}, p req) (*spin.Waiter[req], uint64, error) {
-	if p.need <= 1 && p.max == 0 && c.delay == nil && c.word.Load() == 0 { // the lone record keeps one need: no capped reads there
+	if p.need <= 1 && p.max == 0 && c.delay == nil { // the lone record keeps one need: no capped reads there
 		if w := c.parkLone(done, p.need); w != nil {
 			return w, 0, nil
 		}
@@ -368,7 +408,7 @@ func (c *Counter) finishRead(w *spin.Waiter[req], woke bool) (req, spin.Result) 
 // them first, so that one whose context has just ended does not hold it
 // up; a Semaphore read never takes what a queued reader is owed.
 func (c *Counter) TryRead(m Mode, n uint64) (uint64, bool) {
-	if c.overLimit(n) {
+	if c.above(n, false) {
 		return 0, false
 	}
 	if n == 0 && m == Semaphore {
@@ -400,37 +440,34 @@ func (c *Counter) Write(m Mode, n uint64) error {
 	return c.write(m, n)
 }
 
-// write is Write when the fast path cannot take it.
+// write is Write when the fast path cannot take it. Its lock-free
+// outcomes stand on a look that vouches (see the snapshot rule); any other
+// word goes to a locked section.
 func (c *Counter) write(m Mode, n uint64) error {
-	if c.tooBig(n) {
-		return spin.ErrInvalid
-	}
 	for {
-		w := c.word.Load()
+		w, limit, ok := c.look()
+		v := w & countMask
 		switch {
 		case n == 0 && w&closedBit == 0:
 			return nil
-		case w&fastMask == 0:
-			v := w & countMask
-			if l := c.Limit(); l < v || n > l-v {
-				if c.word.Load() != w || l < v {
-					continue // a limit stored by a section under way: look again (see settled)
-				}
-				return spin.ErrWouldBlock // nobody waits: no read can make room first
+		case !ok || w&closedBit != 0:
+			return c.writeLocked(m, n)
+		case n > limit:
+			return spin.ErrInvalid // a look that vouches has no debt to let more in
+		case w&loneBit != 0:
+			if m == Semaphore && n != 1 {
+				return c.writeLocked(m, n) // the lone record holds one unit
 			}
-			if v+n > countMask {
-				return c.writeLocked(m, n)
-			}
-			if c.word.CompareAndSwap(w, w+n) {
-				c.noted(w, v+n)
-				return nil
-			}
-		case w == loneBit|busyBit && (m == Plain || n == 1):
 			if c.handLone(m, n) {
 				return nil
 			}
-		default:
+		case n > limit-v:
+			return spin.ErrWouldBlock // nobody waits: no read can make room first
+		case v+n > countMask:
 			return c.writeLocked(m, n)
+		case c.word.CompareAndSwap(w, w+n):
+			c.noted(w, v+n)
+			return nil
 		}
 	}
 }
@@ -466,14 +503,17 @@ func (c *Counter) writeLocked(m Mode, n uint64) error {
 // there is no room: a closed counter is never waited on). A write of 0
 // never waits.
 func (c *Counter) WriteWait(ctx context.Context, m Mode, n uint64) error {
-	if ctx == nil || c.tooBig(n) {
+	if ctx == nil {
 		return spin.ErrInvalid
 	}
 	if err := ctx.Err(); err != nil {
-		if c.overDebtLocked(n) {
-			return spin.ErrInvalid // tooBig's look paired a limit and a debt from either side of a SetLimit
+		if !c.within(n, true) {
+			return spin.ErrInvalid // the context's error would say that n was valid
 		}
 		return err
+	}
+	if c.above(n, true) {
+		return spin.ErrInvalid
 	}
 	if n == 0 || c.word.Load()&fastMask == 0 {
 		if err := c.Write(m, n); err != spin.ErrWouldBlock {
@@ -537,7 +577,7 @@ func (c *Counter) Ready() <-chan struct{} {
 // While one is armed the count changes only in locked sections (the slow
 // bit), which fire it.
 func (c *Counter) Writable() <-chan struct{} {
-	if w, limit, ok := c.settled(); w&closedBit != 0 || ok && w&countMask < limit {
+	if w, limit, ok := c.look(); w&closedBit != 0 || ok && w&countMask < limit {
 		return spin.ClosedChan()
 	}
 	c.Lock()
@@ -555,7 +595,7 @@ func (c *Counter) Drain(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if w, limit, ok := c.settled(); ok && w&countMask == limit {
+	if w, limit, ok := c.look(); ok && w&countMask == limit {
 		return nil
 	}
 	c.Lock()
@@ -627,36 +667,33 @@ func (c *Counter) SetLimit(limit uint64) error {
 		c.cnt -= take
 		c.debt.Store(debt + old - limit - take)
 	}
-	c.lim.Store(limit)
+	if limit != old {
+		c.lim.Store(limit)
+		c.newGeneration()
+	}
 	hook(pSetLimit)
 	return nil
+}
+
+// newGeneration steps the word's generation, so that a compare-and-swap
+// from a word read before this section fails even if the count comes back
+// to what it was (see the snapshot rule). Only in a locked section.
+func (c *Counter) newGeneration() {
+	for {
+		w := c.word.Load()
+		if c.word.CompareAndSwap(w, w&^genMask|(w+genOne)&genMask) {
+			return
+		}
+	}
 }
 
 // needOf is a request's need, for MaxNeed.
 func needOf(p req) uint64 { return p.need }
 
-// tooBig reports whether a write of n can never be taken: above the limit
-// plus what a debt lets in. The limit and the debt are read one after the
-// other, and a SetLimit in between can move both, so a refusal is judged
-// again in a locked section, where they agree.
-func (c *Counter) tooBig(n uint64) bool {
-	return c.overDebt(n) && c.overDebtLocked(n)
-}
-
-// overDebtLocked is overDebt in a locked section, where SetLimit cannot
-// change the limit and the debt between the two reads. A lock-free
-// "fits" is final only for a call that goes on to a locked section of its
-// own (which judges again); one that returns at once, as WriteWait with
-// a done context does, asks here.
-func (c *Counter) overDebtLocked(n uint64) bool {
-	c.Lock()
-	defer c.Unlock()
-	return c.overDebt(n)
-}
-
+// overDebt reports whether a write of n can never be taken: it is above
+// the limit plus what a debt lets in. Only in a locked section.
 func (c *Counter) overDebt(n uint64) bool {
 	l := c.Limit()
-	hook(pDebtLook)
 	return n > l && n-l > c.debt.Load()
 }
 

@@ -5,8 +5,8 @@ package counter
 import "sync/atomic"
 
 // hooked is the function a test registered to run at every point; nil if
-// none is (see export_hooks_test.go).
-var hooked atomic.Pointer[func(point)]
+// none is (see SetHook).
+var hooked atomic.Pointer[func(Point)]
 
 // hook calls the registered function, if any, on the goroutine that
 // reached p: built with the evsynchooks tag, a test can stop it there.
@@ -15,3 +15,44 @@ func hook(p point) {
 		(*f)(p)
 	}
 }
+
+// SetHook registers f to run at every point reached (nil: none). It exists
+// only in builds with the evsynchooks tag, for window tests (see the
+// package gates).
+func SetHook(f func(Point)) {
+	if f == nil {
+		hooked.Store(nil)
+		return
+	}
+	hooked.Store(&f)
+}
+
+// Point names a window of the fast paths, the lone slot and the locked
+// sections (points.go).
+type Point = point
+
+// NPoints is the number of points: every Point is below it.
+const NPoints = int(nPoints)
+
+// The points, for window tests.
+const (
+	PFastTake      = pFastTake
+	PWriteFast     = pWriteFast
+	PReadSlow      = pReadSlow
+	PSleep         = pSleep
+	PLonePublish   = pLonePublish
+	PLoneClaimed   = pLoneClaimed
+	PLoneReclaim   = pLoneReclaim
+	PWriterClaim   = pWriterClaim
+	PWriterClaimed = pWriterClaimed
+	PLock          = pLock
+	PPublish       = pPublish
+	PReadyLook     = pReadyLook
+	PTryDecide     = pTryDecide
+	PWriteRoom     = pWriteRoom
+	PSetLimit      = pSetLimit
+	PLook          = pLook
+	PLookAgain     = pLookAgain
+	PJudgeLocked   = pJudgeLocked
+	PLockWait      = pLockWait
+)

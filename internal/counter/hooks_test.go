@@ -15,62 +15,14 @@ package counter_test
 import (
 	"context"
 	"runtime"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
 
 	"github.com/evsync/evsync/internal/counter"
+	"github.com/evsync/evsync/internal/gates"
 	"github.com/evsync/evsync/internal/spin"
 	"github.com/evsync/evsync/internal/testkit"
 )
-
-// A gate stops the first goroutine that reaches its point after arm.
-type gate struct {
-	fired   atomic.Bool
-	reached chan struct{} // closed when a goroutine is stopped there
-	release chan struct{} // closed to let it go on
-}
-
-var (
-	gates [32]atomic.Pointer[gate]
-	hits  [32]atomic.Int64 // how often each point was reached
-)
-
-func init() {
-	counter.SetHook(func(p counter.Point) {
-		hits[p].Add(1)
-		if g := gates[p].Load(); g != nil && g.fired.CompareAndSwap(false, true) {
-			close(g.reached)
-			<-g.release
-		}
-	})
-}
-
-// arm sets a gate at p for the test (in its bubble); the test's end
-// removes it and lets a goroutine still stopped there go on.
-func arm(t *testing.T, p counter.Point) *gate {
-	g := &gate{reached: make(chan struct{}), release: make(chan struct{})}
-	if !gates[p].CompareAndSwap(nil, g) {
-		t.Fatalf("point %d armed twice", p)
-	}
-	t.Cleanup(func() {
-		gates[p].CompareAndSwap(g, nil)
-		g.open()
-	})
-	return g
-}
-
-// wait returns once a goroutine is stopped at g.
-func (g *gate) wait() { <-g.reached }
-
-// open lets the goroutine stopped at g go on (once).
-func (g *gate) open() {
-	select {
-	case <-g.release:
-	default:
-		close(g.release)
-	}
-}
 
 // hookBubble is inBubble for a hook test: c.Close at the end frees any
 // goroutine that a broken window left waiting, so that the bubble can end.
@@ -137,31 +89,31 @@ func TestHookReadyLook(t *testing.T) {
 		return start(func() <-chan struct{} { return c.Ready() })
 	}
 	hookBubble(t, "a write", func(t *testing.T, c *counter.Counter) {
-		g := arm(t, counter.PReadyLook)
+		g := gates.Arm(t, counter.PReadyLook)
 		ch := ready(c)
-		g.wait()
+		g.Wait(t)
 		mustWrite(t, c, sem, 1)
-		g.open()
+		g.Open()
 		if !testkit.IsClosed(result(t, "Ready", ch)) {
 			t.Fatal("Ready armed an open channel: it missed the write that landed before its arming")
 		}
 		wantWord(t, c, 1)
 	}, 0, 0, nil)
 	hookBubble(t, "Close", func(t *testing.T, c *counter.Counter) {
-		g := arm(t, counter.PReadyLook)
+		g := gates.Arm(t, counter.PReadyLook)
 		ch := ready(c)
-		g.wait()
+		g.Wait(t)
 		c.Close()
-		g.open()
+		g.Open()
 		if !testkit.IsClosed(result(t, "Ready", ch)) {
 			t.Fatal("Ready open after Close")
 		}
 	}, 0, 0, nil)
 	hookBubble(t, "nothing", func(t *testing.T, c *counter.Counter) {
-		g := arm(t, counter.PReadyLook)
+		g := gates.Arm(t, counter.PReadyLook)
 		ch := ready(c)
-		g.wait()
-		g.open()
+		g.Wait(t)
+		g.Open()
 		r := result(t, "Ready", ch)
 		if testkit.IsClosed(r) {
 			t.Fatal("Ready closed at 0")
@@ -182,11 +134,11 @@ func TestHookLock(t *testing.T) {
 	// Ready's locked arming re-reads the count in Lock; the arming is
 	// published by the same CAS. A write between the two is seen.
 	hookBubble(t, "Ready, a write before slow is published", func(t *testing.T, c *counter.Counter) {
-		g := arm(t, counter.PLock)
+		g := gates.Arm(t, counter.PLock)
 		ch := start(func() <-chan struct{} { return c.Ready() })
-		g.wait()
+		g.Wait(t)
 		mustWrite(t, c, sem, 1) // lock-free: slow is not set yet
-		g.open()
+		g.Open()
 		if !testkit.IsClosed(result(t, "Ready", ch)) {
 			t.Fatal("Ready armed an open channel with the count at 1")
 		}
@@ -195,22 +147,22 @@ func TestHookLock(t *testing.T) {
 	hookBubble(t, "the lone reader moved to the queue", func(t *testing.T, c *counter.Counter) {
 		r, cancel := parkCancellable(c, sem, 1)
 		defer cancel()
-		g := arm(t, counter.PLock)
+		g := gates.Arm(t, counter.PLock)
 		w := start(func() error { return c.Write(sem, 2) }) // more than one unit: locked
-		g.wait()
-		g.open()
+		g.Wait(t)
+		g.Open()
 		testkit.SameErr(t, "Write", result(t, "Write", w), nil)
 		wantGot(t, "Read", r, 1, nil)
 		wantWord(t, c, 1)
 	}, 0, 0, nil)
 	hookBubble(t, "the lone reader takes itself back first", func(t *testing.T, c *counter.Counter) {
 		r, cancel := parkCancellable(c, sem, 1)
-		g := arm(t, counter.PLock)
+		g := gates.Arm(t, counter.PLock)
 		w := start(func() error { return c.Write(sem, 2) })
-		g.wait()
+		g.Wait(t)
 		cancel() // the reader's take-back needs no lock
 		wantGot(t, "cancelled Read", r, 0, context.Canceled)
-		g.open()
+		g.Open()
 		testkit.SameErr(t, "Write", result(t, "Write", w), nil)
 		wantWord(t, c, 2) // nothing handed to the reader that left
 		if _, _, readers, _ := c.Snapshot(); readers != 0 {
@@ -219,12 +171,12 @@ func TestHookLock(t *testing.T) {
 	}, 0, 0, nil)
 	hookBubble(t, "a writer claims the lone reader first", func(t *testing.T, c *counter.Counter) {
 		r := parkRead(c, bg, sem, 1)
-		g := arm(t, counter.PLock)
+		g := gates.Arm(t, counter.PLock)
 		w := start(func() error { return c.Write(sem, 2) })
-		g.wait()
+		g.Wait(t)
 		mustWrite(t, c, sem, 1) // claims the lone reader without the lock
 		wantGot(t, "Read", r, 1, nil)
-		g.open()
+		g.Open()
 		testkit.SameErr(t, "Write", result(t, "Write", w), nil)
 		wantWord(t, c, 2)
 	}, 0, 0, nil)
@@ -239,11 +191,11 @@ func TestHookLock(t *testing.T) {
 func TestHookReadSlow(t *testing.T) {
 	d := new(notes)
 	hookBubble(t, "delayed", func(t *testing.T, c *counter.Counter) {
-		g := arm(t, counter.PReadSlow)
+		g := gates.Arm(t, counter.PReadSlow)
 		r := startRead(c, bg, plain, 0)
-		g.wait()
+		g.Wait(t)
 		mustWrite(t, c, plain, 5)
-		g.open()
+		g.Open()
 		wantGot(t, "Read", r, 5, nil) // without Serve
 		if got := d.take(); len(got) != 0 {
 			t.Fatalf("notes = %v", got)
@@ -251,20 +203,20 @@ func TestHookReadSlow(t *testing.T) {
 		wantWord(t, c, 0)
 	}, 0, 0, d)
 	hookBubble(t, "semaphore", func(t *testing.T, c *counter.Counter) {
-		g := arm(t, counter.PReadSlow)
+		g := gates.Arm(t, counter.PReadSlow)
 		r := startRead(c, bg, sem, 2)
-		g.wait()
+		g.Wait(t)
 		mustWrite(t, c, sem, 3)
-		g.open()
+		g.Open()
 		wantGot(t, "Read", r, 2, nil)
 		wantWord(t, c, 1)
 	}, 0, 0, nil)
 	hookBubble(t, "lone", func(t *testing.T, c *counter.Counter) {
-		g := arm(t, counter.PReadSlow)
+		g := gates.Arm(t, counter.PReadSlow)
 		r := startRead(c, bg, sem, 1)
-		g.wait()
+		g.Wait(t)
 		mustWrite(t, c, sem, 1)
-		g.open()
+		g.Open()
 		wantGot(t, "Read", r, 1, nil)
 		wantWord(t, c, 0)
 	}, 0, 0, nil)
@@ -278,16 +230,16 @@ func TestHookReadSlow(t *testing.T) {
 func TestHookFastTake(t *testing.T) {
 	d := new(notes)
 	hookBubble(t, "delayed", func(t *testing.T, c *counter.Counter) {
-		g := arm(t, counter.PFastTake)
+		g := gates.Arm(t, counter.PFastTake)
 		late := startRead(c, bg, plain, 0)
-		g.wait()
+		g.Wait(t)
 		if v, ok := c.TryRead(plain, 0); v != 5 || !ok {
 			t.Fatalf("TryRead = %d, %v", v, ok)
 		}
 		first := parkRead(c, bg, plain, 0)
 		wantWord(t, c, counter.NotifyBit)
 		mustWrite(t, c, plain, 7)
-		g.open()
+		g.Open()
 		pending(t, late)
 		c.Serve()
 		wantGot(t, "the reader that parked first", first, 7, nil)
@@ -297,15 +249,15 @@ func TestHookFastTake(t *testing.T) {
 		wantGot(t, "the reader that came late", late, 1, nil)
 	}, 0, 5, d)
 	hookBubble(t, "semaphore", func(t *testing.T, c *counter.Counter) {
-		g := arm(t, counter.PFastTake)
+		g := gates.Arm(t, counter.PFastTake)
 		late := startRead(c, bg, sem, 1)
-		g.wait()
+		g.Wait(t)
 		if v, ok := c.TryRead(sem, 1); v != 1 || !ok {
 			t.Fatalf("TryRead = %d, %v", v, ok)
 		}
 		first := parkRead(c, bg, sem, 2) // queued: slow set
 		mustWrite(t, c, sem, 1)
-		g.open()
+		g.Open()
 		pending(t, late) // queued behind the first, which the count does not cover
 		mustWrite(t, c, sem, 2)
 		wantGot(t, "first", first, 2, nil)
@@ -328,21 +280,21 @@ func TestHookLonePublish(t *testing.T) {
 	}
 	hookBubble(t, "a write", func(t *testing.T, c *counter.Counter) {
 		warm(t, c)
-		g := arm(t, counter.PLonePublish)
+		g := gates.Arm(t, counter.PLonePublish)
 		r := startRead(c, bg, sem, 1)
-		g.wait()
+		g.Wait(t)
 		mustWrite(t, c, sem, 1)
-		g.open()
+		g.Open()
 		wantGot(t, "Read", r, 1, nil)
 		wantWord(t, c, 0)
 	}, 0, 0, nil)
 	hookBubble(t, "Ready", func(t *testing.T, c *counter.Counter) {
 		warm(t, c)
-		g := arm(t, counter.PLonePublish)
+		g := gates.Arm(t, counter.PLonePublish)
 		r := startRead(c, bg, sem, 1)
-		g.wait()
+		g.Wait(t)
 		ready := c.Ready()
-		g.open()
+		g.Open()
 		pending(t, r)
 		mustWrite(t, c, sem, 1)
 		wantGot(t, "Read", r, 1, nil)
@@ -358,12 +310,12 @@ func TestHookLonePublish(t *testing.T) {
 // write lands or a locked section runs. The publish must fail, and the
 // reader give the slot up and take the locked path.
 func TestHookLoneClaimed(t *testing.T) {
-	read := func(t *testing.T, c *counter.Counter) (<-chan got, *gate) {
+	read := func(t *testing.T, c *counter.Counter) (<-chan got, *gates.Gate) {
 		ctx, cancel := context.WithCancel(bg)
 		t.Cleanup(cancel)
-		g := arm(t, counter.PLoneClaimed)
+		g := gates.Arm(t, counter.PLoneClaimed)
 		r := startRead(c, ctx, sem, 1)
-		g.wait()
+		g.Wait(t)
 		wantWord(t, c, counter.BusyBit)
 		return r, g
 	}
@@ -371,21 +323,21 @@ func TestHookLoneClaimed(t *testing.T) {
 		r, g := read(t, c)
 		mustWrite(t, c, sem, 1) // the fast path keeps busy
 		wantWord(t, c, counter.BusyBit|1)
-		g.open()
+		g.Open()
 		wantGot(t, "Read", r, 1, nil)
 		wantWord(t, c, 0)
 	}, 0, 0, nil)
 	hookBubble(t, "Close", func(t *testing.T, c *counter.Counter) {
 		r, g := read(t, c)
 		c.Close()
-		g.open()
+		g.Open()
 		wantGot(t, "Read", r, 0, spin.ErrClosed)
 		wantWord(t, c, counter.ClosedBit)
 	}, 0, 0, nil)
 	hookBubble(t, "Ready", func(t *testing.T, c *counter.Counter) {
 		r, g := read(t, c)
 		ready := c.Ready()
-		g.open()
+		g.Open()
 		pending(t, r)
 		mustWrite(t, c, sem, 1)
 		wantGot(t, "Read", r, 1, nil)
@@ -402,10 +354,10 @@ func TestHookLoneClaimed(t *testing.T) {
 // another writer or a locked section gets it first, the claim must fail
 // and the writer add its units the ordinary way.
 func TestHookWriterClaim(t *testing.T) {
-	claim := func(t *testing.T, c *counter.Counter) (<-chan error, *gate) {
-		g := arm(t, counter.PWriterClaim)
+	claim := func(t *testing.T, c *counter.Counter) (<-chan error, *gates.Gate) {
+		g := gates.Arm(t, counter.PWriterClaim)
 		w := start(func() error { return c.Write(sem, 1) })
-		g.wait()
+		g.Wait(t)
 		return w, g
 	}
 	hookBubble(t, "the reader takes itself back", func(t *testing.T, c *counter.Counter) {
@@ -414,7 +366,7 @@ func TestHookWriterClaim(t *testing.T) {
 		cancel()
 		wantGot(t, "cancelled Read", r, 0, context.Canceled)
 		wantWord(t, c, 0)
-		g.open()
+		g.Open()
 		testkit.SameErr(t, "Write", result(t, "Write", w), nil)
 		wantWord(t, c, 1) // the unit is in the count, not with the reader that left
 	}, 0, 0, nil)
@@ -423,7 +375,7 @@ func TestHookWriterClaim(t *testing.T) {
 		w, g := claim(t, c)
 		mustWrite(t, c, sem, 1)
 		wantGot(t, "Read", r, 1, nil)
-		g.open()
+		g.Open()
 		testkit.SameErr(t, "Write", result(t, "Write", w), nil)
 		wantWord(t, c, 1)
 	}, 0, 0, nil)
@@ -431,7 +383,7 @@ func TestHookWriterClaim(t *testing.T) {
 		r := parkRead(c, bg, sem, 1)
 		w, g := claim(t, c)
 		ready := c.Ready()
-		g.open()
+		g.Open()
 		testkit.SameErr(t, "Write", result(t, "Write", w), nil)
 		wantGot(t, "Read", r, 1, nil)
 		wantCount(t, c, 0)
@@ -447,18 +399,18 @@ func TestHookWriterClaim(t *testing.T) {
 // it was dropped; if the count cannot take them (closed, or no room), the
 // reader gets them after all: a grant is never lost.
 func TestHookWriterClaimed(t *testing.T) {
-	claimed := func(t *testing.T, c *counter.Counter) (r <-chan got, cancel context.CancelFunc, w <-chan error, g *gate) {
+	claimed := func(t *testing.T, c *counter.Counter) (r <-chan got, cancel context.CancelFunc, w <-chan error, g *gates.Gate) {
 		r, cancel = parkCancellable(c, sem, 1)
 		t.Cleanup(cancel)
-		g = arm(t, counter.PWriterClaimed)
+		g = gates.Arm(t, counter.PWriterClaimed)
 		w = start(func() error { return c.Write(sem, 1) })
-		g.wait()
+		g.Wait(t)
 		wantWord(t, c, counter.BusyBit)
 		return r, cancel, w, g
 	}
 	hookBubble(t, "live", func(t *testing.T, c *counter.Counter) {
 		r, _, w, g := claimed(t, c)
-		g.open()
+		g.Open()
 		testkit.SameErr(t, "Write", result(t, "Write", w), nil)
 		wantGot(t, "Read", r, 1, nil)
 		wantWord(t, c, 0)
@@ -467,7 +419,7 @@ func TestHookWriterClaimed(t *testing.T) {
 		r, cancel, w, g := claimed(t, c)
 		cancel() // the reader's take-back fails: it waits for the verdict
 		pending(t, r)
-		g.open()
+		g.Open()
 		testkit.SameErr(t, "Write", result(t, "Write", w), nil)
 		wantGot(t, "Read", r, 0, context.Canceled) // nothing handed to a reader that gave up
 		wantWord(t, c, 1)
@@ -477,7 +429,7 @@ func TestHookWriterClaimed(t *testing.T) {
 		cancel()
 		pending(t, r)
 		c.Close()
-		g.open()
+		g.Open()
 		testkit.SameErr(t, "Write", result(t, "Write", w), nil)
 		wantGot(t, "Read", r, 0, context.Canceled) // a closed Semaphore still takes the unit back
 		wantWord(t, c, counter.ClosedBit|1)
@@ -487,7 +439,7 @@ func TestHookWriterClaimed(t *testing.T) {
 		cancel()
 		pending(t, r)
 		mustWrite(t, c, sem, 1) // the count is at its limit of 1
-		g.open()
+		g.Open()
 		testkit.SameErr(t, "Write", result(t, "Write", w), nil)
 		wantGot(t, "Read", r, 1, nil)
 		wantWord(t, c, 1)
@@ -500,16 +452,16 @@ func TestHookWriterClaimed(t *testing.T) {
 // it may neither return before it (the writer still owns the record) nor
 // leave the verdict's wake-up behind for the next lone reader.
 func TestHookLoneReclaim(t *testing.T) {
-	cancelled := func(t *testing.T, c *counter.Counter) (<-chan got, *gate) {
+	cancelled := func(t *testing.T, c *counter.Counter) (<-chan got, *gates.Gate) {
 		r, cancel := parkCancellable(c, sem, 1)
-		g := arm(t, counter.PLoneReclaim)
+		g := gates.Arm(t, counter.PLoneReclaim)
 		cancel()
-		g.wait()
+		g.Wait(t)
 		return r, g
 	}
 	hookBubble(t, "nothing in between", func(t *testing.T, c *counter.Counter) {
 		r, g := cancelled(t, c)
-		g.open()
+		g.Open()
 		wantGot(t, "Read", r, 0, context.Canceled)
 		wantWord(t, c, 0)
 	}, 0, 0, nil)
@@ -517,7 +469,7 @@ func TestHookLoneReclaim(t *testing.T) {
 		r, g := cancelled(t, c)
 		mustWrite(t, c, sem, 1) // claims it, finds the context ended: to the count
 		wantWord(t, c, counter.BusyBit|1)
-		g.open()
+		g.Open()
 		wantGot(t, "Read", r, 0, context.Canceled)
 		wantWord(t, c, 1)
 		if v, ok := c.TryRead(sem, 1); v != 1 || !ok {
@@ -546,17 +498,17 @@ func TestHookGrantRacingCancel(t *testing.T) {
 			c := newCounter(0, 0, nil)
 			t.Cleanup(c.Close)
 			ctx, cancel := context.WithCancel(bg)
-			g := arm(t, counter.PSleep)
+			g := gates.Arm(t, counter.PSleep)
 			r := startRead(c, ctx, sem, 1)
-			g.wait()
+			g.Wait(t)
 			wantWord(t, c, counter.LoneBit|counter.BusyBit)
 			mustWrite(t, c, sem, 1) // granted while the context is live
 			cancel()
-			locks := hits[counter.PLock].Load()
-			g.open()
+			locks := gates.Hits(counter.PLock)
+			g.Open()
 			wantGot(t, "Read", r, 1, nil)
 			wantWord(t, c, 0)
-			if hits[counter.PLock].Load() != locks {
+			if gates.Hits(counter.PLock) != locks {
 				reclaimed++
 			} else {
 				woken++
@@ -575,17 +527,17 @@ func TestHookPublish(t *testing.T) {
 	hookBubble(t, "busy released during the section", func(t *testing.T, c *counter.Counter) {
 		ctx, cancel := context.WithCancel(bg)
 		defer cancel()
-		claimed := arm(t, counter.PLoneClaimed)
+		claimed := gates.Arm(t, counter.PLoneClaimed)
 		r := startRead(c, ctx, sem, 1)
-		claimed.wait() // the reader holds the record (busy)
-		pub := arm(t, counter.PPublish)
+		claimed.Wait(t) // the reader holds the record (busy)
+		pub := gates.Arm(t, counter.PPublish)
 		ready := start(func() <-chan struct{} { return c.Ready() })
-		pub.wait() // Ready's Unlock has read busy|slow and holds the lock
-		claimed.open()
+		pub.Wait(t) // Ready's Unlock has read busy|slow and holds the lock
+		claimed.Open()
 		// The reader's publish fails (slow), it releases busy, then blocks
 		// on the lock.
 		untilWord(t, c, func(w uint64) bool { return w&counter.BusyBit == 0 })
-		pub.open()
+		pub.Open()
 		ch := result(t, "Ready", ready)
 		pending(t, r)
 		mustWrite(t, c, sem, 1)
@@ -608,22 +560,22 @@ func TestHookPublish(t *testing.T) {
 // the lock and serves the reader.
 func TestHookWriteFast(t *testing.T) {
 	hookBubble(t, "a reader queues", func(t *testing.T, c *counter.Counter) {
-		g := arm(t, counter.PWriteFast)
+		g := gates.Arm(t, counter.PWriteFast)
 		w := start(func() error { return c.Write(sem, 2) })
-		g.wait()
+		g.Wait(t)
 		r := parkRead(c, bg, sem, 2) // more than one unit: queued
 		wantWord(t, c, counter.SlowBit)
-		g.open()
+		g.Open()
 		testkit.SameErr(t, "Write", result(t, "Write", w), nil)
 		wantGot(t, "Read", r, 2, nil)
 		wantWord(t, c, 0)
 	}, 0, 0, nil)
 	hookBubble(t, "a Ready is armed", func(t *testing.T, c *counter.Counter) {
-		g := arm(t, counter.PWriteFast)
+		g := gates.Arm(t, counter.PWriteFast)
 		w := start(func() error { return c.Write(sem, 1) })
-		g.wait()
+		g.Wait(t)
 		ready := c.Ready()
-		g.open()
+		g.Open()
 		testkit.SameErr(t, "Write", result(t, "Write", w), nil)
 		if !testkit.IsClosed(ready) {
 			t.Fatal("Ready open after the write")
@@ -631,13 +583,13 @@ func TestHookWriteFast(t *testing.T) {
 	}, 0, 0, nil)
 	// The same for a reader's fast path and a back-pressured writer.
 	hookBubble(t, "a writer queues", func(t *testing.T, c *counter.Counter) {
-		g := arm(t, counter.PFastTake)
+		g := gates.Arm(t, counter.PFastTake)
 		tr := start(func() bool { _, ok := c.TryRead(sem, 2); return ok })
-		g.wait()
+		g.Wait(t)
 		ww := start(func() error { return c.WriteWait(bg, sem, 2) })
 		synctest.Wait()
 		wantWord(t, c, counter.SlowBit|5)
-		g.open()
+		g.Open()
 		if !result(t, "TryRead", tr) {
 			t.Fatal("TryRead(2) at 5 failed")
 		}
@@ -657,13 +609,13 @@ func TestHookTryDecide(t *testing.T) {
 		head, cancel := parkCancellable(c, sem, 5)
 		mustWrite(t, c, sem, 3)
 		wantWord(t, c, counter.SlowBit|3)
-		g := arm(t, counter.PTryDecide)
+		g := gates.Arm(t, counter.PTryDecide)
 		tr := start(func() bool { _, ok := c.TryRead(sem, 1); return ok })
-		g.wait()
+		g.Wait(t)
 		cancel()
 		wantGot(t, "cancelled head", head, 0, context.Canceled)
 		wantWord(t, c, 3)
-		g.open()
+		g.Open()
 		if !result(t, "TryRead", tr) {
 			t.Fatal("TryRead(1) failed with 3 units and nobody queued")
 		}
@@ -680,11 +632,11 @@ func TestHookWriteRoom(t *testing.T) {
 		head, cancel := parkCancellable(c, sem, 8)
 		behind := parkRead(c, bg, sem, 3)
 		mustWrite(t, c, sem, 5)
-		g := arm(t, counter.PWriteRoom)
+		g := gates.Arm(t, counter.PWriteRoom)
 		w := start(func() error { return c.Write(sem, 6) })
-		g.wait() // in the locked section: no synctest.Wait until it ends
+		g.Wait(t) // in the locked section: no synctest.Wait until it ends
 		cancel()
-		g.open()
+		g.Open()
 		testkit.SameErr(t, "Write(6)", result(t, "Write", w), nil)
 		wantGot(t, "cancelled head", head, 0, context.Canceled)
 		wantGot(t, "the reader behind", behind, 3, nil)
@@ -694,100 +646,16 @@ func TestHookWriteRoom(t *testing.T) {
 
 // ---- SetLimit ------------------------------------------------------------------
 
-// untilHit yields until point p has been reached more than before times:
-// a hand-shake with a goroutine whose look at the word ends there and
-// which may then block on the lock (which synctest.Wait cannot wait for).
-func untilHit(t *testing.T, p counter.Point, before int64) {
-	t.Helper()
-	for range 1_000_000 {
-		if hits[p].Load() > before {
-			return
-		}
-		runtime.Gosched()
-	}
-	t.Fatalf("point %d never reached", p)
-}
-
-// TestHookSetLimitLooks: SetLimit stores the new limit inside its locked
-// section and the count goes out only when the section ends. A lock-free
-// look in between pairs the new limit with the old count; Writable and
-// Drain must not act on such a look.
-func TestHookSetLimitLooks(t *testing.T) {
-	hookBubble(t, "Writable during a raise that fills the count", func(t *testing.T, c *counter.Counter) {
-		g := arm(t, counter.PSetLimit)
-		set := start(func() error { return c.SetLimit(4) }) // count 3 → 4, limit 3 → 4: full
-		g.wait()                                            // in the locked section: no synctest.Wait until it ends
-		before := hits[counter.PSettled].Load()
-		ch := start(func() <-chan struct{} { return c.Writable() })
-		untilHit(t, counter.PSettled, before)
-		g.open()
-		testkit.SameErr(t, "SetLimit(4)", result(t, "SetLimit", set), nil)
-		if testkit.IsClosed(result(t, "Writable", ch)) {
-			t.Fatal("Writable is ready with the count at the limit: it paired the new limit with the old count")
-		}
-		wantCount(t, c, 4)
-	}, 3, 3, nil)
-	hookBubble(t, "Drain during a cut", func(t *testing.T, c *counter.Counter) {
-		if _, ok := c.TryRead(sem, 1); !ok { // count 2 of 3: one unit held
-			t.Fatal("TryRead(1) failed")
-		}
-		g := arm(t, counter.PSetLimit)
-		set := start(func() error { return c.SetLimit(2) }) // count 2 → 1, limit 3 → 2: one unit still out
-		g.wait()
-		before := hits[counter.PSettled].Load()
-		drained := start(func() error { return c.Drain(bg) })
-		untilHit(t, counter.PSettled, before)
-		g.open()
-		testkit.SameErr(t, "SetLimit(2)", result(t, "SetLimit", set), nil)
-		synctest.Wait()
-		select {
-		case err := <-drained:
-			t.Fatalf("Drain returned %v with a unit still held: it paired the new limit with the old count", err)
-		default:
-		}
-		mustWrite(t, c, sem, 1)
-		testkit.SameErr(t, "Drain once the unit is back", result(t, "Drain", drained), nil)
-	}, 3, 3, nil)
-}
-
-// TestHookSetLimitRefusal: a request the lock-free look finds above a
-// limit that a SetLimit under way has just lowered is judged again in a
-// locked section. Refused at once, it would contradict the count the same
-// goroutine reads next, which still shows the units the cut takes.
-func TestHookSetLimitRefusal(t *testing.T) {
-	hookBubble(t, "TryRead during a cut", func(t *testing.T, c *counter.Counter) {
-		g := arm(t, counter.PSetLimit)
-		set := start(func() error { return c.SetLimit(2) }) // count 4 → 2, limit 4 → 2
-		g.wait()
-		before := hits[counter.POverLimit].Load()
-		type seen struct {
-			ok    bool
-			count uint64
-		}
-		ch := start(func() seen {
-			_, ok := c.TryRead(sem, 3)
-			return seen{ok, c.Count()}
-		})
-		untilHit(t, counter.POverLimit, before)
-		g.open()
-		testkit.SameErr(t, "SetLimit(2)", result(t, "SetLimit", set), nil)
-		s := result(t, "TryRead", ch)
-		if s.ok || s.count != 2 {
-			t.Fatalf("TryRead(3) = %v, then Count = %d: want a refusal under the new limit and its count 2 (a refusal with the old count 4 fits no order of the two calls)", s.ok, s.count)
-		}
-	}, 4, 4, nil)
-}
-
 // TestHookSetLimitBelowARead: a read checks its need against the limit
 // before it locks; a SetLimit that lowers the limit below the need in
 // between must not leave the read queued for what no count can serve.
 func TestHookSetLimitBelowARead(t *testing.T) {
 	hookBubble(t, "a cut before the read queues", func(t *testing.T, c *counter.Counter) {
-		g := arm(t, counter.PReadSlow)
+		g := gates.Arm(t, counter.PReadSlow)
 		r := startRead(c, bg, sem, 2)
-		g.wait()
+		g.Wait(t)
 		testkit.SameErr(t, "SetLimit(1) with nobody queued", c.SetLimit(1), nil)
-		g.open()
+		g.Open()
 		v := result(t, "Read(2)", r)
 		testkit.SameErr(t, "Read(2) above the new limit", v.err, spin.ErrInvalid)
 		if _, _, readers, _ := c.Snapshot(); readers != 0 {
@@ -796,21 +664,21 @@ func TestHookSetLimitBelowARead(t *testing.T) {
 	}, 2, 0, nil)
 }
 
-// TestHookDebtLook: a write beyond the limit is refused only if the debt
-// cannot let it in either; the limit and the debt are read one after the
-// other. A raise in between that pays the debt must not make a valid
-// write look too big.
+// TestHookDebtLook: a write beyond the limit is valid if the debt lets
+// it in. A raise that pays the debt while the write looks at the word
+// must not make the write look too big: the look notices the section and
+// the write is judged in a locked section.
 func TestHookDebtLook(t *testing.T) {
-	hookBubble(t, "a raise pays the debt between the two reads", func(t *testing.T, c *counter.Counter) {
+	hookBubble(t, "a raise pays the debt during the look", func(t *testing.T, c *counter.Counter) {
 		if _, ok := c.TryRead(sem, 4); !ok {
 			t.Fatal("TryRead(4) failed")
 		}
 		testkit.SameErr(t, "SetLimit(2): a debt of 2", c.SetLimit(2), nil)
-		g := arm(t, counter.PDebtLook)
+		g := gates.Arm(t, counter.PLook)
 		w := start(func() error { return c.Write(sem, 4) }) // gives back the 4 units held
-		g.wait()
+		g.Wait(t)
 		testkit.SameErr(t, "SetLimit(4): pays the debt", c.SetLimit(4), nil)
-		g.open()
+		g.Open()
 		testkit.SameErr(t, "Write(4) of the units held", result(t, "Write", w), nil)
 		wantCount(t, c, 4)
 		if d := c.Debt(); d != 0 {
@@ -819,22 +687,23 @@ func TestHookDebtLook(t *testing.T) {
 	}, 4, 4, nil)
 }
 
-// TestHookDebtLookDoneContext: a cut between WriteWait's two reads makes
-// them pair the old limit with the new debt, so that a write no count can
-// take looks valid; with a done context nothing locked judges it again,
-// so WriteWait must, and refuse it rather than report the context.
+// TestHookDebtLookDoneContext: a cut during WriteWait's look makes a
+// write that no count can take look valid if the look pairs the old
+// limit with the new state. With a done context nothing locked judges it
+// later, so the look must notice, and WriteWait refuse the write rather
+// than report the context.
 func TestHookDebtLookDoneContext(t *testing.T) {
-	hookBubble(t, "a cut creates the debt between the two reads", func(t *testing.T, c *counter.Counter) {
+	hookBubble(t, "a cut creates the debt during the look", func(t *testing.T, c *counter.Counter) {
 		if _, ok := c.TryRead(sem, 4); !ok {
 			t.Fatal("TryRead(4) failed")
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		g := arm(t, counter.PDebtLook)
+		g := gates.Arm(t, counter.PLook)
 		w := start(func() error { return c.WriteWait(ctx, sem, 7) }) // above limit 4 + debt 0, and above 1 + 3
-		g.wait()
+		g.Wait(t)
 		testkit.SameErr(t, "SetLimit(1): a debt of 3", c.SetLimit(1), nil)
-		g.open()
+		g.Open()
 		testkit.SameErr(t, "WriteWait(7) with a done context", result(t, "WriteWait", w), spin.ErrInvalid)
 		wantCount(t, c, 0)
 		if d := c.Debt(); d != 3 {

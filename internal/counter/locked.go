@@ -7,6 +7,7 @@ import "github.com/evsync/evsync/internal/spin"
 // readers' queue, and reads the count into cnt. Every locked section ends
 // with Unlock.
 func (c *Counter) Lock() {
+	hook(pLockWait)
 	c.mu.Lock()
 	for {
 		w := c.word.Load()
@@ -54,8 +55,8 @@ func (c *Counter) Unlock() {
 }
 
 // publish writes cnt back into the word (into big, with bigBit, if it does
-// not fit), with slow and notify as given. Only the busy bit can have
-// changed since Lock.
+// not fit), with slow and notify as given, keeping the closed bit and the
+// generation. Only the busy bit can have changed since Lock.
 func (c *Counter) publish(slow, notify bool) {
 	low, flags := c.cnt, uint64(0)
 	if low > countMask {
@@ -71,7 +72,7 @@ func (c *Counter) publish(slow, notify bool) {
 	for {
 		w := c.word.Load()
 		hook(pPublish)
-		nw := w&(closedBit|busyBit) | flags | low
+		nw := w&(closedBit|busyBit|genMask) | flags | low
 		if w == nw || c.word.CompareAndSwap(w, nw) {
 			return
 		}
@@ -149,12 +150,11 @@ func (c *Counter) add(m Mode, n uint64) error {
 	debt := c.debt.Load()
 	pay := min(n, debt) // a write pays SetLimit's debt before it adds to the count
 	switch {
+	case c.overDebt(n):
+		return spin.ErrInvalid // no count could ever take it: a bad argument, even after Close
 	case c.closed() && m == Plain:
 		return spin.ErrClosed
 	case n-pay > c.Limit()-c.cnt:
-		if n > c.Limit()+debt {
-			return spin.ErrInvalid // no count could ever take it
-		}
 		return spin.ErrWouldBlock
 	}
 	c.debt.Store(debt - pay)

@@ -5,23 +5,29 @@ import "github.com/evsync/evsync/internal/spin"
 // The lone slot: a single reader waits without the lock, and a writer
 // hands it units without the lock. The word says who owns the slot's
 // record: lone|busy while the reader waits, busy while a writer or the
-// reader itself holds it, neither when it is free.
+// reader itself holds it, neither when it is free. Every transition keeps
+// the generation (SetLimit's, see the snapshot rule), which cannot change
+// while lone is set: a locked section clears lone first.
 
-// parkLone parks a reader in the lone slot, if the word is 0: count 0,
-// nobody waiting, no locked section. It returns nil if it could not.
+// parkLone parks a reader in the lone slot, if the word is free: count
+// 0, nobody waiting, no locked section. It returns nil if it could not.
 // A reader whose context never ends publishes itself with one
 // compare-and-swap; one whose context can end first claims the record,
 // stores its context's Done channel there, then publishes.
 func (c *Counter) parkLone(done <-chan struct{}, need uint64) *spin.Waiter[req] {
+	g := c.word.Load()
+	if g&^genMask != 0 {
+		return nil
+	}
 	r := &c.lone
 	if done == nil && c.loneReady.Load() {
 		hook(pLonePublish)
-		if c.word.CompareAndSwap(0, loneBit|busyBit) {
+		if c.word.CompareAndSwap(g, g|loneBit|busyBit) {
 			return r
 		}
 		return nil
 	}
-	if !c.word.CompareAndSwap(0, busyBit) {
+	if !c.word.CompareAndSwap(g, g|busyBit) {
 		return nil
 	}
 	if !c.loneReady.Load() {
@@ -31,7 +37,7 @@ func (c *Counter) parkLone(done <-chan struct{}, need uint64) *spin.Waiter[req] 
 	}
 	r.Arm(done)
 	hook(pLoneClaimed)
-	if c.word.CompareAndSwap(busyBit, loneBit|busyBit) {
+	if c.word.CompareAndSwap(g|busyBit, g|loneBit|busyBit) {
 		return r
 	}
 	r.Arm(nil) // a write or a locked section came in between: give up the slot
@@ -39,15 +45,22 @@ func (c *Counter) parkLone(done <-chan struct{}, need uint64) *spin.Waiter[req] 
 	return nil
 }
 
-// handLone gives n to the reader in the lone slot: it claims the record
-// (lone|busy → busy), then hands n over if the reader's context is live.
-// If it has ended, n goes to the count instead, and the reader is told it
-// was dropped only if that write succeeded; otherwise it is handed n
-// after all (a grant is never lost). It reports false if the slot was
-// taken back first.
+// claimLone takes the lone reader's record (lone|busy → busy), after a
+// look at the word and the window p. It fails if the slot was taken back,
+// claimed or moved first.
+func (c *Counter) claimLone(p point) bool {
+	w := c.word.Load()
+	hook(p)
+	return w&loneBit != 0 && c.word.CompareAndSwap(w, w&^loneBit)
+}
+
+// handLone gives n to the reader in the lone slot: it claims the record,
+// then hands n over if the reader's context is live. If it has ended, n
+// goes to the count instead, and the reader is told it was dropped only
+// if that write succeeded; otherwise it is handed n after all (a grant is
+// never lost). It reports false if the slot was taken back first.
 func (c *Counter) handLone(m Mode, n uint64) bool {
-	hook(pWriterClaim)
-	if !c.word.CompareAndSwap(loneBit|busyBit, busyBit) {
+	if !c.claimLone(pWriterClaim) {
 		return false
 	}
 	r := &c.lone
@@ -66,8 +79,7 @@ func (c *Counter) handLone(m Mode, n uint64) bool {
 func (c *Counter) finishLone(woke bool) (req, spin.Result) {
 	r := &c.lone
 	p, res := req{}, spin.Cancelled
-	hook(pLoneReclaim)
-	if woke || !c.word.CompareAndSwap(loneBit|busyBit, busyBit) {
+	if woke || !c.claimLone(pLoneReclaim) {
 		p, res = c.readers.Finish(c, r, woke)
 	}
 	r.Arm(nil)

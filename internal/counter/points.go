@@ -16,7 +16,7 @@ const (
 	pSleep                      // Read: the record is parked (lone or queued); before Sleep
 	pLonePublish                // parkLone: before the one-CAS publish 0 → lone|busy
 	pLoneClaimed                // parkLone: record claimed (busy) and armed; before publishing it
-	pLoneReclaim                // finishLone: before the take-back CAS (its context may have ended)
+	pLoneReclaim                // finishLone: the word is read; before the take-back CAS (its context may have ended)
 	pWriterClaim                // handLone: the writer read lone|busy; before its claim CAS
 	pWriterClaimed              // handLone: the writer owns the record; before it looks at the context
 	pLock                       // Lock: the word is read; before the CAS that sets slow or moves the lone reader
@@ -25,7 +25,9 @@ const (
 	pTryDecide                  // TryRead: the fast path failed; before it decides whether to lock
 	pWriteRoom                  // writeLocked: in the locked section; before the room is judged
 	pSetLimit                   // SetLimit: the new limit is stored, the count not yet published
-	pSettled                    // settled: the word and the limit are read (Writable's and Drain's looks)
-	pDebtLook                   // overDebt: the limit is read; before the debt is
-	pOverLimit                  // overLimit: the lock-free look found the request above the limit; before the locked one
+	pLook                       // look: the word is read; before the limit is (a SetLimit here pairs them wrongly unless the look notices)
+	pLookAgain                  // look: the limit is read; before the word is read again
+	pJudgeLocked                // within: the look could not vouch; before the locked judgement
+	pLockWait                   // Lock: before it takes mu (a caller stopped here waits for the section under way)
+	nPoints                     // the number of points
 )

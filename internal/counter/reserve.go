@@ -21,7 +21,7 @@ type Reservation struct {
 // limit and ErrClosed if the counter is closed with fewer than n units
 // left; r is then not queued.
 func (c *Counter) Reserve(r *Reservation, n uint64) error {
-	if c.overLimit(n) {
+	if c.above(n, false) {
 		return spin.ErrInvalid
 	}
 	c.Lock()
