@@ -152,10 +152,15 @@ func itoa(n int) string { return fmt.Sprint(n) }
 
 // count is "1 writer" or "4 writers".
 func count(n int, noun string) string {
+	return fmt.Sprintf("%d %s", n, plural(n, noun, noun+"s"))
+}
+
+// plural is one if n is 1, else many: the verb or noun that agrees with n.
+func plural(n int, one, many string) string {
 	if n == 1 {
-		return "1 " + noun
+		return one
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return many
 }
 
 // batch is how many operations the single-goroutine drivers run between

@@ -105,7 +105,8 @@ func notifyWorkload(group, benchName string, w, rate int, impls []notifyImpl) wo
 	}
 	wl := workload{group: group, title: "notify", bench: benchName, kind: notifyKind,
 		params: []param{intParam("w", w), {"rate", rateName(rate), rate}},
-		about:  fmt.Sprintf("%s: each Add(1) %s, one reader Waits and takes the sum; floor: the writers' pacing alone, no signal", count(w, "writer"), pace),
+		about: fmt.Sprintf("%s %s Add(1) %s, one reader Waits and takes the sum; floor: the writers' pacing alone, no signal",
+			count(w, "writer"), plural(w, "calls", "each call"), pace),
 		anchor: immediateImpl, why: whyNotify}
 	for _, im := range impls {
 		wl.cases = append(wl.cases, bench{impl: im.name, run: notifyCase(im, w, rate)})

@@ -150,8 +150,8 @@ func (t *tableOutput) workload(wl workload, rs []result) {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", impl,
 				col(mOpsPerSec, si, true),
 				col(mNsPerOp, format("%.1f"), false),
-				col(mAllocsPerOp, format("%.3f"), false),
-				col(mWakeupsPerOp, format("%.3g"), false),
+				col(mAllocsPerOp, perOp, false),
+				col(mWakeupsPerOp, perOp, false),
 				col(mCPUPerWall, format("%.2f"), false),
 				vs(mVsAnchor))
 			continue
@@ -173,6 +173,15 @@ func (t *tableOutput) end() error { return nil }
 
 func format(f string) func(float64) string {
 	return func(v float64) string { return fmt.Sprintf(f, v) }
+}
+
+// perOp formats a count per operation (allocations, wakeups) with three
+// decimals, and as "<0.001" where those would hide a count above 0.
+func perOp(v float64) string {
+	if v > 0 && v < 0.0005 {
+		return "<0.001"
+	}
+	return fmt.Sprintf("%.3f", v)
 }
 
 // si formats v with a metric suffix: 12.3M.
@@ -261,10 +270,12 @@ func (b *benchOutput) workload(wl workload, rs []result) {
 		for _, s := range r.runs {
 			fmt.Fprintf(b.w, "%s-%d\t%d", wl.benchName(r.c), procs, s.n.ops)
 			if wl.kind == opsKind {
-				fmt.Fprintf(b.w, "\t%.2f ns/op\t%.3f allocs/op", float64(s.wall.Nanoseconds())/float64(s.n.ops),
+				// The counts per op in one format, with the digits a
+				// small count needs (a reader's wakeups per Add are ~1e-6).
+				fmt.Fprintf(b.w, "\t%.2f ns/op\t%.4g allocs/op", float64(s.wall.Nanoseconds())/float64(s.n.ops),
 					float64(s.mallocs)/float64(s.n.ops))
 				if wl.wakeups {
-					fmt.Fprintf(b.w, "\t%.4f wakeups/op", float64(s.n.wakeups)/float64(s.n.ops))
+					fmt.Fprintf(b.w, "\t%.4g wakeups/op", float64(s.n.wakeups)/float64(s.n.ops))
 				}
 			} else {
 				fmt.Fprintf(b.w, "\t%.1f cpu-ns/write\t%.1f wakeups/s", 1e3*cpuPerWrite(s), float64(s.n.wakeups)/s.wall.Seconds())

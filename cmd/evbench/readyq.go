@@ -25,8 +25,9 @@ func readyqWorkloads() []workload {
 			load := anchor.ReadyQueueLoad{Producers: shape[0], Consumers: shape[1], Batch: batch, Keys: 1000}
 			w := workload{group: "readyq", title: "readyq", bench: "ReadyQueue",
 				params: []param{intParam("p", shape[0]), intParam("c", shape[1]), intParam("keys", 1000), intParam("batch", batch)},
-				about: fmt.Sprintf("%s Add 1,000 keys round-robin, %s take %s and finish them as they ask for more; one op is one key handed out",
-					count(shape[0], "producer"), count(shape[1], "consumer"), upTo(batch)),
+				about: fmt.Sprintf("%s %s 1,000 keys round-robin, %s %s %s and %s; one op is one key handed out",
+					count(shape[0], "producer"), plural(shape[0], "Adds", "Add"), count(shape[1], "consumer"),
+					plural(shape[1], "takes", "take"), upTo(batch), plural(shape[1], "finishes them as it asks for more", "finish them as they ask for more")),
 				anchor: "mutex", why: whyMutex}
 			for _, impl := range anchor.ReadyQueues() {
 				if impl.Batch != batch {

@@ -48,7 +48,8 @@ func scalingWorkloads() []workload {
 // units.
 func contendedWorkload(group, title, benchName string, limit, g int) workload {
 	w := semWorkload(group, title, benchName, []param{intParam("limit", limit), intParam("g", g)},
-		fmt.Sprintf("%d goroutines each take one unit (TryAcquire; Acquire when that fails) and give it back; limit %d; wakeups/op: the share of takes that had to wait", g, limit),
+		fmt.Sprintf("%s %s one unit (TryAcquire; Acquire when that fails) and %s it back; limit %d; wakeups/op: the share of takes that had to wait",
+			count(g, "goroutine"), plural(g, "takes", "each take"), plural(g, "gives", "give"), limit),
 		uint64(limit), contended(g))
 	w.wakeups = true
 	return w

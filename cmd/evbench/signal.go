@@ -27,7 +27,7 @@ func signalWorkloads() []workload {
 	pp.cases = append(pp.cases, bench{impl: "chan", run: chanPingPong})
 	pp.anchor, pp.why = "chan", whyChan
 	wr := sigWorkload("signal writers", "SignalWriters", []param{intParam("w", writersN)},
-		fmt.Sprintf("%d goroutines Add(1) in a loop, one reader Waits and takes the sum; one op is one Add; wakeups/op: the reader's Waits per Add (1 / mean batch)", writersN),
+		fmt.Sprintf("%s Add(1) in a loop, one reader Waits and takes the sum; one op is one Add; wakeups/op: the reader's Waits per Add (1 / mean batch)", count(writersN, "goroutine")),
 		true, writers(writersN))
 	return []workload{addTakeW, pp, wr, observedWorkload(writersN)}
 }
