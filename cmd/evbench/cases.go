@@ -27,7 +27,8 @@ type workload struct {
 	params  []param // limit=1 g=8
 	about   string  // what runs, in a line
 	kind    kind
-	anchor  string // the impl its "vs" column divides by
+	ref     string // the evsync row the others are compared with; "" for "evsync"
+	anchor  string // the alternative a user would most likely pick instead
 	why     string // why that anchor is the one a user would pick instead
 	wakeups bool   // whether the drivers count wakeups (opsKind)
 	cases   []bench
@@ -80,9 +81,11 @@ func (w workload) caseName(c bench) string { return w.name() + " impl=" + c.impl
 // returns what it counted. It returns errors.ErrUnsupported (wrapped) for
 // an implementation missing on this platform; the case is then left out.
 type bench struct {
-	impl string
-	note string // said next to the impl in the table, or ""
-	run  func(stop *atomic.Bool) (tally, error)
+	impl    string
+	note    string // said next to the impl in the table, or ""
+	against string // the evsync row it is compared with, if not the reference
+	ceiling bool   // not an alternative: the summary leaves it out
+	run     func(stop *atomic.Bool) (tally, error)
 }
 
 // tally is what a driver counts: operations (writes in the notify
@@ -102,7 +105,7 @@ const (
 	whyToken  = "an atomic counter and a one-slot channel: the notifier one writes by hand"
 	whyChan   = "two unbuffered channels: the hand-shake Go code writes without a library"
 	whyQuiet  = "the same writers with nobody observing: what String() costs them"
-	whyNotify = "evsync waking the reader on every write: what a policy saves against not coalescing at all"
+	whyNotify = "the time.AfterFunc debouncer one writes by hand, compared with evsync's own 5 ms window (the same policy)"
 )
 
 // workloadsOf builds the workloads of the given groups, in order.

@@ -54,8 +54,8 @@ func TestEveryGroupRuns(t *testing.T) {
 			if errs.Len() != 0 {
 				t.Errorf("stderr is not a terminal, yet it got %q", errs.String())
 			}
-			for _, want := range []string{"evbench:", "2 runs of 3ms", "columns (", "vs ANCHOR", "median"} {
-				if want == "vs ANCHOR" && (g == "notify" || g == "sweep") {
+			for _, want := range []string{"evbench:", "2 runs of 3ms", "columns (", "ns/op", "ratio", "verdict", "median"} {
+				if want == "ns/op" && (g == "notify" || g == "sweep") {
 					want = "over floor"
 				}
 				if !strings.Contains(text, want) {
@@ -63,7 +63,11 @@ func TestEveryGroupRuns(t *testing.T) {
 				}
 			}
 			for _, w := range workloadsOf([]string{g}) {
-				section := "\n" + w.name() + "\n  " + w.about + "\n  vs " + w.anchor + ": " + w.why + "\n"
+				label := "main alternative"
+				if isEvsync(w.anchor) {
+					label = "reference"
+				}
+				section := "\n" + w.name() + "\n  " + w.about + "\n  " + label + ": " + w.anchor + ", " + w.why + "\n"
 				if !strings.Contains(text, section) {
 					t.Errorf("no section for %q (its about and anchor) in:\n%s", w.name(), text)
 				}
@@ -100,10 +104,10 @@ func TestJSONRows(t *testing.T) {
 			Runs                                 int
 			RunMs                                float64 `json:"run_ms"`
 			Unsupported                          bool
-			VsAnchor                             *stat `json:"vs_anchor"`
-			NsPerOp                              *stat `json:"ns_per_op"`
-			CPUUsPerWrite                        *stat `json:"cpu_us_per_write"`
-			OverFloorUs                          *stat `json:"over_floor_us"`
+			Vs                                   *comparison `json:"vs"`
+			NsPerOp                              *stat       `json:"ns_per_op"`
+			CPUUsPerWrite                        *stat       `json:"cpu_us_per_write"`
+			OverFloorUs                          *stat       `json:"over_floor_us"`
 		}
 		dec := json.NewDecoder(strings.NewReader(line))
 		if err := dec.Decode(&row); err != nil {
@@ -121,19 +125,26 @@ func TestJSONRows(t *testing.T) {
 		var all map[string]any
 		_ = json.Unmarshal([]byte(line), &all)
 		for name, v := range all {
-			if m, ok := v.(map[string]any); ok && name != "params" {
+			if m, ok := v.(map[string]any); ok && name != "params" && name != "vs" {
 				lo, mid, hi := m["min"].(float64), m["median"].(float64), m["max"].(float64)
 				if !(lo <= mid && mid <= hi) {
 					t.Errorf("%s: median %v outside [%v, %v]: %s", name, mid, lo, hi, line)
 				}
 			}
 		}
+		if v := row.Vs; v != nil {
+			sawVs = true
+			if v.Other != row.Impl && v.Evsync != row.Impl || !(v.Lo <= v.Ratio && v.Ratio <= v.Hi) || v.Verdict != unjudged {
+				t.Errorf("vs %+v: not this row's, the ratio outside its interval, or judged on 2 runs: %s", *v, line)
+			}
+		} else if row.Impl != "evsync" && row.Impl != floorImpl {
+			t.Errorf("a row without vs: %s", line)
+		}
 		switch row.Group {
 		case "semaphore":
 			if row.NsPerOp == nil || row.Params == nil && strings.Contains(row.Workload, "=") {
 				t.Errorf("semaphore row without ns_per_op or params: %s", line)
 			}
-			sawVs = sawVs || row.VsAnchor != nil
 		case "notify":
 			if row.CPUUsPerWrite == nil {
 				t.Errorf("notify row without cpu_us_per_write: %s", line)
@@ -149,7 +160,7 @@ func TestJSONRows(t *testing.T) {
 		}
 	}
 	if !sawVs || !sawFloor {
-		t.Errorf("no vs_anchor (%v) or no floor row (%v)", sawVs, sawFloor)
+		t.Errorf("no vs (%v) or no floor row (%v)", sawVs, sawFloor)
 	}
 }
 

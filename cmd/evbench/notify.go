@@ -46,6 +46,7 @@ const (
 	fixedImpl     = "evsync/delay=5ms"
 	adaptiveImpl  = "evsync/delay=5ms,adaptive"
 	floorImpl     = "floor"
+	debounceImpl  = "afterfunc/delay=5ms"
 )
 
 // notifyImpls lists the notify group's rows, floor first.
@@ -62,7 +63,7 @@ func notifyImpls() []notifyImpl {
 		{"evsync/delay=5ms,batch=64", evsyncWith(signal.WithWakeDelay(5*ms), signal.WithWakeBatch(64))},
 		{adaptiveImpl, evsyncWith(signal.WithWakeDelay(5*ms), signal.WithAdaptiveWake())},
 		{"evsync/delay=5ms,adaptive,batch=64", evsyncWith(signal.WithWakeDelay(5*ms), signal.WithAdaptiveWake(), signal.WithWakeBatch(64))},
-		{"afterfunc/delay=5ms", func() (anchor.Signal, error) { return anchor.NewDebounceSignal(5 * ms) }},
+		{debounceImpl, func() (anchor.Signal, error) { return anchor.NewDebounceSignal(5 * ms) }},
 	}
 }
 
@@ -72,7 +73,7 @@ func sweepImpls() []notifyImpl {
 	var out []notifyImpl
 	for _, im := range notifyImpls() {
 		switch im.name {
-		case floorImpl, immediateImpl, fixedImpl, adaptiveImpl, "afterfunc/delay=5ms":
+		case floorImpl, immediateImpl, fixedImpl, adaptiveImpl, debounceImpl:
 			out = append(out, im)
 		}
 	}
@@ -107,9 +108,13 @@ func notifyWorkload(group, benchName string, w, rate int, impls []notifyImpl) wo
 		params: []param{intParam("w", w), {"rate", rateName(rate), rate}},
 		about: fmt.Sprintf("%s %s Add(1) %s, one reader Waits and takes the sum; floor: the writers' pacing alone, no signal",
 			count(w, "writer"), plural(w, "calls", "each call"), pace),
-		anchor: immediateImpl, why: whyNotify}
+		ref: immediateImpl, anchor: debounceImpl, why: whyNotify}
 	for _, im := range impls {
-		wl.cases = append(wl.cases, bench{impl: im.name, run: notifyCase(im, w, rate)})
+		c := bench{impl: im.name, run: notifyCase(im, w, rate)}
+		if im.name == debounceImpl {
+			c.against = fixedImpl // the same policy, the timer done by hand
+		}
+		wl.cases = append(wl.cases, c)
 	}
 	return wl
 }

@@ -60,13 +60,10 @@ func (t *tableOutput) begin(p plan, cfg config) {
 	if ops {
 		fmt.Fprint(w, `
 columns (semaphore, readyq, signal, scaling):
-  ops/s        operations completed per wall-clock second; each workload says what one operation is
-  ns/op        wall-clock nanoseconds per operation (1e9 / ops/s)
+  ns/op        wall-clock nanoseconds per operation; each workload says what one operation is
   allocs/op    heap allocations per operation, the whole process, the run's setup included
   wakeups/op   blocking calls that returned, per operation, as the workload says; "-": not counted
   cpu/wall     CPU seconds (user+sys) per wall-clock second: how many cores stayed busy
-  vs ANCHOR    ops/s divided by the anchor's in the same round (above 1: faster than the anchor);
-               each workload names its anchor, the alternative a user would pick, and why
 `)
 	}
 	if notify {
@@ -76,12 +73,20 @@ columns (notify, sweep):
   wakeups/s    the reader's Waits that returned, per second
   cpu/wall     CPU seconds (user+sys) per wall-clock second
   µs/write     CPU microseconds per write, the writers' own pacing included
-  over floor   µs/write minus the floor row's in the same round: what notifying costs per write
-  vs evsync    µs/write divided by immediate evsync's in the same round (below 1: cheaper)
+  over floor   µs/write minus the floor row's: what notifying costs per write
   p50, p99     write-to-read latency, from the first write after a read to the reader's return
                from the Wait that takes it (HDR histogram, 3 significant digits)
 `)
 	}
+	fmt.Fprintf(w, `
+the last columns (every workload):
+  ratio        the row's cost divided by evsync's, both as printed (ns/op; µs/write in notify
+               and sweep): above 1, evsync is cheaper. On an evsync variant's row (evsync/...),
+               the reference's cost divided by the variant's: above 1, the variant is cheaper.
+               The reference is plain evsync unless the workload names another; "ref": itself
+  verdict      ahead: every run of evsync cost less than every run of the row; behind: more;
+               level: the runs overlap; "-": fewer than %d runs a side, too few to judge
+`, minJudgedRuns)
 }
 
 // runLengths says how long each run lasts, per group where they differ.
@@ -113,12 +118,16 @@ func runLengths(ws []workload, cfg config) string {
 func (t *tableOutput) workload(wl workload, rs []result) {
 	w := t.w
 	fmt.Fprintf(w, "\n%s\n  %s\n", wl.name(), wl.about)
-	fmt.Fprintf(w, "  vs %s: %s\n", wl.anchor, wl.why)
+	label := "main alternative"
+	if isEvsync(wl.anchor) {
+		label = "reference"
+	}
+	fmt.Fprintf(w, "  %s: %s, %s\n", label, wl.anchor, wl.why)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if wl.kind == opsKind {
-		fmt.Fprintf(tw, "  impl\tops/s\tns/op\tallocs/op\twakeups/op\tcpu/wall\tvs %s\n", wl.anchor)
+		fmt.Fprintf(tw, "  impl\tns/op\tallocs/op\twakeups/op\tcpu/wall\tratio\tverdict\n")
 	} else {
-		fmt.Fprintf(tw, "  impl\twrites/s\twakeups/s\tcpu/wall\tµs/write\tover floor\tvs %s\tp50\tp99\n", wl.anchor)
+		fmt.Fprintf(tw, "  impl\twrites/s\twakeups/s\tcpu/wall\tµs/write\tover floor\tratio\tverdict\tp50\tp99\n")
 	}
 	for _, r := range rs {
 		impl := r.c.impl
@@ -140,33 +149,43 @@ func (t *tableOutput) workload(wl workload, rs []result) {
 			}
 			return f(s.Median)
 		}
-		vs := func(name string) string {
-			if r.c.impl == wl.anchor {
-				return "anchor"
-			}
-			return col(name, func(v float64) string { return fmt.Sprintf("%.2f×", v) }, true)
-		}
+		ratio, judged := ratioCells(r, rs)
+		_, cost := wl.costColumn()
 		if wl.kind == opsKind {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", impl,
-				col(mOpsPerSec, si, true),
-				col(mNsPerOp, format("%.1f"), false),
+				col(mNsPerOp, cost, true),
 				col(mAllocsPerOp, perOp, false),
 				col(mWakeupsPerOp, perOp, false),
 				col(mCPUPerWall, format("%.2f"), false),
-				vs(mVsAnchor))
+				ratio, judged)
 			continue
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", impl,
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", impl,
 			col(mWritesPerSec, si, false),
 			col(mWakeupsPerSec, si, false),
 			col(mCPUPerWall, format("%.2f"), false),
-			col(mCPUUsPerWrite, format("%.3f"), true),
+			col(mCPUUsPerWrite, cost, true),
 			col(mOverFloorUs, format("%+.3f"), false),
-			vs(mCPUVsAnchor),
+			ratio, judged,
 			col(mLatP50Ns, latName, false),
 			col(mLatP99Ns, latName, true))
 	}
 	tw.Flush()
+}
+
+// ratioCells are r's ratio and verdict as the table prints them.
+func ratioCells(r result, rs []result) (ratio, judged string) {
+	if r.c.impl == r.w.reference() {
+		return "ref", "-"
+	}
+	c, ok := compareRow(r, rs)
+	if !ok {
+		return "-", "-"
+	}
+	if c.Verdict == unjudged {
+		return ratioText(c.Ratio), "-"
+	}
+	return ratioText(c.Ratio), string(c.Verdict)
 }
 
 func (t *tableOutput) end() error { return nil }
@@ -206,12 +225,13 @@ func latName(ns float64) string {
 }
 
 // jsonOutput writes one JSON object per row. The field names are stable:
-// group, workload, bench, impl, params, anchor, runs, run_ms, note,
-// unsupported, and one {median, min, max} object per metric (the m*
-// constants: ops_per_sec, ns_per_op, allocs_per_op, wakeups_per_op,
-// cpu_per_wall, vs_anchor; writes_per_sec, wakeups_per_sec,
-// cpu_us_per_write, over_floor_us, cpu_vs_anchor, lat_p50_ns,
-// lat_p99_ns), present where the row has it.
+// group, workload, bench, impl, params, anchor, runs, run_ms, note and
+// unsupported. Each metric is a {median, min, max} object named by its
+// m* constant: ops_per_sec, ns_per_op, allocs_per_op, wakeups_per_op,
+// cpu_per_wall, writes_per_sec, wakeups_per_sec, cpu_us_per_write,
+// over_floor_us, lat_p50_ns and lat_p99_ns. "vs" is the row's
+// comparison with evsync, the table's ratio and verdict. Each field is
+// present where the row has it.
 type jsonOutput struct {
 	enc *json.Encoder
 	err error
@@ -243,6 +263,9 @@ func (j *jsonOutput) workload(wl workload, rs []result) {
 		}
 		for name, s := range metrics(r, rs) {
 			row[name] = s
+		}
+		if c, ok := compareRow(r, rs); ok {
+			row["vs"] = c
 		}
 		if err := j.enc.Encode(row); err != nil && j.err == nil {
 			j.err = err

@@ -25,7 +25,10 @@ import (
 //	scaling-limit4.svg   one line per implementation, limits 1 and 4
 //
 // Every point is the median of its runs; its bar spans the fastest and
-// the slowest run. A chart whose workloads did not run is not written.
+// the slowest run. On sweep-cpu.svg a point is the policy's median cost
+// over immediate's, as the table prints them, and its bar is the ratio's
+// interval (see verdict.go). A chart whose workloads did not run is not
+// written.
 
 // chartW and chartH are every chart's size.
 const chartW, chartH = 7 * vg.Inch, 4.5 * vg.Inch
@@ -39,10 +42,38 @@ type series struct {
 	pts  []point
 }
 
+// A chartMeasure is what a chart shows of row r, given its workload's rows:
+// a median and a range.
+type chartMeasure func(r result, rs []result) (stat, bool)
+
+// metricOf measures a metric of the rows (a metrics name).
+func metricOf(name string) chartMeasure {
+	return func(r result, rs []result) (stat, bool) {
+		s, ok := metrics(r, rs)[name]
+		return s, ok
+	}
+}
+
+// costVsImmediate measures a notify row's cost relative to immediate
+// evsync's, both as printed: the ratio of the medians, and the interval
+// that the verdict rule judges (the reciprocal of the table's ratio).
+func costVsImmediate(r result, rs []result) (stat, bool) {
+	imm, ok := find(rs, immediateImpl)
+	if !ok {
+		return stat{}, false
+	}
+	fr, okR := figure(r)
+	fi, okI := figure(imm)
+	if !okR || !okI || fi.Min <= 0 {
+		return stat{}, false
+	}
+	return stat{fr.Median / fi.Median, fr.Min / fi.Max, fr.Max / fi.Min}, true
+}
+
 // collect gathers, from the rows of group, one series per implementation
-// (in the order they ran) of metric against x, leaving out the rows keep
-// refuses and those without the metric.
-func collect(rs []result, group, metric string, x func(workload) float64, keep func(result) bool) []series {
+// (in the order they ran) of m against x, leaving out the rows keep
+// refuses and those m has nothing for.
+func collect(rs []result, group string, m chartMeasure, x func(workload) float64, keep func(result) bool) []series {
 	var out []series
 	byWorkload := map[string][]result{}
 	for _, r := range rs {
@@ -54,7 +85,7 @@ func collect(rs []result, group, metric string, x func(workload) float64, keep f
 		if r.w.group != group || !keep(r) {
 			continue
 		}
-		s, ok := metrics(r, byWorkload[r.w.name()])[metric]
+		s, ok := m(r, byWorkload[r.w.name()])
 		if !ok {
 			continue
 		}
@@ -88,7 +119,7 @@ func writeCharts(dir string, rs []result) ([]string, error) {
 	}
 	rate := func(w workload) float64 { return float64(w.paramN("rate")) }
 	paced := func(r result) bool { return r.w.paramN("rate") > 0 && r.c.impl != floorImpl }
-	if cpu := collect(rs, "sweep", mCPUVsAnchor, rate, paced); len(cpu) != 0 {
+	if cpu := collect(rs, "sweep", costVsImmediate, rate, paced); len(cpu) != 0 {
 		p, err := sweepCPUChart(cpu)
 		if err == nil {
 			err = save(p, "sweep-cpu.svg")
@@ -97,7 +128,7 @@ func writeCharts(dir string, rs []result) ([]string, error) {
 			return files, err
 		}
 	}
-	if lat := collect(rs, "sweep", mLatP99Ns, rate, paced); len(lat) != 0 {
+	if lat := collect(rs, "sweep", metricOf(mLatP99Ns), rate, paced); len(lat) != 0 {
 		for i := range lat {
 			for j := range lat[i].pts {
 				pt := &lat[i].pts[j]
@@ -116,7 +147,7 @@ func writeCharts(dir string, rs []result) ([]string, error) {
 	for _, limit := range []int{1, 4} {
 		g := func(w workload) float64 { return float64(w.paramN("g")) }
 		atLimit := func(r result) bool { return r.w.paramN("limit") == limit }
-		ns := collect(rs, "scaling", mNsPerOp, g, atLimit)
+		ns := collect(rs, "scaling", metricOf(mNsPerOp), g, atLimit)
 		if len(ns) == 0 {
 			continue
 		}
@@ -191,8 +222,8 @@ func addSeries(p *plot.Plot, s series, i int) error {
 
 // sweepCPUChart is the rate sweep's CPU chart: each policy's CPU per
 // write relative to immediate evsync (the line at 1), with the grey zone
-// shaded: the rates at which the fixed window cost more than waking at
-// once in every run.
+// shaded: the rates at which every run of the fixed window cost more
+// than every run of waking at once.
 func sweepCPUChart(ss []series) (*plot.Plot, error) {
 	var others []series
 	var fixed *series

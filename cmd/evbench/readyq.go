@@ -36,7 +36,7 @@ func readyqWorkloads() []workload {
 				name, _, _ := strings.Cut(impl.Name, "-b") // the workload names the batch
 				c := bench{impl: name, run: readyqCase(load, impl.New)}
 				if name == "chan" {
-					c.note = "no de-duplication: a ceiling, not an alternative"
+					c.note, c.ceiling = "no de-duplication: a ceiling, not an alternative", true
 				}
 				w.cases = append(w.cases, c)
 			}

@@ -207,12 +207,10 @@ const (
 	mAllocsPerOp   = "allocs_per_op"
 	mWakeupsPerOp  = "wakeups_per_op"
 	mCPUPerWall    = "cpu_per_wall"
-	mVsAnchor      = "vs_anchor"       // ops/s ÷ the anchor's, round by round
 	mWritesPerSec  = "writes_per_sec"  // notify
 	mWakeupsPerSec = "wakeups_per_sec" // notify
 	mCPUUsPerWrite = "cpu_us_per_write"
-	mOverFloorUs   = "over_floor_us" // cpu µs/write minus the floor's, round by round
-	mCPUVsAnchor   = "cpu_vs_anchor" // cpu µs/write ÷ the anchor's, round by round
+	mOverFloorUs   = "over_floor_us" // cpu µs/write minus the floor's, as printed
 	mLatP50Ns      = "lat_p50_ns"
 	mLatP99Ns      = "lat_p99_ns"
 )
@@ -222,26 +220,6 @@ func perRun(r result, f func(sample) float64) []float64 {
 	v := make([]float64, len(r.runs))
 	for i, s := range r.runs {
 		v[i] = f(s)
-	}
-	return v
-}
-
-// peer is the result of impl in the same workload, if it ran as often as
-// r (so that its runs pair with r's round by round).
-func peer(r result, rs []result, impl string) (result, bool) {
-	for _, o := range rs {
-		if o.c.impl == impl && !o.skipped && len(o.runs) == len(r.runs) {
-			return o, true
-		}
-	}
-	return result{}, false
-}
-
-// roundBy applies f to r's and o's runs of each round.
-func roundBy(r, o result, f func(a, b sample) float64) []float64 {
-	v := make([]float64, len(r.runs))
-	for i := range r.runs {
-		v[i] = f(r.runs[i], o.runs[i])
 	}
 	return v
 }
@@ -260,27 +238,18 @@ func metrics(r result, rs []result) map[string]stat {
 	put(mCPUPerWall, perRun(r, func(s sample) float64 { return s.cpu.Seconds() / s.wall.Seconds() }))
 	if r.w.kind == opsKind {
 		put(mOpsPerSec, perRun(r, opsPerSec))
-		put(mNsPerOp, perRun(r, func(s sample) float64 { return float64(s.wall.Nanoseconds()) / float64(s.n.ops) }))
+		put(mNsPerOp, perRun(r, r.w.cost))
 		put(mAllocsPerOp, perRun(r, func(s sample) float64 { return float64(s.mallocs) / float64(s.n.ops) }))
 		if r.w.wakeups {
 			put(mWakeupsPerOp, perRun(r, func(s sample) float64 { return float64(s.n.wakeups) / float64(s.n.ops) }))
-		}
-		if a, ok := peer(r, rs, r.w.anchor); ok {
-			put(mVsAnchor, roundBy(r, a, func(x, y sample) float64 { return opsPerSec(x) / opsPerSec(y) }))
 		}
 		return m
 	}
 	put(mWritesPerSec, perRun(r, opsPerSec))
 	put(mWakeupsPerSec, perRun(r, func(s sample) float64 { return float64(s.n.wakeups) / s.wall.Seconds() }))
-	put(mCPUUsPerWrite, perRun(r, cpuPerWrite))
-	if r.c.impl == floorImpl {
-		return m
-	}
-	if f, ok := peer(r, rs, floorImpl); ok {
-		put(mOverFloorUs, roundBy(r, f, func(x, y sample) float64 { return cpuPerWrite(x) - cpuPerWrite(y) }))
-	}
-	if a, ok := peer(r, rs, r.w.anchor); ok {
-		put(mCPUVsAnchor, roundBy(r, a, func(x, y sample) float64 { return cpuPerWrite(x) / cpuPerWrite(y) }))
+	put(mCPUUsPerWrite, perRun(r, r.w.cost))
+	if over, ok := overFloor(r, rs); ok {
+		m[mOverFloorUs] = over
 	}
 	// Latency percentiles of the runs that read a stamped write (a very
 	// short run may read none).
@@ -296,4 +265,23 @@ func metrics(r result, rs []result) map[string]stat {
 		put(mLatP99Ns, p99)
 	}
 	return m
+}
+
+// overFloor is r's µs/write minus the floor row's, both as printed, so
+// that the column is the difference of the two figures above it; its
+// range runs from the nearest runs to the farthest.
+func overFloor(r result, rs []result) (stat, bool) {
+	if r.c.impl == floorImpl {
+		return stat{}, false
+	}
+	f, ok := find(rs, floorImpl)
+	if !ok {
+		return stat{}, false
+	}
+	fr, okR := figure(r)
+	ff, okF := figure(f)
+	if !okR || !okF {
+		return stat{}, false
+	}
+	return stat{fr.Median - ff.Median, fr.Min - ff.Max, fr.Max - ff.Min}, true
 }

@@ -190,7 +190,7 @@ func observedWorkload(w int) workload {
 	wl := workload{group: "signal", title: "signal writers observed", bench: "SignalWritersObserved",
 		params: []param{intParam("w", w)},
 		about:  "the writers workload on evsync while a goroutine calls String() in a loop (on), formats a constant (control: the same CPU use, not touching the signal) or nothing runs (off)",
-		anchor: "evsync/observer=off", why: whyQuiet, wakeups: true}
+		ref:    "evsync/observer=off", anchor: "evsync/observer=off", why: whyQuiet, wakeups: true}
 	for _, mode := range anchor.ObserverModes() {
 		wl.cases = append(wl.cases, bench{impl: "evsync/observer=" + mode, run: func(stop *atomic.Bool) (tally, error) {
 			s := signal.New(0)

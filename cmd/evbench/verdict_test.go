@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+// fataler is what the table readers need of a *testing.T or *rapid.T.
+type fataler interface {
+	Fatalf(format string, args ...any)
+}
+
+// tableRow is one row of a printed workload table, cell by column name.
+type tableRow map[string]string
+
+// cells splits a table line at its column gaps (two spaces or more).
+var cells = regexp.MustCompile(`\s{2,}`)
+
+// parseTable reads the rows of one workload's printed table.
+func parseTable(t fataler, text string) []tableRow {
+	var header []string
+	var rows []tableRow
+	for _, line := range strings.Split(text, "\n") {
+		fields := cells.Split(strings.TrimSpace(line), -1)
+		switch {
+		case strings.HasPrefix(line, "  impl  "):
+			header = fields
+		case header != nil && strings.HasPrefix(line, "  ") && len(fields) > 1:
+			if len(fields) != len(header) {
+				t.Fatalf("row %q has %d cells for %d columns", line, len(fields), len(header))
+			}
+			row := tableRow{}
+			for i, h := range header {
+				row[h] = fields[i]
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// number reads a printed figure, without its spread.
+func number(t fataler, cell string) float64 {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.Fields(cell)[0], "×"), 64)
+	if err != nil {
+		t.Fatalf("cell %q: %v", cell, err)
+	}
+	return v
+}
+
+// drawRun draws one run of a row of kind k whose cost lands on or near
+// a printed step, so that printed figures often tie.
+func drawRun(t *rapid.T, k kind, label string) sample {
+	const ops = 1000
+	steps := rapid.IntRange(1, 40).Draw(t, label+" steps")
+	jitter := rapid.IntRange(0, 99).Draw(t, label+" jitter")
+	s := sample{n: tally{ops: ops, wakeups: 1}, wall: time.Second, cpu: time.Second / 2}
+	if k == notifyKind { // µs/write in thousandths
+		s.cpu = time.Duration(steps*ops + jitter*ops/100)
+	} else { // ns/op in tenths
+		s.wall = time.Duration(steps*ops/10 + jitter)
+	}
+	return s
+}
+
+// printedCost is one run's cost as the table prints it.
+func printedCost(w workload, s sample) float64 {
+	_, f := w.costColumn()
+	v, _ := strconv.ParseFloat(f(w.cost(s)), 64)
+	return v
+}
+
+// TestRatioAgreesWithPrintedFigures prints the table of made-up runs of
+// every row type (an alternative, an evsync variant, the reference, a
+// ceiling, the floor, the debouncer paired with evsync's window) and
+// checks the ratio rule and the verdict rule on the printed text.
+func TestRatioAgreesWithPrintedFigures(t *testing.T) {
+	kinds := []workload{semaphoreWorkloads()[0], readyqWorkloads()[0], observedWorkload(writersN), notifyWorkloads()[0]}
+	perOpCell := regexp.MustCompile(`^(\d+\.\d{3}|<0\.001|-)$`)
+	rapid.Check(t, func(t *rapid.T) {
+		w := rapid.SampledFrom(kinds).Draw(t, "workload")
+		n := rapid.IntRange(1, 6).Draw(t, "runs")
+		var rs []result
+		for _, c := range w.cases {
+			r := result{w: w, c: c, d: time.Second}
+			for i := range n {
+				r.runs = append(r.runs, drawRun(t, w.kind, fmt.Sprintf("%s %d", c.impl, i)))
+			}
+			rs = append(rs, r)
+		}
+		var out bytes.Buffer
+		(&tableOutput{w: &out}).workload(w, rs)
+		rows := parseTable(t, out.String())
+		if len(rows) != len(rs) {
+			t.Fatalf("%d rows for %d cases:\n%s", len(rows), len(rs), out.String())
+		}
+		costCol := "ns/op"
+		if w.kind == notifyKind {
+			costCol = "µs/write"
+		}
+		byImpl := map[string]tableRow{}
+		for i, row := range rows {
+			byImpl[rs[i].c.impl] = row
+		}
+		for i, r := range rs {
+			row := rows[i]
+			for _, col := range []string{"allocs/op", "wakeups/op"} {
+				if c, ok := row[col]; ok && !perOpCell.MatchString(c) {
+					t.Fatalf("%s: %s cell %q", r.c.impl, col, c)
+				}
+			}
+			ev, other, ok := pairOf(w, r.c)
+			if !ok {
+				if row["ratio"] != "ref" && row["ratio"] != "-" || row["verdict"] != "-" {
+					t.Fatalf("%s: a row without a pair printed %q %q", r.c.impl, row["ratio"], row["verdict"])
+				}
+				continue
+			}
+			e, o := number(t, byImpl[ev][costCol]), number(t, byImpl[other][costCol])
+			ratio := number(t, row["ratio"])
+			if (ratio > 1) != (e < o) || (ratio < 1) != (e > o) {
+				t.Fatalf("%s: ratio %s, yet evsync's %s is %v against %v:\n%s", r.c.impl, row["ratio"], costCol, e, o, out.String())
+			}
+			checkVerdict(t, w, rs, ev, other, row["verdict"])
+		}
+		if w.kind == notifyKind {
+			floor := number(t, byImpl[floorImpl][costCol])
+			for impl, row := range byImpl {
+				if impl == floorImpl {
+					continue
+				}
+				want := math.Round((number(t, row[costCol])-floor)*1e3) / 1e3
+				if got := number(t, row["over floor"]); got != want {
+					t.Fatalf("%s: over floor %v, but its figure minus the floor's is %v", impl, got, want)
+				}
+			}
+		}
+	})
+}
+
+// checkVerdict checks a printed verdict against the runs: ahead when
+// every run of ev printed a lower cost than every run of other, behind
+// when higher, "-" with fewer than three runs, level otherwise.
+func checkVerdict(t *rapid.T, w workload, rs []result, ev, other, got string) {
+	e, _ := find(rs, ev)
+	o, _ := find(rs, other)
+	want := "-"
+	if len(e.runs) >= 3 && len(o.runs) >= 3 {
+		lower, higher := true, true
+		for _, a := range e.runs {
+			for _, b := range o.runs {
+				ca, cb := printedCost(w, a), printedCost(w, b)
+				lower = lower && ca < cb
+				higher = higher && ca > cb
+			}
+		}
+		want = map[[2]bool]string{{true, false}: "ahead", {false, true}: "behind", {false, false}: "level"}[[2]bool{lower, higher}]
+	}
+	if got != want {
+		t.Fatalf("%s against %s: verdict %q, want %q", ev, other, got, want)
+	}
+}
+
+// TestRatioText checks that a ratio's text is above, at or below 1 as the
+// ratio is, with two decimals where those suffice.
+func TestRatioText(t *testing.T) {
+	for r, want := range map[float64]string{1: "1.00×", 1.52: "1.52×", 0.87: "0.87×", 1.00096: "1.001×",
+		0.9996: "0.9996×", 0.0043: "0.0043×", 0.061: "0.061×", 18.19: "18.2×", 0.1: "0.10×"} {
+		if got := ratioText(r); got != want {
+			t.Errorf("ratioText(%v) = %q, want %q", r, got, want)
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		r := rapid.Float64Range(1e-6, 1e6).Draw(t, "ratio")
+		v, err := strconv.ParseFloat(strings.TrimSuffix(ratioText(r), "×"), 64)
+		if err != nil || (v > 1) != (r > 1) || (v < 1) != (r < 1) {
+			t.Fatalf("ratioText(%v) = %q", r, ratioText(r))
+		}
+	})
+}
+
+// TestJudge checks the verdict rule at its edges.
+func TestJudge(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		runs   int
+		want   verdict
+	}{
+		{1.01, 2, 3, ahead},
+		{1, 2, 3, level}, // the best run of the other tied the worst of evsync
+		{0.5, 0.99, 6, behind},
+		{0.5, 1, 3, level},
+		{0.9, 1.1, 3, level},
+		{1.5, 2, 2, unjudged},
+		{1.5, 2, 1, unjudged},
+	} {
+		if got := judge(tc.lo, tc.hi, tc.runs); got != tc.want {
+			t.Errorf("judge(%v, %v, %d runs) = %s, want %s", tc.lo, tc.hi, tc.runs, got, tc.want)
+		}
+	}
+}
