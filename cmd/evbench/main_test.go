@@ -62,6 +62,9 @@ func TestEveryGroupRuns(t *testing.T) {
 					t.Errorf("output lacks %q:\n%s", want, text)
 				}
 			}
+			if _, tail, ok := strings.Cut(text, "\nsummary: "); !ok || !strings.HasPrefix(strings.Split(tail, "\n")[2], "  "+g+" ") {
+				t.Errorf("no summary line for %s at the end:\n%s", g, tail)
+			}
 			for _, w := range workloadsOf([]string{g}) {
 				label := "main alternative"
 				if isEvsync(w.anchor) {

@@ -30,8 +30,11 @@ func newOutput(format string, w io.Writer) output {
 }
 
 // tableOutput is the table for people: a heading that says what ran and
-// what each column means, then one section per workload.
-type tableOutput struct{ w io.Writer }
+// what each column means, one section per workload, and the summary.
+type tableOutput struct {
+	w  io.Writer
+	rs []result // every workload's, for the summary
+}
 
 func (t *tableOutput) begin(p plan, cfg config) {
 	w := t.w
@@ -116,6 +119,7 @@ func runLengths(ws []workload, cfg config) string {
 }
 
 func (t *tableOutput) workload(wl workload, rs []result) {
+	t.rs = append(t.rs, rs...)
 	w := t.w
 	fmt.Fprintf(w, "\n%s\n  %s\n", wl.name(), wl.about)
 	label := "main alternative"
@@ -188,7 +192,10 @@ func ratioCells(r result, rs []result) (ratio, judged string) {
 	return ratioText(c.Ratio), string(c.Verdict)
 }
 
-func (t *tableOutput) end() error { return nil }
+func (t *tableOutput) end() error {
+	writeSummary(t.w, t.rs)
+	return nil
+}
 
 func format(f string) func(float64) string {
 	return func(v float64) string { return fmt.Sprintf(f, v) }

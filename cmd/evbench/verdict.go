@@ -178,13 +178,15 @@ func judge(lo, hi float64, runs int) verdict {
 	return level
 }
 
-// ratioText prints a ratio with two decimals, or two significant digits
-// below 0.1, or one decimal from 10 on. Where that would print 1.00 for
+// ratioText prints a ratio with two decimals, two significant digits
+// below 0.1, one decimal from 10 on and none from 100 on. Where that would print 1.00 for
 // a ratio that is not 1, it adds digits until the text is above or below
 // 1 as the ratio is.
 func ratioText(r float64) string {
 	d := 2
 	switch {
+	case r >= 100:
+		d = 0
 	case r >= 10:
 		d = 1
 	case r > 0 && r < 0.1:

@@ -173,7 +173,7 @@ func checkVerdict(t *rapid.T, w workload, rs []result, ev, other, got string) {
 // ratio is, with two decimals where those suffice.
 func TestRatioText(t *testing.T) {
 	for r, want := range map[float64]string{1: "1.00×", 1.52: "1.52×", 0.87: "0.87×", 1.00096: "1.001×",
-		0.9996: "0.9996×", 0.0043: "0.0043×", 0.061: "0.061×", 18.19: "18.2×", 0.1: "0.10×"} {
+		0.9996: "0.9996×", 0.0043: "0.0043×", 0.061: "0.061×", 18.19: "18.2×", 349.04: "349×", 0.1: "0.10×"} {
 		if got := ratioText(r); got != want {
 			t.Errorf("ratioText(%v) = %q, want %q", r, got, want)
 		}
@@ -204,6 +204,57 @@ func TestJudge(t *testing.T) {
 	} {
 		if got := judge(tc.lo, tc.hi, tc.runs); got != tc.want {
 			t.Errorf("judge(%v, %v, %d runs) = %s, want %s", tc.lo, tc.hi, tc.runs, got, tc.want)
+		}
+	}
+}
+
+// runsOf is n runs of a row of w, each of the given ns/op (opsKind).
+func runsOf(w workload, c bench, ns ...float64) result {
+	r := result{w: w, c: c, d: time.Second}
+	for _, v := range ns {
+		r.runs = append(r.runs, sample{n: tally{ops: 1000}, wall: time.Duration(v * 1000), cpu: time.Millisecond})
+	}
+	return r
+}
+
+// TestSummary checks the summary's lines: one per group, the rows
+// counted by verdict with their ratios and alternatives, the ceilings
+// and evsync's own variants left out, unjudged rows said so.
+func TestSummary(t *testing.T) {
+	sem := semaphoreWorkloads()[0] // evsync, xsync, chan, cond, eventfd
+	rq := readyqWorkloads()[0]     // evsync, mutex, chan (a ceiling)
+	obs := observedWorkload(writersN)
+	rs := []result{
+		runsOf(sem, sem.cases[0], 10, 10, 10),
+		runsOf(sem, sem.cases[1], 20, 21, 19), // xsync: ahead 2.00×
+		runsOf(sem, sem.cases[2], 12, 9, 10),  // chan: level 1.00×
+		runsOf(sem, sem.cases[3], 5, 5, 6),    // cond: behind 0.50×
+		{w: sem, c: sem.cases[4], skipped: true},
+		runsOf(rq, rq.cases[0], 10, 10, 10),
+		runsOf(rq, rq.cases[1], 30, 30, 30), // mutex: ahead 3.00×
+		runsOf(rq, rq.cases[2], 1, 1, 1),    // chan: left out
+		runsOf(obs, obs.cases[0], 10, 10, 10),
+		runsOf(obs, obs.cases[1], 20, 20, 20),
+	}
+	var out bytes.Buffer
+	writeSummary(&out, rs)
+	for _, want := range []string{
+		"\n  semaphore  3 rows: ahead 1 (2.00×; xsync 1), level 1 (1.00×; chan 1), behind 1 (0.50×; cond 1)\n",
+		"\n  readyq     1 row: ahead 1 (3.00×; mutex 1)\n",
+		"\n  signal     no row compares evsync with another implementation\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the summary lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "unjudged") {
+		t.Errorf("three runs a side, yet unjudged rows:\n%s", out.String())
+	}
+	out.Reset()
+	writeSummary(&out, []result{runsOf(sem, sem.cases[0], 10), runsOf(sem, sem.cases[1], 20), runsOf(sem, sem.cases[2], 40)})
+	for _, want := range []string{"  semaphore  2 rows: unjudged 2 (2.00–4.00×; xsync 1, chan 1)\n", "fewer than 3 runs a side"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("one run a side: the summary lacks %q:\n%s", want, out.String())
 		}
 	}
 }
