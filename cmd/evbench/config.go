@@ -49,6 +49,7 @@ const (
 	sweepDuration   = time.Second
 	quickDuration   = 40 * time.Millisecond
 	defaultRepeat   = 3
+	benchRepeat     = 6 // benchstat's least for a 95 % confidence interval
 )
 
 // errHelp is returned for -help, after the usage has been printed.
@@ -77,7 +78,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	)
 	fs.StringVar(&cfg.match, "match", "", "run only the cases whose \"workload impl=name\" contains this text")
 	fs.DurationVar(&cfg.duration, "duration", 0, fmt.Sprintf("how long each run lasts (default %v; %v for the sweep)", defaultDuration, sweepDuration))
-	fs.IntVar(&cfg.repeat, "repeat", defaultRepeat, "runs per case; rows show their median and spread")
+	fs.IntVar(&cfg.repeat, "repeat", defaultRepeat, fmt.Sprintf("runs per case; rows show their median and spread (%d with -format bench, what benchstat needs; 1 with -quick)", benchRepeat))
 	fs.StringVar(&cfg.format, "format", "table", "output: table, json (one object per row) or bench (Go benchmark lines, for benchstat)")
 	fs.StringVar(&cfg.plotDir, "plot", "", "write SVG charts of the sweep and scaling workloads into this directory")
 	fs.BoolVar(&cfg.list, "list", false, "list the cases that would run, and exit")
@@ -118,13 +119,15 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	if !slices.Contains([]string{"table", "json", "bench"}, cfg.format) {
 		return cfg, usagef("-format %q: the formats are table, json and bench", cfg.format)
 	}
-	if *quick {
-		if !set["duration"] {
-			cfg.duration = quickDuration
-		}
-		if !set["repeat"] {
-			cfg.repeat = 1
-		}
+	switch {
+	case set["repeat"]:
+	case *quick:
+		cfg.repeat = 1
+	case cfg.format == "bench":
+		cfg.repeat = benchRepeat
+	}
+	if *quick && !set["duration"] {
+		cfg.duration = quickDuration
 	}
 	groups, err := parseGroups(*workloads, cfg.plotDir != "")
 	if err != nil {

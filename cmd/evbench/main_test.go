@@ -15,6 +15,7 @@ import (
 
 	"go.uber.org/goleak"
 	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
 )
 
 // TestMain runs the command itself when the tests re-execute their own
@@ -207,6 +208,60 @@ func TestBenchFormat(t *testing.T) {
 	}
 }
 
+// TestBenchstatRecipe runs the README's recipe, -format bench with its
+// default runs, and checks that benchstat's statistics (benchmath, as
+// benchstat calls it) get what they need: a confidence interval for
+// every benchmark and unit, and a comparison of every impl with evsync,
+// without a warning.
+func TestBenchstatRecipe(t *testing.T) {
+	cfg, err := parseConfig([]string{"-format", "bench", "-workloads", "semaphore", "-match", "acquire+release", "-duration", "2ms"}, new(bytes.Buffer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errs bytes.Buffer
+	if err := run(cfg, &out, &errs); err != nil {
+		t.Fatal(err)
+	}
+	if errs.Len() != 0 {
+		t.Errorf("stderr: %q", errs.String())
+	}
+	samples := map[string][]float64{} // by name without impl, impl and unit
+	r := benchfmt.NewReader(bytes.NewReader(out.Bytes()), "evbench")
+	for r.Scan() {
+		if rec, ok := r.Result().(*benchfmt.Result); ok {
+			for _, v := range rec.Values {
+				samples[string(rec.Name)+" "+v.Unit] = append(samples[string(rec.Name)+" "+v.Unit], v.Value)
+			}
+		}
+	}
+	if err := r.Err(); err != nil || len(samples) == 0 {
+		t.Fatalf("%d samples, err %v", len(samples), err)
+	}
+	for key, v := range samples {
+		s := benchmath.NewSample(v, &benchmath.DefaultThresholds)
+		if w := benchmath.AssumeNothing.Summary(s, 0.95).Warnings; len(w) != 0 {
+			t.Errorf("%s: %v", key, w)
+		}
+		name, unit, _ := strings.Cut(key, " ")
+		base, impl, _ := strings.Cut(name, "/impl=")
+		procs := impl[strings.LastIndex(impl, "-"):] // the -GOMAXPROCS suffix
+		ev, ok := samples[base+"/impl=evsync"+procs+" "+unit]
+		if !ok {
+			t.Errorf("%s: no evsync sample to compare with", key)
+			continue
+		}
+		if w := benchmath.AssumeNothing.Compare(benchmath.NewSample(ev, &benchmath.DefaultThresholds), s).Warnings; len(w) != 0 {
+			t.Errorf("%s against evsync: %v", key, w)
+		}
+	}
+	cfg.repeat = 2
+	out.Reset()
+	errs.Reset()
+	if err := run(cfg, &out, &errs); err != nil || !strings.Contains(errs.String(), "benchstat needs 6") {
+		t.Errorf("-repeat 2: err %v, stderr %q, want a note that benchstat needs 6 runs", err, errs.String())
+	}
+}
+
 // TestRowsStreamAsEachWorkloadFinishes checks that a workload's rows are
 // written before the next workload starts.
 func TestRowsStreamAsEachWorkloadFinishes(t *testing.T) {
@@ -296,6 +351,15 @@ func TestConfigDefaults(t *testing.T) {
 	if c := parse("-quick", "-repeat", "4"); c.repeat != 4 {
 		t.Errorf("-quick -repeat 4: repeat %d", c.repeat)
 	}
+	if c := parse("-format", "bench"); c.repeat != benchRepeat {
+		t.Errorf("-format bench: repeat %d, want %d", c.repeat, benchRepeat)
+	}
+	if c := parse("-format", "bench", "-repeat", "2"); c.repeat != 2 {
+		t.Errorf("-format bench -repeat 2: repeat %d", c.repeat)
+	}
+	if c := parse("-quick", "-format", "bench"); c.repeat != 1 {
+		t.Errorf("-quick -format bench: repeat %d, want 1", c.repeat)
+	}
 	if c := parse("-json"); c.format != "json" {
 		t.Errorf("-json: format %q", c.format)
 	}
@@ -317,7 +381,7 @@ func TestRunBudget(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		max  time.Duration
-	}{{nil, 40 * time.Second}, {[]string{"-quick"}, 5 * time.Second}} {
+	}{{nil, 40 * time.Second}, {[]string{"-quick"}, 5 * time.Second}, {[]string{"-format", "bench"}, 80 * time.Second}} {
 		cfg, err := parseConfig(tc.args, new(bytes.Buffer))
 		if err != nil {
 			t.Fatal(err)

@@ -90,6 +90,10 @@ func planOf(ws []workload, cfg config) plan {
 // runWorkloads runs ws and writes their rows as each one finishes.
 func runWorkloads(ws []workload, cfg config, stdout, stderr io.Writer) error {
 	out := newOutput(cfg.format, stdout)
+	if cfg.format == "bench" && cfg.repeat < benchRepeat {
+		fmt.Fprintf(stderr, "evbench: %s per case; benchstat needs %d for a confidence interval and 4 to compare\n",
+			count(cfg.repeat, "run"), benchRepeat)
+	}
 	p := planOf(ws, cfg)
 	out.begin(p, cfg)
 	prog := newProgress(cfg.progress, stderr, p.runs)
