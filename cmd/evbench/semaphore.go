@@ -77,7 +77,7 @@ func semWorkload(group, title, benchName string, params []param, about string, l
 func acquireRelease(s anchor.Semaphore, stop *atomic.Bool) (tally, error) {
 	ctx := context.Background()
 	var n tally
-	for !stop.Load() {
+	for first := true; first || !stop.Load(); first = false { // one round even if a short run is stopped before it starts
 		for range batch {
 			if err := s.Acquire(ctx, 1); err != nil {
 				return n, err
@@ -92,7 +92,7 @@ func acquireRelease(s anchor.Semaphore, stop *atomic.Bool) (tally, error) {
 // tryAcquireRelease is acquireRelease with TryAcquire.
 func tryAcquireRelease(s anchor.Semaphore, stop *atomic.Bool) (tally, error) {
 	var n tally
-	for !stop.Load() {
+	for first := true; first || !stop.Load(); first = false { // one round even if a short run is stopped before it starts
 		for range batch {
 			if !s.TryAcquire(1) {
 				return n, errFailedTry

@@ -65,7 +65,7 @@ func withSignals(impl anchor.SignalImpl, f func(a, b anchor.Signal) (tally, erro
 // addTake is one goroutine adding one unit and taking it back.
 func addTake(s, _ anchor.Signal, stop *atomic.Bool) (tally, error) {
 	var n tally
-	for !stop.Load() {
+	for first := true; first || !stop.Load(); first = false { // one round even if a short run is stopped before it starts
 		for range batch {
 			s.Add(1)
 			if s.Take() != 1 {
@@ -85,7 +85,7 @@ func pingPong(ping, pong anchor.Signal, stop *atomic.Bool) (tally, error) {
 	ctx := context.Background()
 	var n tally
 	var err error
-	for err == nil && !stop.Load() {
+	for first := true; err == nil && (first || !stop.Load()); first = false { // one round even if a short run is stopped before it starts
 		ping.Add(1)
 		_, err = pong.Wait(ctx)
 		n.ops++
@@ -116,7 +116,7 @@ func chanPingPong(stop *atomic.Bool) (tally, error) {
 		}
 	}()
 	var n tally
-	for !stop.Load() {
+	for first := true; first || !stop.Load(); first = false { // one round even if a short run is stopped before it starts
 		ping <- struct{}{}
 		<-pong
 		n.ops++
