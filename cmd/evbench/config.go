@@ -17,7 +17,7 @@ type config struct {
 	duration time.Duration // per run; 0: each group's default
 	repeat   int           // runs per case
 	format   string        // "table", "json" or "bench"
-	plotDir  string        // where -plot writes its charts; "" for none
+	plotDir  string        // where -plot writes its charts; "" for no charts
 	list     bool          // print the cases instead of running them
 	progress bool          // draw a progress line on stderr (a terminal)
 }
@@ -64,53 +64,98 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-// parseConfig reads the command line. Errors are usageErrors (or errHelp).
-func parseConfig(args []string, stderr io.Writer) (config, error) {
-	fs := flag.NewFlagSet("evbench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		cfg       config
-		workloads = fs.String("workloads", "", "comma-separated workload groups to run, or \"all\" (default "+strings.Join(defaultGroups, ",")+"; with -plot, "+strings.Join(plotGroups, ",")+")")
-		quick     = fs.Bool("quick", false, fmt.Sprintf("a smoke run: %v per run, one run per case", quickDuration))
-		asJSON    = fs.Bool("json", false, "print one JSON object per row (the same as -format json)")
-		seed      = fs.Bool("seed", false, "removed: the seed workload is now -workloads notify")
-		sweep     = fs.Bool("sweep", false, "removed: the rate sweep is now -workloads sweep")
-	)
+// defaultPlotDir is where -plot writes without -plotdir: a directory of
+// its own in the current one, so that a run replaces the committed
+// charts (cmd/evbench/charts) only when -plotdir names them.
+const defaultPlotDir = "evbench-charts"
+
+// removedFlags are the flags that once existed, with what replaced them.
+// They are not defined, so -help does not list them, but using one says
+// what to write instead.
+var removedFlags = map[string]string{
+	"seed":  "-seed was renamed: the seed workload (paced writers, one reader) is -workloads notify",
+	"sweep": "-sweep was renamed: the write-rate sweep is -workloads sweep",
+}
+
+// flags is the command line as parsed, before parseConfig checks it.
+type flags struct {
+	fs                  *flag.FlagSet
+	cfg                 config
+	workloads, plotDir  string
+	quick, asJSON, plot bool
+}
+
+// newFlags defines evbench's flags. The set prints nothing itself:
+// parseConfig writes the usage for -help and main the errors.
+func newFlags() *flags {
+	f := &flags{fs: flag.NewFlagSet("evbench", flag.ContinueOnError)}
+	fs, cfg := f.fs, &f.cfg
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.StringVar(&f.workloads, "workloads", "", "comma-separated workload groups to run, or \"all\" (default "+strings.Join(defaultGroups, ",")+"; with -plot, "+strings.Join(plotGroups, ",")+")")
+	fs.BoolVar(&f.quick, "quick", false, fmt.Sprintf("a smoke run: %v per run, one run per case", quickDuration))
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per row (the same as -format json)")
 	fs.StringVar(&cfg.match, "match", "", "run only the cases whose \"workload impl=name\" contains this text")
 	fs.DurationVar(&cfg.duration, "duration", 0, fmt.Sprintf("how long each run lasts (default %v; %v for the sweep)", defaultDuration, sweepDuration))
 	fs.IntVar(&cfg.repeat, "repeat", defaultRepeat, fmt.Sprintf("runs per case; rows show their median and spread (%d with -format bench, what benchstat needs; 1 with -quick)", benchRepeat))
 	fs.StringVar(&cfg.format, "format", "table", "output: table, json (one object per row) or bench (Go benchmark lines, for benchstat)")
-	fs.StringVar(&cfg.plotDir, "plot", "", "write SVG charts of the sweep and scaling workloads into this directory")
+	fs.BoolVar(&f.plot, "plot", false, "also draw SVG charts of the sweep and scaling workloads, into -plotdir")
+	fs.StringVar(&f.plotDir, "plotdir", defaultPlotDir, "the directory -plot writes into, made if missing (implies -plot); the README's charts, cmd/evbench/charts, change only if named here")
 	fs.BoolVar(&cfg.list, "list", false, "list the cases that would run, and exit")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: evbench [flags]\n\nflags:\n")
-		fs.PrintDefaults()
-		fmt.Fprintf(stderr, "\nworkload groups:\n")
-		for _, g := range groupOrder {
-			fmt.Fprintf(stderr, "  %-10s %s\n", g.name, g.about)
+	return f
+}
+
+// usage writes -help's text: the flags and the workload groups.
+func (f *flags) usage(w io.Writer) {
+	fmt.Fprintf(w, "usage: evbench [flags]\n\nflags:\n")
+	f.fs.SetOutput(w)
+	f.fs.PrintDefaults()
+	f.fs.SetOutput(io.Discard)
+	fmt.Fprintf(w, "\nworkload groups:\n")
+	for _, g := range groupOrder {
+		fmt.Fprintf(w, "  %-10s %s\n", g.name, g.about)
+	}
+}
+
+// parseError turns the flag package's error into a usageError, with the
+// new spelling of a removed or changed flag.
+func parseError(err error) error {
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+		if hint, ok := removedFlags[name]; ok {
+			return usageError{hint}
 		}
 	}
-	if err := fs.Parse(args); err != nil {
+	if strings.Contains(err.Error(), "for -plot:") {
+		return usagef("-plot takes no directory now; -plotdir DIR names one (default %s)", defaultPlotDir)
+	}
+	return usageError{err.Error()}
+}
+
+// parseConfig reads the command line; -help writes the usage to stderr.
+// Errors are usageErrors (or errHelp).
+func parseConfig(args []string, stderr io.Writer) (config, error) {
+	f := newFlags()
+	if err := f.fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return cfg, errHelp
+			f.usage(stderr)
+			return config{}, errHelp
 		}
-		return cfg, usageError{err.Error()}
+		return config{}, parseError(err)
 	}
+	cfg := f.cfg
 	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	switch {
-	case *seed:
-		return cfg, usagef("-seed was renamed: the seed workload (paced writers, one reader) is -workloads notify")
-	case *sweep:
-		return cfg, usagef("-sweep was renamed: the write-rate sweep is -workloads sweep")
-	case fs.NArg() > 0:
-		return cfg, usagef("unexpected argument %q (flags only)", fs.Arg(0))
+	case f.plot && f.fs.NArg() > 0:
+		return cfg, usagef("-plot takes no directory now; -plotdir %s names one", f.fs.Arg(0))
+	case f.fs.NArg() > 0:
+		return cfg, usagef("unexpected argument %q (flags only)", f.fs.Arg(0))
 	case set["duration"] && cfg.duration <= 0:
 		return cfg, usagef("-duration %v: a run must last longer than 0", cfg.duration)
 	case cfg.repeat < 1:
 		return cfg, usagef("-repeat %d: a case must run at least once", cfg.repeat)
 	}
-	if *asJSON {
+	if f.asJSON {
 		if set["format"] && cfg.format != "json" {
 			return cfg, usagef("-json and -format %s ask for two outputs", cfg.format)
 		}
@@ -121,21 +166,29 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	}
 	switch {
 	case set["repeat"]:
-	case *quick:
+	case f.quick:
 		cfg.repeat = 1
 	case cfg.format == "bench":
 		cfg.repeat = benchRepeat
 	}
-	if *quick && !set["duration"] {
+	if f.quick && !set["duration"] {
 		cfg.duration = quickDuration
 	}
-	groups, err := parseGroups(*workloads, cfg.plotDir != "")
+	if f.plot || set["plotdir"] {
+		cfg.plotDir = f.plotDir
+	}
+	return withGroups(cfg, f.workloads)
+}
+
+// withGroups sets cfg's groups from -workloads, checking them against -plot.
+func withGroups(cfg config, workloads string) (config, error) {
+	groups, err := parseGroups(workloads, cfg.plotDir != "")
 	if err != nil {
 		return cfg, err
 	}
 	cfg.groups = groups
 	if cfg.plotDir != "" && !slices.ContainsFunc(groups, func(g string) bool { return slices.Contains(plotGroups, g) }) {
-		return cfg, usagef("-plot draws the %s workloads; -workloads %s runs neither", strings.Join(plotGroups, " and "), *workloads)
+		return cfg, usagef("-plot draws the %s workloads; -workloads %s runs neither", strings.Join(plotGroups, " and "), workloads)
 	}
 	return cfg, nil
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -308,7 +310,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-seed"}, "-workloads notify"},
 		{[]string{"-sweep"}, "-workloads sweep"},
 		{[]string{"semaphore"}, "unexpected argument"},
-		{[]string{"-plot", "x", "-workloads", "semaphore"}, "-plot draws"},
+		{[]string{"-plotdir", "x", "-workloads", "semaphore"}, "-plot draws"},
+		{[]string{"-plot", "charts"}, "-plotdir charts names one"},
+		{[]string{"-plot=charts"}, "-plotdir DIR names one"},
 		{[]string{"-nosuchflag"}, "not defined"},
 	} {
 		_, err := parseConfig(tc.args, new(bytes.Buffer))
@@ -363,14 +367,92 @@ func TestConfigDefaults(t *testing.T) {
 	if c := parse("-json"); c.format != "json" {
 		t.Errorf("-json: format %q", c.format)
 	}
-	if c := parse("-plot", "dir"); strings.Join(c.groups, ",") != "sweep,scaling" {
-		t.Errorf("-plot: groups %v", c.groups)
+	if c := parse("-plot"); strings.Join(c.groups, ",") != "sweep,scaling" || c.plotDir != defaultPlotDir {
+		t.Errorf("-plot: groups %v, into %q", c.groups, c.plotDir)
+	}
+	if c := parse("-plotdir", "charts"); c.plotDir != "charts" || strings.Join(c.groups, ",") != "sweep,scaling" {
+		t.Errorf("-plotdir charts: into %q, groups %v", c.plotDir, c.groups)
+	}
+	if c := parse(); c.plotDir != "" {
+		t.Errorf("no -plot, yet charts into %q", c.plotDir)
+	}
+	if defaultPlotDir == "charts" || filepath.Clean(defaultPlotDir) == "charts" {
+		t.Errorf("-plot's default directory is the committed charts' own")
 	}
 	if c := parse("-workloads", "all"); len(c.groups) != len(groupOrder) {
 		t.Errorf("-workloads all: groups %v", c.groups)
 	}
 	if c := parse("-workloads", "signal,semaphore"); strings.Join(c.groups, ",") != "semaphore,signal" {
 		t.Errorf("groups run in their order: %v", c.groups)
+	}
+}
+
+// TestPlotWritesToItsOwnDirectory runs -plot without -plotdir and
+// checks that the charts land in evbench-charts, in the current
+// directory, and that the run says where. Each run keeps one rate or one
+// goroutine count, a chart with a single x.
+func TestPlotWritesToItsOwnDirectory(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	want := filepath.Join(dir, defaultPlotDir)
+	for match, chart := range map[string]string{"rate=100 impl": "sweep-cpu.svg", "limit=1 g=1 impl": "scaling-limit1.svg"} {
+		cfg, err := parseConfig([]string{"-plot", "-match", match, "-duration", "1ms", "-repeat", "1"}, new(bytes.Buffer))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := run(cfg, &out, new(bytes.Buffer)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(want, chart)); err != nil {
+			t.Errorf("-match %q: no chart in %s: %v", match, want, err)
+		}
+		if !strings.Contains(out.String(), "charts, in "+want+": ") {
+			t.Errorf("-match %q: the run does not say where the charts went:\n%s", match, out.String())
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("-plot wrote beside its directory: %v", entries)
+	}
+}
+
+// TestUsageListsTheFlags checks that -help lists every flag evbench
+// defines and nothing else: no removed flag, which says its new spelling
+// when used instead.
+func TestUsageListsTheFlags(t *testing.T) {
+	var help bytes.Buffer
+	if _, err := parseConfig([]string{"-help"}, &help); !errors.Is(err, errHelp) {
+		t.Fatalf("-help: err %v", err)
+	}
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^  -(\w+)`).FindAllStringSubmatch(help.String(), -1) {
+		listed[m[1]] = true
+	}
+	defined := map[string]bool{}
+	newFlags().fs.VisitAll(func(f *flag.Flag) { defined[f.Name] = true })
+	for name := range defined {
+		if !listed[name] {
+			t.Errorf("-help does not list -%s:\n%s", name, help.String())
+		}
+	}
+	for name := range listed {
+		if !defined[name] {
+			t.Errorf("-help lists -%s, which is not a flag", name)
+		}
+	}
+	for name, hint := range removedFlags {
+		if strings.Contains(help.String(), "-"+name+" ") || strings.Contains(help.String(), "removed") {
+			t.Errorf("-help mentions the removed -%s:\n%s", name, help.String())
+		}
+		if _, err := parseConfig([]string{"-" + name}, new(bytes.Buffer)); err == nil || err.Error() != hint {
+			t.Errorf("-%s: err %v, want %q", name, err, hint)
+		}
+	}
+	for _, g := range groupNames() {
+		if !strings.Contains(help.String(), "\n  "+g+" ") {
+			t.Errorf("-help does not list the %s group", g)
+		}
 	}
 }
 

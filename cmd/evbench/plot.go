@@ -111,6 +111,12 @@ func writeCharts(dir string, rs []result) ([]string, error) {
 	var files []string
 	save := func(p *plot.Plot, name string) error {
 		path := filepath.Join(dir, name)
+		// A single x (a -match that kept one rate or goroutine count)
+		// makes an empty range, which the plot would widen by ±1, to 0 on
+		// the log axis.
+		if p.X.Min == p.X.Max {
+			p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
+		}
 		if err := p.Save(chartW, chartH, path); err != nil {
 			return fmt.Errorf("writing %s: %w", path, err)
 		}

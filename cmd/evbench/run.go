@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -129,7 +130,15 @@ func runWorkloads(ws []workload, cfg config, stdout, stderr io.Writer) error {
 		if cfg.format != "table" {
 			note = stderr // stdout holds rows only
 		}
-		fmt.Fprintf(note, "\ncharts: %s\n", strings.Join(files, " "))
+		dir, err := filepath.Abs(cfg.plotDir)
+		if err != nil {
+			dir = cfg.plotDir
+		}
+		names := make([]string, len(files))
+		for i, f := range files {
+			names[i] = filepath.Base(f)
+		}
+		fmt.Fprintf(note, "\ncharts, in %s: %s\n", dir, strings.Join(names, " "))
 	}
 	return nil
 }
