@@ -593,7 +593,8 @@ func TestCharts(t *testing.T) {
 		return sample{n: tally{ops: uint64(1000 * (1 + round))}, wall: time.Millisecond * time.Duration(w.paramN("g")), cpu: time.Millisecond}
 	})
 	dir := t.TempDir()
-	files, err := writeCharts(dir, rs)
+	const caption = "go1.26.8 linux/amd64, GOMAXPROCS 2, AMD EPYC, 2026-12-01"
+	files, err := writeCharts(dir, rs, caption)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -612,6 +613,20 @@ func TestCharts(t *testing.T) {
 		if !bytes.Contains(b, []byte("<svg")) {
 			t.Errorf("%s is not an SVG", name)
 		}
+		for _, s := range []string{"lower is better", caption} {
+			if !bytes.Contains(b, []byte(">"+s)) && !bytes.Contains(b, []byte("("+s+")")) {
+				t.Errorf("%s does not say %q", name, s)
+			}
+		}
+		families := regexp.MustCompile(`font-family:([^;"]*)`).FindAllSubmatch(b, -1)
+		if len(families) == 0 {
+			t.Errorf("%s names no font", name)
+		}
+		for _, f := range families {
+			if !bytes.HasSuffix(f[1], []byte(",sans-serif")) {
+				t.Errorf("%s: font-family %s has no sans-serif fallback", name, f[1])
+			}
+		}
 	}
 	cpu, _ := os.ReadFile(files[0])
 	for _, s := range []string{"grey zone", fixedImpl, adaptiveImpl, "immediate evsync"} {
@@ -619,7 +634,7 @@ func TestCharts(t *testing.T) {
 			t.Errorf("sweep-cpu.svg lacks %q", s)
 		}
 	}
-	if files, err := writeCharts(t.TempDir(), nil); err != nil || len(files) != 0 {
+	if files, err := writeCharts(t.TempDir(), nil, caption); err != nil || len(files) != 0 {
 		t.Errorf("no results: files %v, err %v", files, err)
 	}
 }

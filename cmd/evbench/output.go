@@ -38,8 +38,7 @@ type tableOutput struct {
 
 func (t *tableOutput) begin(p plan, cfg config) {
 	w := t.w
-	fmt.Fprintf(w, "evbench: evsync and the alternatives, side by side (%s %s/%s, GOMAXPROCS %d)\n",
-		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
+	fmt.Fprintf(w, "evbench: evsync and the alternatives, side by side (%s; %s)\n", p.machine, p.date)
 	cases := 0
 	var groups []string
 	for _, wl := range p.ws {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"image/color"
@@ -10,9 +11,12 @@ import (
 	"slices"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // The charts -plot writes, from the sweep and scaling workloads:
@@ -102,22 +106,34 @@ func collect(rs []result, group string, m chartMeasure, x func(workload) float64
 	return out
 }
 
-// writeCharts writes the charts of the results it has into dir and
-// returns the files' paths.
-func writeCharts(dir string, rs []result) ([]string, error) {
+// chartFont is the charts' font. The plot lays text out with Liberation
+// Sans, whose metrics are Arial's, so a viewer that falls back to Arial
+// or Helvetica keeps every label in place.
+var chartFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// The font-family the SVG names, and the one it names in its place:
+// Liberation Sans, then faces with its metrics, then any sans-serif.
+const (
+	svgFamily    = "font-family:Liberation Sans;"
+	svgFallbacks = "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"
+)
+
+// writeCharts writes the charts of the results it has into dir, each
+// titled with caption (the machine and the date), and returns the files'
+// paths.
+func writeCharts(dir string, rs []result, caption string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	plot.DefaultFont = chartFont // plot.New takes every text style from it
 	var files []string
-	save := func(p *plot.Plot, name string) error {
-		path := filepath.Join(dir, name)
-		// A single x (a -match that kept one rate or goroutine count)
-		// makes an empty range, which the plot would widen by ±1, to 0 on
-		// the log axis.
-		if p.X.Min == p.X.Max {
-			p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
+	save := func(p *plot.Plot, err error, name string) error {
+		if err != nil {
+			return err
 		}
-		if err := p.Save(chartW, chartH, path); err != nil {
+		p.Title.Text += "\n" + caption
+		path := filepath.Join(dir, name)
+		if err := writeSVG(p, path); err != nil {
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
 		files = append(files, path)
@@ -127,26 +143,14 @@ func writeCharts(dir string, rs []result) ([]string, error) {
 	paced := func(r result) bool { return r.w.paramN("rate") > 0 && r.c.impl != floorImpl }
 	if cpu := collect(rs, "sweep", costVsImmediate, rate, paced); len(cpu) != 0 {
 		p, err := sweepCPUChart(cpu)
-		if err == nil {
-			err = save(p, "sweep-cpu.svg")
-		}
-		if err != nil {
+		if err := save(p, err, "sweep-cpu.svg"); err != nil {
 			return files, err
 		}
 	}
 	if lat := collect(rs, "sweep", metricOf(mLatP99Ns), rate, paced); len(lat) != 0 {
-		for i := range lat {
-			for j := range lat[i].pts {
-				pt := &lat[i].pts[j]
-				pt.y, pt.lo, pt.hi = pt.y/1e6, pt.lo/1e6, pt.hi/1e6
-			}
-		}
-		p, err := lineChart(lat, "p99 write-to-read latency, 4 writers, one reader",
-			"writes per second per writer", "p99 latency (ms)", true, false)
-		if err == nil {
-			err = save(p, "sweep-p99.svg")
-		}
-		if err != nil {
+		p, err := lineChart(scaled(lat, 1e-6), "p99 write-to-read latency, 4 writers, one reader",
+			"writes per second per writer", "p99 latency, ms (lower is better)", true, true)
+		if err := save(p, err, "sweep-p99.svg"); err != nil {
 			return files, err
 		}
 	}
@@ -158,21 +162,51 @@ func writeCharts(dir string, rs []result) ([]string, error) {
 			continue
 		}
 		p, err := lineChart(ns, fmt.Sprintf("semaphore Acquire+Release under contention, limit %d", limit),
-			"goroutines", "ns per Acquire+Release (wall clock)", true, true)
-		if err != nil {
-			return files, err
+			"goroutines", "ns per Acquire+Release (lower is better)", true, true)
+		if err == nil {
+			p.X.Tick.Marker = powersOfTwo{}
 		}
-		p.X.Tick.Marker = powersOfTwo{}
-		if err := save(p, fmt.Sprintf("scaling-limit%d.svg", limit)); err != nil {
+		if err := save(p, err, fmt.Sprintf("scaling-limit%d.svg", limit)); err != nil {
 			return files, err
 		}
 	}
 	return files, nil
 }
 
+// scaled multiplies every point of ss by k.
+func scaled(ss []series, k float64) []series {
+	for i := range ss {
+		for j := range ss[i].pts {
+			pt := &ss[i].pts[j]
+			pt.y, pt.lo, pt.hi = pt.y*k, pt.lo*k, pt.hi*k
+		}
+	}
+	return ss
+}
+
+// writeSVG writes p as an SVG file at path, naming fallback fonts.
+func writeSVG(p *plot.Plot, path string) error {
+	// A single x (a -match that kept one rate or goroutine count) makes
+	// an empty range, which the plot would widen by ±1, to 0 on the log
+	// axis.
+	if p.X.Min == p.X.Max {
+		p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
+	}
+	// A margin on the right holds the last tick's label in a wider font.
+	c := vgsvg.New(chartW, chartH)
+	p.Draw(draw.Crop(draw.New(c), 0, -vg.Points(8), 0, 0))
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return err
+	}
+	svg := bytes.ReplaceAll(b.Bytes(), []byte(svgFamily), []byte(svgFallbacks))
+	return os.WriteFile(path, svg, 0o644)
+}
+
 // lineChart draws one line per series with log-scaled x (and y if logY),
 // each point with a bar over its runs' range, and the legend at the top,
-// on the left or the right, above the lines.
+// on the left or the right, above the lines. A legend on the left keeps
+// inside the chart in a fallback font wider than Liberation Sans.
 func lineChart(ss []series, title, xLabel, yLabel string, logY, legendLeft bool) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
@@ -243,7 +277,7 @@ func sweepCPUChart(ss []series) (*plot.Plot, error) {
 		others = append(others, ss[i])
 	}
 	p, err := lineChart(nil, "CPU per write against the write rate, 4 writers, one reader",
-		"writes per second per writer", "CPU per write, relative to immediate wake-ups", false, false)
+		"writes per second per writer", "CPU per write ÷ immediate's (lower is better)", false, true)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +299,7 @@ func sweepCPUChart(ss []series) (*plot.Plot, error) {
 			poly.LineStyle.Width = 0
 			p.Add(poly)
 			if i == 0 {
-				p.Legend.Add("grey zone: the fixed window costs more than waking at once", poly)
+				p.Legend.Add("grey zone: the fixed window costs more than immediate", poly)
 			}
 		}
 	}

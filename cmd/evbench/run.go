@@ -80,7 +80,7 @@ func run(cfg config, stdout, stderr io.Writer) error {
 
 // planOf is what running ws with cfg will do.
 func planOf(ws []workload, cfg config) plan {
-	p := plan{ws: ws, repeat: cfg.repeat}
+	p := plan{ws: ws, repeat: cfg.repeat, machine: machine(), date: time.Now().Format(time.DateOnly)}
 	for _, w := range ws {
 		p.runs += len(w.cases) * cfg.repeat
 		p.time += time.Duration(len(w.cases)*cfg.repeat) * cfg.runFor(w.group)
@@ -122,7 +122,7 @@ func runWorkloads(ws []workload, cfg config, stdout, stderr io.Writer) error {
 		return err
 	}
 	if cfg.plotDir != "" {
-		files, err := writeCharts(cfg.plotDir, all)
+		files, err := writeCharts(cfg.plotDir, all, p.machine+", "+p.date)
 		if err != nil {
 			return err
 		}
@@ -143,12 +143,24 @@ func runWorkloads(ws []workload, cfg config, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// plan is what a run will do, for the heading.
+// plan is what a run will do, where and when, for the heading.
 type plan struct {
-	ws     []workload
-	runs   int
-	repeat int
-	time   time.Duration // the runs' lengths added up
+	ws      []workload
+	runs    int
+	repeat  int
+	time    time.Duration // the runs' lengths added up
+	machine string        // "go1.26.8 linux/amd64, GOMAXPROCS 2, AMD EPYC"
+	date    string        // the day it starts, 2026-12-01
+}
+
+// machine says what the runs run on: the Go version, the platform, the
+// processors Go may use and the processor's model where the system says it.
+func machine() string {
+	m := fmt.Sprintf("%s %s/%s, GOMAXPROCS %d", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
+	if name := cpuName(); name != "" {
+		m += ", " + name
+	}
+	return m
 }
 
 // runWorkload runs every case of w repeat times, in rounds: each case
