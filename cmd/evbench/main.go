@@ -9,14 +9,17 @@
 //	go -C cmd/evbench run . -quick                a smoke run, a few seconds
 //	go -C cmd/evbench run . -workloads sweep      one workload group
 //	go -C cmd/evbench run . -json > rows.json     one JSON object per row
-//	go -C cmd/evbench run . -format bench > a.txt benchmark lines for benchstat
-//	go -C cmd/evbench run . -plot charts          the SVG charts of the README
+//	go -C cmd/evbench run . -format bench > a.txt benchmark lines for benchstat, six runs a case
+//	go -C cmd/evbench run . -plot                 SVG charts, into cmd/evbench/evbench-charts
+//	go -C cmd/evbench run . -plotdir charts       the same, replacing the README's charts
 //
-// The table explains its columns at its top; `-help` lists the flags and
+// The table explains its columns at its top and ends with a summary, one
+// line per group, of where evsync is ahead, level or behind. The ratios
+// and verdicts follow the rules in verdict.go. `-help` lists the flags and
 // the workload groups. Each case runs -repeat times, in rounds (every
-// implementation of a workload once, then again), so that a slow patch of
-// a shared machine spreads over the implementations it compares instead of
-// landing on one; rows show the median of the runs and their spread.
+// implementation of a workload once, then again). So a slow patch of a
+// shared machine spreads over the implementations it compares instead of
+// landing on one. Rows show the median of the runs and their spread.
 //
 // evbench is a module of its own (see go.mod) so that its plotting and
 // histogram libraries never reach the module graph of evsync's users.
