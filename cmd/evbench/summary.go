@@ -24,6 +24,7 @@ type verdictClass struct {
 	verdict verdict
 	n       int
 	lo, hi  float64     // the least and the greatest ratio
+	above   int         // how many ratios are above 1 (said of unjudged rows)
 	others  []nameCount // per alternative, in the order they ran
 }
 
@@ -71,6 +72,9 @@ func (g *groupSummary) add(c comparison) {
 	k := &g.classes[i]
 	k.n++
 	k.lo, k.hi = min(k.lo, c.Ratio), max(k.hi, c.Ratio)
+	if c.Ratio > 1 {
+		k.above++
+	}
 	j := slices.IndexFunc(k.others, func(o nameCount) bool { return o.name == c.Other })
 	if j < 0 {
 		k.others = append(k.others, nameCount{name: c.Other})
@@ -81,6 +85,7 @@ func (g *groupSummary) add(c comparison) {
 
 // String is the line of the summary: "semaphore  32 rows: ahead 19
 // (1.21×–80.5×; eventfd 8, xsync 7), level 6 (...), behind 7 (...)".
+// Unjudged rows also say how many of their ratios are above 1.
 func (g groupSummary) String() string {
 	rows := 0
 	var parts []string
@@ -93,6 +98,9 @@ func (g groupSummary) String() string {
 		var who []string
 		for _, o := range k.others {
 			who = append(who, fmt.Sprintf("%s %d", o.name, o.n))
+		}
+		if k.verdict == unjudged {
+			span = fmt.Sprintf("%d above 1, %s", k.above, span)
 		}
 		parts = append(parts, fmt.Sprintf("%s %d (%s; %s)", k.verdict, k.n, span, strings.Join(who, ", ")))
 	}

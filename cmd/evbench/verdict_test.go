@@ -251,8 +251,8 @@ func TestSummary(t *testing.T) {
 		t.Errorf("three runs a side, yet unjudged rows:\n%s", out.String())
 	}
 	out.Reset()
-	writeSummary(&out, []result{runsOf(sem, sem.cases[0], 10), runsOf(sem, sem.cases[1], 20), runsOf(sem, sem.cases[2], 40)})
-	for _, want := range []string{"  semaphore  2 rows: unjudged 2 (2.00–4.00×; xsync 1, chan 1)\n", "fewer than 3 runs a side"} {
+	writeSummary(&out, []result{runsOf(sem, sem.cases[0], 10), runsOf(sem, sem.cases[1], 20), runsOf(sem, sem.cases[2], 40), runsOf(sem, sem.cases[3], 5)})
+	for _, want := range []string{"  semaphore  3 rows: unjudged 3 (2 above 1, 0.50–4.00×; xsync 1, chan 1, cond 1)\n", "fewer than 3 runs a side"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("one run a side: the summary lacks %q:\n%s", want, out.String())
 		}
