@@ -35,6 +35,46 @@ func TestCtrlQueueMetricsModel(t *testing.T) {
 	testkit.CheckModel(t, func(t *rapid.T) { rapid.SyncTest(t, ctrlProp(true)) })
 }
 
+// TestCtrlQueueTiesModel is TestCtrlQueueModel narrowed to equal ready
+// times. It has three items and delays of a second or two. Its calls only
+// set ready times, keep marks aside, hand items out and move the clock.
+// So two items often fall due at the same moment, one of them through a
+// mark kept aside while in flight. They must come out in the order their
+// times were set. A Done that numbered such a mark anew was found by
+// TestCtrlQueueModel in one run in eight, and by this test in nine of ten.
+func TestCtrlQueueTiesModel(t *testing.T) {
+	testkit.CheckModel(t, func(t *rapid.T) { rapid.SyncTest(t, tiesProp) })
+}
+
+func tiesProp(t *rapid.T) {
+	cm := newCtrlMachine(t, false)
+	cm.keys, cm.delays = 3, tieDelays
+	t.Cleanup(func() {
+		if !readyq.Locked(cm.q) {
+			cm.q.Close()
+		}
+	})
+	actions := map[string]func(*rapid.T){
+		"Add": cm.Add, "AddAfter": cm.AddAfter, "AddAfterBoth": cm.addAfterBoth, "TryTake": cm.TryTake,
+		"Done": cm.Done, "DoneAll": cm.doneAll, "Rearm": cm.Rearm, "Advance": cm.Advance, "": cm.Check,
+	}
+	// A tie that Done gets wrong takes some seven steps in order, and a
+	// Repeat averages 30 of them (-rapid.steps). Three Repeats in a row
+	// find it about eight times as often per check, in under twice the time.
+	for range 3 {
+		t.Repeat(actions)
+	}
+}
+
+// addAfterBoth delays two items by the same delay, one after the other:
+// their ready times are equal, and set in that order.
+func (cm *ctrlMachine) addAfterBoth(t *rapid.T) {
+	k, d := cm.key(t), cm.delay(t)
+	l := (k + rapid.IntRange(1, cm.keys-1).Draw(t, "other")) % cm.keys
+	cm.mark(t, fmt.Sprintf("AddAfter(%d, %v)", k, d), cm.q.AddAfter(k, d), cm.m.AddAfter(k, d))
+	cm.mark(t, fmt.Sprintf("AddAfter(%d, %v) next", l, d), cm.q.AddAfter(l, d), cm.m.AddAfter(l, d))
+}
+
 // FuzzCtrlQueueModel is TestCtrlQueueModel as a native fuzz target.
 func FuzzCtrlQueueModel(f *testing.F) {
 	testkit.FuzzModel(f, 13, 17, func(t *rapid.T) { rapid.SyncTest(t, ctrlProp(false)) })
@@ -63,7 +103,9 @@ type ctrlMachine struct {
 	// defaultLimiter: the queue has DefaultRateLimiter, whose token bucket
 	// (burst 100) the model does not have; retries stay below the burst.
 	defaultLimiter bool
-	fair           bool // WithFairness
+	fair           bool            // WithFairness
+	keys           int             // items 0 … keys-1, at most ctrlKeys
+	delays         []time.Duration // what AddAfter and AddWith draw from
 
 	metrics *ctrlMetrics // nil without WithMetrics
 	adds    int          // marks the model reported new
@@ -76,7 +118,7 @@ type ctrlMachine struct {
 var ctrlPriorities = []int{0, 0, 0, 1, -1, 2, math.MinInt, math.MaxInt}
 
 func newCtrlMachine(t *rapid.T, withMetrics bool) *ctrlMachine {
-	cm := &ctrlMachine{start: map[int]time.Duration{}}
+	cm := &ctrlMachine{start: map[int]time.Duration{}, keys: ctrlKeys, delays: ctrlDelays}
 	mode := rapid.IntRange(0, 2).Draw(t, "mode")
 	opts := []readyq.Option{readyq.WithMode(readyq.Mode(mode))}
 	mo := model.ReadyQOpts{Mode: uint8(mode)}
@@ -116,16 +158,24 @@ func newCtrlMachine(t *rapid.T, withMetrics bool) *ctrlMachine {
 	return cm
 }
 
-func ctrlKey(t *rapid.T) int { return rapid.IntRange(0, ctrlKeys-1).Draw(t, "item") }
+// key draws one of the run's items.
+func (cm *ctrlMachine) key(t *rapid.T) int { return rapid.IntRange(0, cm.keys-1).Draw(t, "item") }
 
-// ctrlDelay draws a delay: non-positive ones (Add), ties, and some past
-// the limiter's delays.
-func ctrlDelay(t *rapid.T) time.Duration {
-	return rapid.SampledFrom([]time.Duration{
+// ctrlDelays are a run's delays: non-positive ones (Add), ties, and some
+// past the limiter's delays. TestCtrlQueueTiesModel draws from tieDelays
+// instead, where most positive delays are a second.
+var (
+	ctrlDelays = []time.Duration{
 		math.MinInt64, -time.Hour, -1, 0,
 		1, time.Millisecond, time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond,
 		10 * time.Millisecond, time.Second,
-	}).Draw(t, "after")
+	}
+	tieDelays = []time.Duration{time.Second, time.Second, 2 * time.Second, 0, -1} // rapid favours the first
+)
+
+// delay draws a delay from the run's set.
+func (cm *ctrlMachine) delay(t *rapid.T) time.Duration {
+	return rapid.SampledFrom(cm.delays).Draw(t, "after")
 }
 
 // mark compares a mark's results and counts the new ones for the metrics.
@@ -139,23 +189,23 @@ func (cm *ctrlMachine) mark(t *rapid.T, what string, got, want bool) {
 }
 
 func (cm *ctrlMachine) Add(t *rapid.T) {
-	k := ctrlKey(t)
+	k := cm.key(t)
 	cm.mark(t, fmt.Sprintf("Add(%d)", k), cm.q.Add(k), cm.m.Add(k))
 }
 
 func (cm *ctrlMachine) AddMode(t *rapid.T) {
-	k := ctrlKey(t)
+	k := cm.key(t)
 	m := rapid.IntRange(0, 3).Draw(t, "mode") // 3 is not a Mode
 	cm.mark(t, fmt.Sprintf("AddMode(%d, %d)", k, m), cm.q.AddMode(k, readyq.Mode(m)), cm.m.AddMode(k, uint8(m)))
 }
 
 func (cm *ctrlMachine) AddAfter(t *rapid.T) {
-	k, d := ctrlKey(t), ctrlDelay(t)
+	k, d := cm.key(t), cm.delay(t)
 	cm.mark(t, fmt.Sprintf("AddAfter(%d, %v)", k, d), cm.q.AddAfter(k, d), cm.m.AddAfter(k, d))
 }
 
 func (cm *ctrlMachine) AddWith(t *rapid.T) {
-	k, d := ctrlKey(t), ctrlDelay(t)
+	k, d := cm.key(t), cm.delay(t)
 	limited := rapid.Bool().Draw(t, "rate limited") && cm.retryAllowed()
 	p := rapid.SampledFrom(ctrlPriorities).Draw(t, "priority")
 	o := readyq.AddOpts{After: d, RateLimited: limited, Priority: p}
@@ -163,7 +213,7 @@ func (cm *ctrlMachine) AddWith(t *rapid.T) {
 }
 
 func (cm *ctrlMachine) AddRateLimited(t *rapid.T) {
-	k := ctrlKey(t)
+	k := cm.key(t)
 	if !cm.retryAllowed() {
 		return
 	}
@@ -175,13 +225,13 @@ func (cm *ctrlMachine) AddRateLimited(t *rapid.T) {
 func (cm *ctrlMachine) retryAllowed() bool { return !cm.defaultLimiter || cm.m.Retries() < 90 }
 
 func (cm *ctrlMachine) Forget(t *rapid.T) {
-	k := ctrlKey(t)
+	k := cm.key(t)
 	cm.q.Forget(k)
 	cm.m.Forget(k)
 }
 
 func (cm *ctrlMachine) NumRequeues(t *rapid.T) {
-	k := ctrlKey(t)
+	k := cm.key(t)
 	if got, want := cm.q.NumRequeues(k), cm.m.NumRequeues(k); got != want {
 		t.Fatalf("NumRequeues(%d) = %d, want %d", k, got, want)
 	}
@@ -254,9 +304,21 @@ func (cm *ctrlMachine) Done(t *rapid.T) {
 		if len(held) != 0 && rapid.IntRange(0, 3).Draw(t, "held") != 0 {
 			ks[i] = rapid.SampledFrom(held).Draw(t, "item")
 		} else {
-			ks[i] = ctrlKey(t)
+			ks[i] = cm.key(t)
 		}
 	}
+	cm.finish(t, held, ks)
+}
+
+// doneAll ends the hand-out of every item in flight.
+func (cm *ctrlMachine) doneAll(t *rapid.T) {
+	held := cm.m.InFlightItems()
+	cm.finish(t, held, held)
+}
+
+// finish calls Done(ks...) and notes, for the metrics, the time in flight
+// of those of ks that were held.
+func (cm *ctrlMachine) finish(t *rapid.T, held, ks []int) {
 	if got, want := cm.q.Done(ks...), cm.m.Done(ks...); got != want {
 		t.Fatalf("Done(%v) = %d, want %d", ks, got, want)
 	}
@@ -270,14 +332,14 @@ func (cm *ctrlMachine) Done(t *rapid.T) {
 }
 
 func (cm *ctrlMachine) Remove(t *rapid.T) {
-	k := ctrlKey(t)
+	k := cm.key(t)
 	if got, want := cm.q.Remove(k), cm.m.Remove(k); got != want {
 		t.Fatalf("Remove(%d) = %v, want %v", k, got, want)
 	}
 }
 
 func (cm *ctrlMachine) Rearm(t *rapid.T) {
-	k := ctrlKey(t)
+	k := cm.key(t)
 	if got, want := cm.q.Rearm(k), cm.m.Rearm(k); got != want {
 		t.Fatalf("Rearm(%d) = %v, want %v", k, got, want)
 	}
@@ -285,7 +347,7 @@ func (cm *ctrlMachine) Rearm(t *rapid.T) {
 
 // SetReady changes what the recheck function (if any) reports for an item.
 func (cm *ctrlMachine) SetReady(t *rapid.T) {
-	cm.notReady[ctrlKey(t)] = !rapid.Bool().Draw(t, "ready")
+	cm.notReady[cm.key(t)] = !rapid.Bool().Draw(t, "ready")
 }
 
 // Advance moves the bubble's clock and the model's by the same amount,

@@ -75,6 +75,46 @@ func TestDelayedItemsComeInReadyTimeOrder(t *testing.T) {
 	})
 }
 
+// TestEqualReadyTimesComeOutInTheOrderTheyWereSet delays two items to
+// the same moment, one of them through a mark kept aside while it is in
+// flight. That mark's time was set when the mark was made. So Done (or
+// Rearm, for a one-shot item) must keep the mark's place among equal
+// times. Numbering it anew put a behind b.
+func TestEqualReadyTimesComeOutInTheOrderTheyWereSet(t *testing.T) {
+	const a, b = 1, 2
+	for _, c := range []struct {
+		name  string
+		mode  readyq.Mode
+		aside bool // a is marked (in flight) before b is delayed
+		want  []int
+	}{
+		{"kept aside first", readyq.Edge, true, []int{a, b}},
+		{"kept aside second", readyq.Edge, false, []int{b, a}},
+		{"one-shot, Rearm", readyq.OneShot, true, []int{a, b}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				q := readyq.New[int](readyq.WithMode(c.mode))
+				q.Add(a)
+				mustWait(t, q, 8, a)
+				if c.aside {
+					q.AddAfter(a, time.Second)
+					q.AddAfter(b, time.Second)
+				} else {
+					q.AddAfter(b, time.Second)
+					q.AddAfter(a, time.Second)
+				}
+				q.Done(a) // a's mark becomes a delay, or waits for Rearm
+				if c.mode == readyq.OneShot && !q.Rearm(a) {
+					t.Fatal("Rearm of a disarmed item = false")
+				}
+				sleep(time.Second)
+				wantItems(t, "TryTake at the shared ready time", q.TryTake(8), c.want...)
+			})
+		})
+	}
+}
+
 func TestTheEarliestReadyTimeWins(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := readyq.New[int]()

@@ -1,6 +1,8 @@
 package readyq
 
 import (
+	"math"
+	"math/bits"
 	"time"
 )
 
@@ -32,8 +34,9 @@ type Metrics interface {
 // Running returns the two figures client-go updates in the background:
 // the total time the items in flight have been in flight (unfinished
 // work), and the longest of them (longest running processor). Both are 0
-// without WithMetrics, which is what times the hand-outs. It takes O(1)
-// time with the lock held.
+// without WithMetrics, which is what times the hand-outs. The total stays
+// at the largest Duration once it would pass it. It takes O(1) time with
+// the lock held.
 func (q *Queue[T]) Running() (unfinished, longest time.Duration) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -43,7 +46,7 @@ func (q *Queue[T]) Running() (unfinished, longest time.Duration) {
 	}
 	now := q.now()
 	head := q.slab.entry(r.head)
-	return time.Duration(int64(r.n)*now - r.sum), time.Duration(now - q.slab.extra(head.x).start)
+	return r.unfinished(now), time.Duration(now - q.slab.extra(head.x).start)
 }
 
 // running is the list of items in flight, oldest hand-out first, kept
@@ -52,7 +55,36 @@ func (q *Queue[T]) Running() (unfinished, longest time.Duration) {
 type running struct {
 	head, tail int32 // while n > 0
 	n          int
-	sum        int64 // of their start times
+	sum        wide // of their start times
+}
+
+// unfinished returns the time in flight of all the items: n·now less the
+// sum of their start times. A few items in flight for a century pass the
+// largest Duration, so it works in 128 bits and saturates there.
+func (r *running) unfinished(now int64) time.Duration {
+	hi, lo := bits.Mul64(uint64(r.n), uint64(now)) // now ≥ every start ≥ 0
+	lo, borrow := bits.Sub64(lo, r.sum.lo, 0)
+	hi -= r.sum.hi + borrow
+	if hi != 0 || lo > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(lo)
+}
+
+// wide is an unsigned 128-bit sum of start times, which no number of
+// items in flight can wrap.
+type wide struct{ hi, lo uint64 }
+
+func (w *wide) add(v int64) {
+	var carry uint64
+	w.lo, carry = bits.Add64(w.lo, uint64(v), 0)
+	w.hi += carry
+}
+
+func (w *wide) sub(v int64) {
+	var borrow uint64
+	w.lo, borrow = bits.Sub64(w.lo, uint64(v), 0)
+	w.hi -= borrow
 }
 
 // A post is what a locked section leaves to do after the unlock: the
@@ -130,7 +162,7 @@ func (q *Queue[T]) started(items []T) {
 		}
 		r.tail = e.id
 		r.n++
-		r.sum += now
+		r.sum.add(now)
 	}
 }
 
@@ -154,5 +186,5 @@ func (q *Queue[T]) finished(e *entry[T]) {
 	}
 	x.prev, x.next = 0, 0
 	r.n--
-	r.sum -= x.start
+	r.sum.sub(x.start)
 }

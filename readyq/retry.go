@@ -85,7 +85,9 @@ func DefaultRateLimiter[T comparable]() RateLimiter[T] {
 }
 
 // ExponentialRateLimiter returns a limiter whose n-th retry of an item
-// (counting from 0) waits base·2ⁿ, at most max, until Forget. It keeps one
+// (counting from 0) waits base·2ⁿ, at most max, until Forget. Once the
+// doubling passes max, every retry waits max, however many failures
+// follow (max from the first retry if base is above it). It keeps one
 // count per item between a failure and its Forget. It panics if base or
 // max is not positive.
 func ExponentialRateLimiter[T comparable](base, max time.Duration) RateLimiter[T] {
@@ -107,11 +109,19 @@ func (r *exponential[T]) When(item T) time.Duration {
 	n := r.failures[item]
 	r.failures[item] = n + 1
 	r.mu.Unlock()
-	d := r.base
-	for ; n > 0 && d < r.max; n-- {
-		d *= 2 // base and max are below 2⁶³ ns: d cannot wrap before it passes max
+	return backoff(r.base, r.max, n)
+}
+
+// backoff returns base·2ⁿ, or max if that is more. It compares before it
+// shifts: for a positive base, base·2ⁿ ≤ max exactly when base ≤ max>>n.
+// So the shift never wraps round into a negative delay, which the queue
+// would take for "now" (client-go also caps at max). It costs the same
+// for any n.
+func backoff(base, max time.Duration, n int) time.Duration {
+	if base <= max>>n {
+		return base << n
 	}
-	return min(d, r.max)
+	return max
 }
 
 // Forget drops item's count.

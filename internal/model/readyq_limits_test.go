@@ -33,6 +33,24 @@ func TestReadyQHugeDelaySaturates(t *testing.T) {
 	wantQueue(t, q, 3, 1, 2) // equal ready times: in the order they were set
 }
 
+// The clock stops at the largest Duration, as the real queue's does. An
+// Advance past it does not wrap the clock round into the past. An item
+// delayed for ages is due once the clock gets there.
+func TestReadyQClockSaturates(t *testing.T) {
+	q := model.NewReadyQ(model.Edge, nil)
+	q.Advance(time.Hour)
+	q.AddAfter(1, math.MaxInt64)
+	q.Advance(math.MaxInt64)
+	if now := q.Now(); now != math.MaxInt64 {
+		t.Fatalf("Now() = %v after an Advance past the end, want the largest Duration", now)
+	}
+	wantQueue(t, q, 1)
+	q.Advance(time.Hour)
+	if now := q.Now(); now != math.MaxInt64 {
+		t.Fatalf("Now() = %v after another Advance, want the largest Duration", now)
+	}
+}
+
 // Any int is a priority, the extremes included.
 func TestReadyQPriorityExtremes(t *testing.T) {
 	q := model.NewReadyQ(model.Edge, nil)

@@ -36,18 +36,20 @@ func Backoff(base, max time.Duration, n int) time.Duration {
 	return min(d, max)
 }
 
-// Now is the model's clock: the sum of every Advance.
+// Now is the model's clock: the sum of every Advance, at most the
+// largest Duration.
 func (q *ReadyQ) Now() time.Duration { return q.now }
 
 // Advance moves the clock on by d and queues every delayed item whose
 // ready time is now or earlier, in ready-time order (ties: the order the
 // times were set), each at the tail of its priority and tenant. It panics
-// for d < 0.
+// for d < 0. The clock stops at the largest Duration rather than wrap
+// round into the past, as time.Since does.
 func (q *ReadyQ) Advance(d time.Duration) {
 	if d < 0 {
 		panic("model: readyq clock moved back")
 	}
-	q.now += d
+	q.now += min(d, math.MaxInt64-q.now)
 	q.queueDue(func(it *rqItem) bool { return it.at <= q.now })
 	q.settle()
 }
