@@ -14,13 +14,6 @@ import (
 	"github.com/evsync/evsync/internal/window"
 )
 
-// MaxDelay was the longest delay New accepted.
-//
-// Deprecated: New no longer limits the delay: it accepts any non-negative
-// delay, as WithMaxWait accepts any positive maxWait (a debounce of a few
-// seconds is common, for file watchers say).
-const MaxDelay = time.Second
-
 // Errors returned by this package; they are the same values in every
 // evsync package and work with errors.Is.
 var (
