@@ -11,17 +11,17 @@ import (
 type delayer struct {
 	window.Window
 	c     *counter.Counter
-	batch uint64 // WithWakeBatch: wake at once at this count; 0 if not set
+	batch uint64 // WithMaxBatch: wake at once at this count; 0 if not set
 	limit uint64 // an add notes an event while no more than this are pending
 }
 
-// delayer makes s's delayer from the options.
-func (s *Signal) delayer(o options) counter.Delayer {
-	d := &delayer{c: &s.c, batch: o.batch}
-	if o.adaptive {
+// delayer makes s's delayer for the policy of WithWakeDelay.
+func (s *Signal) delayer(p wakePolicy) counter.Delayer {
+	d := &delayer{c: &s.c, batch: p.batch}
+	if p.win.Adaptive {
 		d.limit = window.AdaptiveWakeups
 	}
-	d.Init(window.Policy{Delay: o.delay, Adaptive: o.adaptive})
+	d.Init(p.win)
 	s.wake = d
 	return d
 }
@@ -36,7 +36,7 @@ func (d *delayer) Deliver(uint64) { d.c.Serve() }
 
 // Note takes an add that left count with readers blocked. Only the first
 // add of a window notes an event (the first AdaptiveWakeups+1 with
-// WithAdaptiveWake, which judges a window by them): the count already
+// WithAdaptive, which judges a window by them): the count already
 // holds the sum, so the adds after them only load the window's pending
 // count. That keeps them from writing a second shared cache line, which
 // would cost several times the add itself while writers run unthrottled.

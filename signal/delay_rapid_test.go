@@ -7,7 +7,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/evsync/evsync/coalesce"
 	"github.com/evsync/evsync/internal/model"
 	"github.com/evsync/evsync/signal"
 	"pgregory.net/rapid"
@@ -34,7 +33,7 @@ func newDelayModel(delay time.Duration, batch uint64, adaptive bool) *delayModel
 	m := &delayModel{c: model.NewCoalescer(delay, 0, 0), batch: batch}
 	if adaptive {
 		m.c.Adaptive()
-		m.limit = coalesce.AdaptiveWakeups
+		m.limit = signal.AdaptiveWakeups
 	}
 	return m
 }
@@ -91,14 +90,14 @@ func (m *delayModel) advance(d time.Duration) {
 // delayRun drives a real delayed signal and the model with ops, in a
 // synctest bubble, and returns the first difference or "".
 func delayRun(delay time.Duration, batch uint64, adaptive bool, ops []delayOp) string {
-	opts := []signal.Option{signal.WithWakeDelay(delay)}
+	var opts []signal.WakeOption
 	if batch != 0 {
-		opts = append(opts, signal.WithWakeBatch(batch))
+		opts = append(opts, signal.WithMaxBatch(batch))
 	}
 	if adaptive {
-		opts = append(opts, signal.WithAdaptiveWake())
+		opts = append(opts, signal.WithAdaptive())
 	}
-	s := signal.New(0, opts...)
+	s := signal.New(0, signal.WithWakeDelay(delay, opts...))
 	defer s.Close()
 	m := newDelayModel(delay, batch, adaptive)
 	start := time.Now()
