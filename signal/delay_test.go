@@ -146,6 +146,82 @@ func TestWakeAdaptiveJudgesWindowsByAdds(t *testing.T) {
 	})
 }
 
+// TestWakeMaxWaitWaitsForQuiet: with WithMaxWait, an add in the timer's
+// period makes its expiry set it again, and the reader is woken after the
+// first period with no add, as coalesce.WithMaxWait's consumer is.
+func TestWakeMaxWaitWaitsForQuiet(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const d = 4 * time.Millisecond
+		s := signal.New(0, signal.WithWakeDelay(d, signal.WithMaxWait(100*time.Millisecond)))
+		defer s.Close()
+		r := park(context.Background(), s)
+		testkit.MustNil(t, s.Add(1))
+		advance(3 * time.Millisecond)
+		testkit.MustNil(t, s.Add(1))
+		testkit.MustNil(t, s.Add(1))  // not noted: the period has its add
+		advance(3 * time.Millisecond) // 6 ms: the timer found the adds and was set again
+		testkit.Pending(t, r)
+		advance(2*time.Millisecond - 1)
+		testkit.Pending(t, r)
+		advance(1) // 8 ms: a whole period with no add since the timer was set again
+		if got := <-r; got.v != 3 || got.err != nil {
+			t.Fatalf("Wait = %+v, want 3 after the quiet period", got)
+		}
+	})
+}
+
+// TestWakeMaxWaitServesASteadyStream: adds closer together than the delay
+// never let the debounce's periods go quiet, yet each window wakes the
+// reader exactly maxWait after its first add, so a steady stream is still
+// served every maxWait.
+func TestWakeMaxWaitServesASteadyStream(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const d, maxWait = 4 * time.Millisecond, 20 * time.Millisecond
+		s := signal.New(0, signal.WithWakeDelay(d, signal.WithMaxWait(maxWait)))
+		defer s.Close()
+		for range 3 {
+			r := park(context.Background(), s)
+			start := time.Now()
+			for i := range 20 { // an add every millisecond, from 0 to 19 ms
+				if i > 0 {
+					advance(time.Millisecond)
+				}
+				testkit.MustNil(t, s.Add(1))
+			}
+			advance(time.Millisecond - 1)
+			testkit.Pending(t, r)
+			advance(1)
+			if got := <-r; got.v != 20 || time.Since(start) != maxWait {
+				t.Fatalf("Wait = %+v after %v, want 20 at maxWait %v", got, time.Since(start), maxWait)
+			}
+		}
+	})
+}
+
+// TestWakeMaxWaitKeepsMaxBatch: WithMaxBatch still wakes at once under
+// the debounce.
+func TestWakeMaxWaitKeepsMaxBatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := signal.New(0, signal.WithWakeDelay(time.Second,
+			signal.WithMaxWait(time.Hour), signal.WithMaxBatch(8)))
+		defer s.Close()
+		r := park(context.Background(), s)
+		start := time.Now()
+		testkit.MustNil(t, s.Add(3))
+		testkit.MustNil(t, s.Add(5))
+		if got := <-r; got.v != 8 || time.Since(start) != 0 {
+			t.Fatalf("Wait = %+v after %v, want 8 at once", got, time.Since(start))
+		}
+	})
+}
+
+// advance moves the bubble's fake clock by d and lets the timers due by
+// then run.
+func advance(d time.Duration) {
+	time.Sleep(d)
+	synctest.Wait()
+}
+
 func TestWakeDelayClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := signal.New(0, signal.WithWakeDelay(5*time.Millisecond))
@@ -179,6 +255,7 @@ func TestWakeOptionsAreNotOptions(t *testing.T) {
 	for name, o := range map[string]signal.WakeOption{
 		"WithMaxBatch": signal.WithMaxBatch(2),
 		"WithAdaptive": signal.WithAdaptive(),
+		"WithMaxWait":  signal.WithMaxWait(time.Second),
 	} {
 		if _, ok := o.(signal.Option); ok {
 			t.Errorf("%s is an Option too: New would take it without a delay", name)
@@ -194,6 +271,7 @@ func TestWakeDelayZeroWakesAtOnce(t *testing.T) {
 		"no option":    nil,
 		"WithMaxBatch": {signal.WithMaxBatch(100)},
 		"WithAdaptive": {signal.WithAdaptive()},
+		"WithMaxWait":  {signal.WithMaxWait(time.Second)},
 	} {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -213,8 +291,11 @@ func TestWakeDelayZeroWakesAtOnce(t *testing.T) {
 
 func TestWakeDelayOptionPanics(t *testing.T) {
 	for name, f := range map[string]func(){
-		"negative delay": func() { signal.WithWakeDelay(-1) },
-		"batch zero":     func() { signal.WithMaxBatch(0) },
+		"negative delay":      func() { signal.WithWakeDelay(-1) },
+		"batch zero":          func() { signal.WithMaxBatch(0) },
+		"maxWait zero":        func() { signal.WithMaxWait(0) },
+		"maxWait negative":    func() { signal.WithMaxWait(-time.Second) },
+		"maxWait below delay": func() { signal.WithWakeDelay(time.Millisecond, signal.WithMaxWait(time.Microsecond)) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {

@@ -106,6 +106,25 @@ func ExampleWithAdaptive() {
 	// read 1
 }
 
+// WithMaxWait debounces: the reader is woken once the adds pause for a
+// delay, but a steady stream still wakes it every maxWait.
+func ExampleWithMaxWait() {
+	sig := signal.New(0, signal.WithWakeDelay(time.Millisecond, signal.WithMaxWait(10*time.Millisecond)))
+	defer sig.Close()
+	go func() {
+		for range 5 {
+			sig.Add(1) // a burst, coalesced into one wakeup of a blocked reader
+		}
+	}()
+	total := uint64(0)
+	for total < 5 {
+		n, _ := sig.Wait(context.Background())
+		total += n
+	}
+	fmt.Println("events:", total)
+	// Output: events: 5
+}
+
 // Writable is poll's POLLOUT on a signal: it is ready once an Add(1) would
 // not block for want of room, here when the reader takes a full count.
 func ExampleSignal_Writable() {

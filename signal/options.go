@@ -42,13 +42,13 @@ func (f wakeOptionFunc) applyWake(p *wakePolicy) { f(p) }
 // The policy is package coalesce's, and the two share one window. By
 // default the first Add after an idle period arms one timer, and later
 // ones neither re-arm nor extend it. The options WithAdaptive
-// (recommended) and WithMaxBatch change that, as in coalesce. A delay of
-// 0 wakes at once, which meets every option's bound, so the options then
-// change nothing. A later WithWakeDelay replaces an earlier one, options
-// and all.
+// (recommended), WithMaxBatch and WithMaxWait change that, as in coalesce.
+// A delay of 0 wakes at once, which meets every option's bound, so the
+// options then change nothing. A later WithWakeDelay replaces an earlier
+// one, options and all.
 //
 // Like coalesce.New, WithWakeDelay takes any non-negative delay. It panics
-// if d is negative.
+// if d is negative, or if maxWait (WithMaxWait) is below d.
 func WithWakeDelay(d time.Duration, opts ...WakeOption) Option {
 	if d < 0 {
 		panic("signal: negative wake delay")
@@ -56,6 +56,9 @@ func WithWakeDelay(d time.Duration, opts ...WakeOption) Option {
 	p := wakePolicy{win: window.Policy{Delay: d}}
 	for _, o := range opts {
 		o.applyWake(&p)
+	}
+	if p.win.MaxWait != 0 && p.win.MaxWait < d {
+		panic("signal: maxWait below the wake delay")
 	}
 	return optionFunc(func(o *options) { o.wake, o.delayed = p, true })
 }
@@ -70,6 +73,22 @@ func WithMaxBatch(n uint64) WakeOption {
 		panic("signal: WithMaxBatch(0)")
 	}
 	return wakeOptionFunc(func(p *wakePolicy) { p.batch = n })
+}
+
+// WithMaxWait makes the delay a trailing debounce, coalesce.WithMaxWait's.
+// The first add that finds readers blocked arms the timer for the delay.
+// When the timer expires and finds that adds came since it was set, it is
+// set again for another delay. The first period with no add ends the
+// window with the wakeup. So readers are woken one to two delays after the
+// last add, and never later than maxWait after the first. A steady stream
+// of adds is still served. WithMaxBatch still wakes at once. WithMaxWait
+// panics if maxWait is not positive, WithWakeDelay if it is below the
+// delay.
+func WithMaxWait(maxWait time.Duration) WakeOption {
+	if maxWait <= 0 {
+		panic("signal: maxWait must be positive")
+	}
+	return wakeOptionFunc(func(p *wakePolicy) { p.win.MaxWait = maxWait })
 }
 
 // WithAdaptive makes the delay adaptive, with coalesce.WithAdaptive's
