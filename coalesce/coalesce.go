@@ -83,8 +83,9 @@ type outbox struct {
 }
 
 // New returns a Waker with the given delay, which may be any non-negative
-// duration. It panics if delay is negative, or if an option is invalid
-// for it.
+// duration. A delay of 0 wakes at once for every event, which meets every
+// option's bound, so the options then change nothing. New panics if delay
+// is negative, or if an option is invalid for it.
 func New(delay time.Duration, opts ...Option) *Waker {
 	if delay < 0 {
 		panic("coalesce: negative delay")
