@@ -15,8 +15,9 @@ import (
 // and stops after a window that catches this many events or fewer.
 const AdaptiveWakeups = 4
 
-// A Policy says when a window's events make a wakeup (coalesce's options
-// document each one for users).
+// A Policy says when a window's events make a wakeup. The options of
+// coalesce and of signal.WithWakeDelay document each field for users.
+// signal leaves MaxBatch at 0: its batch counts units, not events.
 type Policy struct {
 	Delay    time.Duration // the window's length; 0 wakes at once
 	MaxBatch uint64        // wake at once at this many pending events; 0: no threshold
