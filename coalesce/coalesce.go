@@ -14,13 +14,6 @@ import (
 	"github.com/evsync/evsync/internal/window"
 )
 
-// MaxDelay was the longest delay New accepted.
-//
-// Deprecated: New no longer limits the delay: it accepts any non-negative
-// delay, as WithMaxWait accepts any positive maxWait (a debounce of a few
-// seconds is common, for file watchers say).
-const MaxDelay = time.Second
-
 // Errors returned by this package; they are the same values in every
 // evsync package and work with errors.Is.
 var (
@@ -90,8 +83,9 @@ type outbox struct {
 }
 
 // New returns a Waker with the given delay, which may be any non-negative
-// duration. It panics if delay is negative, or if an option is invalid
-// for it.
+// duration. A delay of 0 wakes at once for every event, which meets every
+// option's bound, so the options then change nothing. New panics if delay
+// is negative, or if an option is invalid for it.
 func New(delay time.Duration, opts ...Option) *Waker {
 	if delay < 0 {
 		panic("coalesce: negative delay")

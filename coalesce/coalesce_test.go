@@ -67,6 +67,28 @@ func TestZeroDelayWakesAtOnce(t *testing.T) {
 	})
 }
 
+// TestZeroDelayIgnoresTheOptions: with a delay of 0 every event wakes at
+// once whatever the options, which then change nothing (each bound is
+// met).
+func TestZeroDelayIgnoresTheOptions(t *testing.T) {
+	for name, opt := range map[string]coalesce.Option{
+		"WithMaxBatch": coalesce.WithMaxBatch(100),
+		"WithMaxWait":  coalesce.WithMaxWait(time.Second),
+		"WithAdaptive": coalesce.WithAdaptive(),
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := coalesce.New(0, opt)
+				defer w.Close()
+				for range 3 {
+					w.Wake()
+					want(t, w, 1, 1)
+				}
+			})
+		})
+	}
+}
+
 func TestMaxBatchWakesAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := coalesce.New(time.Second, coalesce.WithMaxBatch(3))

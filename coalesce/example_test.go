@@ -37,6 +37,24 @@ func ExampleWithMaxBatch() {
 	// Output: batch of 3
 }
 
+// WithAdaptive wakes at once while events are rare, after the first
+// window, and coalesces only a sustained stream.
+func ExampleWithAdaptive() {
+	w := coalesce.New(5*time.Millisecond, coalesce.WithAdaptive())
+	defer w.Close()
+	for range 3 {
+		// One event at a time: the first waits for a window, which catches
+		// too few events to go on coalescing, so the next wake at once.
+		w.Wake()
+		n, _ := w.Wait(context.Background())
+		fmt.Println("events:", n)
+	}
+	// Output:
+	// events: 1
+	// events: 1
+	// events: 1
+}
+
 // WithMaxWait debounces: the wakeup waits for a quiet period, but a steady
 // stream is still served every maxWait.
 func ExampleWithMaxWait() {

@@ -6,7 +6,8 @@ import (
 	"github.com/evsync/evsync/internal/window"
 )
 
-// An Option configures a Waker in New.
+// An Option configures a Waker in New. A signal's wake delay takes the
+// same options, by the same names, in signal.WithWakeDelay.
 type Option interface{ apply(*window.Policy) }
 
 type optionFunc func(*window.Policy)
@@ -23,18 +24,17 @@ func WithMaxBatch(n uint64) Option {
 }
 
 // WithMaxWait switches the Waker to a trailing debounce. The window's
-// first event arms the timer for the delay; when it expires and finds
-// that events came since it was set, it is set again for another delay,
-// and the first period with no event ends the window with the wakeup.
-// So the wakeup comes between one and two delays after the last event (a
-// lone event waits exactly one delay, an event just as a period begins
-// waits two), and never later than maxWait after the window's first
-// event, so that a steady stream is still served: the last period is cut
-// short at maxWait, even if an event has just come. (Measuring the quiet
-// from each event instead would take the time in every Wake.) WithMaxBatch
-// and Flush still wake at once. New panics if maxWait is below the delay;
-// WithMaxWait panics if it is not positive. Neither maxWait nor the delay
-// has an upper limit.
+// first event arms the timer for the delay. When the timer expires and
+// finds that events came since it was set, it is set again for another
+// delay. The first period with no event ends the window with the wakeup.
+// So the wakeup comes one to two delays after the last event: a lone event
+// waits exactly one delay, one just as a period begins waits two. It never
+// comes later than maxWait after the window's first event, so a steady
+// stream is still served. The last period is then cut short at maxWait,
+// even if an event has just come. (Measuring the quiet from each event
+// instead would take the time in every Wake.) WithMaxBatch and Flush still
+// wake at once. WithMaxWait panics if maxWait is not positive, New if it
+// is below the delay. Neither maxWait nor the delay has an upper limit.
 func WithMaxWait(maxWait time.Duration) Option {
 	if maxWait <= 0 {
 		panic("coalesce: maxWait must be positive")
@@ -42,19 +42,18 @@ func WithMaxWait(maxWait time.Duration) Option {
 	return optionFunc(func(p *window.Policy) { p.MaxWait = maxWait })
 }
 
-// WithAdaptive coalesces only while the consumer would otherwise be
-// woken often, for longer than a delay. It starts out coalescing under the
-// policy in force (audit, or the debounce of WithMaxWait) and stops when
-// a window runs its whole delay and catches AdaptiveWakeups events or
-// fewer. From then on it wakes the consumer at once for every event that
-// opens a window, as with a delay of 0, and counts those wakeups over
-// periods of one delay: when a period ends with more than AdaptiveWakeups
-// of them and events go on coming, it coalesces again. A trickle of events, or a
-// short burst, so pays no latency and no timer (a timer's wakeup on an
-// otherwise idle process costs more than the few immediate wakeups it
-// would save), after the first window, and a sustained stream is
-// coalesced. No event waits longer than the delay (maxWait with
-// WithMaxWait).
+// WithAdaptive coalesces only while the consumer would otherwise be woken
+// often, for longer than a delay. It starts out coalescing under the
+// policy in force (audit, or the debounce of WithMaxWait). It stops when a
+// window runs its whole delay and catches AdaptiveWakeups events or fewer.
+// From then on every event that opens a window wakes the consumer at once,
+// as with a delay of 0. Those wakeups are counted over periods of one
+// delay. When a period ends with more than AdaptiveWakeups of them and
+// events go on coming, it coalesces again. After the first window, a
+// trickle of events or a short burst so pays no latency and no timer. (On
+// an otherwise idle process, a timer's wakeup costs more than the few
+// immediate wakeups it would save.) A sustained stream is coalesced. No
+// event waits longer than the delay (maxWait with WithMaxWait).
 func WithAdaptive() Option {
 	return optionFunc(func(p *window.Policy) { p.Adaptive = true })
 }

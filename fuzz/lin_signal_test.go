@@ -21,17 +21,19 @@ func TestSignalLinearizable(t *testing.T) {
 
 // TestSignalWakeDelayLinearizable is TestSignalLinearizable for Signals
 // whose blocked readers are woken through the coalescer, up to 50µs after
-// an Add (real time), alone and with WithWakeBatch and WithAdaptiveWake:
-// the delay must not change what any call returns.
+// an Add (real time), alone and with WithMaxBatch, WithAdaptive and
+// WithMaxWait (up to 200µs then): the delay must not change what any call
+// returns.
 func TestSignalWakeDelayLinearizable(t *testing.T) {
-	delay := signal.WithWakeDelay(50 * time.Microsecond)
+	const delay = 50 * time.Microsecond
 	for _, c := range []struct {
 		name string
 		opts []signal.Option
 	}{
-		{"WithWakeDelay", []signal.Option{delay}},
-		{"WithWakeBatch", []signal.Option{delay, signal.WithWakeBatch(3)}},
-		{"WithAdaptiveWake", []signal.Option{delay, signal.WithAdaptiveWake()}},
+		{"WithWakeDelay", []signal.Option{signal.WithWakeDelay(delay)}},
+		{"WithMaxBatch", []signal.Option{signal.WithWakeDelay(delay, signal.WithMaxBatch(3))}},
+		{"WithAdaptive", []signal.Option{signal.WithWakeDelay(delay, signal.WithAdaptive())}},
+		{"WithMaxWait", []signal.Option{signal.WithWakeDelay(delay, signal.WithMaxWait(4*delay))}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			checkLinearizable(t, "signal with "+c.name, sigWorkload(c.opts), sigWant)

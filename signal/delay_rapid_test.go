@@ -7,7 +7,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/evsync/evsync/coalesce"
 	"github.com/evsync/evsync/internal/model"
 	"github.com/evsync/evsync/signal"
 	"pgregory.net/rapid"
@@ -18,23 +17,49 @@ import (
 // and its events are the adds the signal notes: an add that finds the
 // reader blocked notes one while no more than limit are pending (one per
 // window; AdaptiveWakeups+1 with the adaptive policy, which judges windows
-// by them), and an add that brings the count to the batch threshold notes
-// one and flushes. Each wakeup hands the reader the whole count, if there
-// is any. Take and a reader that finds a non-zero count are never delayed.
+// by them; with maxWait, also one per timer period that has none yet), and
+// an add that brings the count to the batch threshold notes one and
+// flushes. Each wakeup hands the reader the whole count, if there is any.
+// Take and a reader that finds a non-zero count are never delayed.
 type delayModel struct {
-	c      *model.Coalescer
-	batch  uint64
-	limit  uint64
-	count  uint64
-	parked bool        // the reader is blocked in Wait
-	got    []delayRead // reader returns not yet checked
+	c        *model.Coalescer
+	batch    uint64
+	limit    uint64
+	debounce bool // maxWait is set
+	count    uint64
+	parked   bool        // the reader is blocked in Wait
+	got      []delayRead // reader returns not yet checked
 }
 
-func newDelayModel(delay time.Duration, batch uint64, adaptive bool) *delayModel {
-	m := &delayModel{c: model.NewCoalescer(delay, 0, 0), batch: batch}
-	if adaptive {
+// delayConfig is a delayed signal's policy: WithWakeDelay(delay) and the
+// options that the other fields ask for (0 and false: not given).
+type delayConfig struct {
+	delay    time.Duration
+	maxWait  time.Duration
+	batch    uint64
+	adaptive bool
+}
+
+// options is the WakeOptions of c.
+func (c delayConfig) options() []signal.WakeOption {
+	var opts []signal.WakeOption
+	if c.batch != 0 {
+		opts = append(opts, signal.WithMaxBatch(c.batch))
+	}
+	if c.maxWait != 0 {
+		opts = append(opts, signal.WithMaxWait(c.maxWait))
+	}
+	if c.adaptive {
+		opts = append(opts, signal.WithAdaptive())
+	}
+	return opts
+}
+
+func newDelayModel(cfg delayConfig) *delayModel {
+	m := &delayModel{c: model.NewCoalescer(cfg.delay, 0, cfg.maxWait), batch: cfg.batch, debounce: cfg.maxWait != 0}
+	if cfg.adaptive {
 		m.c.Adaptive()
-		m.limit = coalesce.AdaptiveWakeups
+		m.limit = signal.AdaptiveWakeups
 	}
 	return m
 }
@@ -55,7 +80,7 @@ func (m *delayModel) add(n uint64) {
 	case m.batch != 0 && m.count >= m.batch:
 		m.c.Wake()
 		m.c.Flush()
-	case m.c.Pending() <= m.limit:
+	case m.c.Pending() <= m.limit || m.debounce && !m.c.Extended():
 		m.c.Wake()
 	}
 	if m.c.Wakeups() != before {
@@ -77,30 +102,31 @@ func (m *delayModel) park() {
 	m.serve(m.c.Now()) // a Wait that finds a count takes it at once
 }
 
-// advance moves the clock; a window that ends on the way wakes the
-// reader at its deadline (only one can: the next needs an add).
+// advance moves the clock one deadline at a time; a window that ends on
+// the way wakes the reader at its deadline (only one can: the next needs
+// an add). A debounce's deadline may set the timer again instead.
 func (m *delayModel) advance(d time.Duration) {
-	armed, deadline := m.c.Armed()
-	before := m.c.Wakeups()
-	m.c.Advance(d)
-	if armed && m.c.Wakeups() != before {
-		m.serve(deadline)
+	end := m.c.Now() + d
+	for {
+		armed, deadline := m.c.Armed()
+		if !armed || deadline > end {
+			break
+		}
+		before := m.c.Wakeups()
+		m.c.Advance(deadline - m.c.Now())
+		if m.c.Wakeups() != before {
+			m.serve(deadline)
+		}
 	}
+	m.c.Advance(end - m.c.Now())
 }
 
 // delayRun drives a real delayed signal and the model with ops, in a
 // synctest bubble, and returns the first difference or "".
-func delayRun(delay time.Duration, batch uint64, adaptive bool, ops []delayOp) string {
-	opts := []signal.Option{signal.WithWakeDelay(delay)}
-	if batch != 0 {
-		opts = append(opts, signal.WithWakeBatch(batch))
-	}
-	if adaptive {
-		opts = append(opts, signal.WithAdaptiveWake())
-	}
-	s := signal.New(0, opts...)
+func delayRun(cfg delayConfig, ops []delayOp) string {
+	s := signal.New(0, signal.WithWakeDelay(cfg.delay, cfg.options()...))
 	defer s.Close()
-	m := newDelayModel(delay, batch, adaptive)
+	m := newDelayModel(cfg)
 	start := time.Now()
 	reads := make(chan delayRead, 1)
 	for i, o := range ops {
@@ -167,32 +193,59 @@ type delayOp struct {
 	d    time.Duration
 }
 
+// delayOps draws the operations of a delayed-signal run.
+func delayOps() *rapid.Generator[[]delayOp] {
+	return rapid.SliceOfN(rapid.Custom(func(t *rapid.T) delayOp {
+		o := delayOp{kind: rapid.SampledFrom([]string{"add", "add", "add", "take", "park", "park", "advance", "advance"}).Draw(t, "kind")}
+		switch o.kind {
+		case "add":
+			o.n = rapid.SampledFrom([]uint64{0, 1, 1, 2, 5, 70}).Draw(t, "n")
+		case "advance":
+			// microseconds: short steps (so that adaptive wakeups pile
+			// up within a delay) and steps around each delay
+			o.d = time.Duration(rapid.SampledFrom([]int{0, 0, 100, 500, 1000, 1001, 5000,
+				5001, 6000, 20000, 20001, 25000}).Draw(t, "µs")) * time.Microsecond
+		}
+		return o
+	}), 1, 80)
+}
+
+// checkDelayModel runs ops on a signal with cfg's policy and on the model,
+// in a synctest bubble, and fails rt at the first difference.
+func checkDelayModel(t *testing.T, rt *rapid.T, cfg delayConfig, ops []delayOp) {
+	var diff string
+	synctest.Test(t, func(*testing.T) { diff = delayRun(cfg, ops) })
+	if diff != "" {
+		rt.Fatalf("%+v: %s", cfg, diff)
+	}
+}
+
 // TestWakeDelayModel checks a delayed signal against delayModel: on the
 // bubble's fake clock, a blocked reader is woken exactly a delay after the
 // first add of a window (never earlier, never later), at once when the
 // batch threshold is reached, and never when a Take left nothing.
 func TestWakeDelayModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		delay := rapid.SampledFrom([]time.Duration{time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond}).Draw(rt, "delay")
-		batch := rapid.SampledFrom([]uint64{0, 3, 64}).Draw(rt, "batch")
-		adaptive := rapid.Bool().Draw(rt, "adaptive")
-		ops := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) delayOp {
-			o := delayOp{kind: rapid.SampledFrom([]string{"add", "add", "add", "take", "park", "park", "advance", "advance"}).Draw(t, "kind")}
-			switch o.kind {
-			case "add":
-				o.n = rapid.SampledFrom([]uint64{0, 1, 1, 2, 5, 70}).Draw(t, "n")
-			case "advance":
-				// microseconds: short steps (so that adaptive wakeups pile
-				// up within a delay) and steps around each delay
-				o.d = time.Duration(rapid.SampledFrom([]int{0, 0, 100, 500, 1000, 1001, 5000,
-					5001, 6000, 20000, 20001, 25000}).Draw(t, "µs")) * time.Microsecond
-			}
-			return o
-		}), 1, 80).Draw(rt, "ops")
-		var diff string
-		synctest.Test(t, func(*testing.T) { diff = delayRun(delay, batch, adaptive, ops) })
-		if diff != "" {
-			rt.Fatalf("delay=%v batch=%d adaptive=%v: %s", delay, batch, adaptive, diff)
-		}
+		var cfg delayConfig
+		cfg.delay = rapid.SampledFrom([]time.Duration{time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond}).Draw(rt, "delay")
+		cfg.batch = rapid.SampledFrom([]uint64{0, 3, 64}).Draw(rt, "batch")
+		cfg.adaptive = rapid.Bool().Draw(rt, "adaptive")
+		checkDelayModel(t, rt, cfg, delayOps().Draw(rt, "ops"))
+	})
+}
+
+// TestWakeMaxWaitModel is TestWakeDelayModel for WithMaxWait, the
+// trailing debounce (a test of its own, so that the fail files of
+// TestWakeDelayModel still replay). The reader is woken after a timer
+// period with no add, and never later than maxWait after the window's
+// first add.
+func TestWakeMaxWaitModel(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		var cfg delayConfig
+		cfg.delay = rapid.SampledFrom([]time.Duration{time.Millisecond, 5 * time.Millisecond}).Draw(rt, "delay")
+		cfg.maxWait = cfg.delay * time.Duration(rapid.SampledFrom([]int{1, 2, 3, 8}).Draw(rt, "maxWait/delay"))
+		cfg.batch = rapid.SampledFrom([]uint64{0, 3, 64}).Draw(rt, "batch")
+		cfg.adaptive = rapid.Bool().Draw(rt, "adaptive")
+		checkDelayModel(t, rt, cfg, delayOps().Draw(rt, "ops"))
 	})
 }

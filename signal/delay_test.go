@@ -75,9 +75,9 @@ func TestWakeDelayCountIsVisibleAtOnce(t *testing.T) {
 	})
 }
 
-func TestWakeBatchWakesAtOnce(t *testing.T) {
+func TestWakeMaxBatchWakesAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := signal.New(0, signal.WithWakeDelay(time.Second), signal.WithWakeBatch(3))
+		s := signal.New(0, signal.WithWakeDelay(time.Second, signal.WithMaxBatch(3)))
 		defer s.Close()
 		r := park(context.Background(), s)
 		start := time.Now()
@@ -90,11 +90,11 @@ func TestWakeBatchWakesAtOnce(t *testing.T) {
 	})
 }
 
-// TestWakeBatchCountsUnits: the threshold is on the count, so one large
-// add wakes at once, and adds below it still wait for the delay.
-func TestWakeBatchCountsUnits(t *testing.T) {
+// TestWakeMaxBatchCountsUnits: the threshold is on the count, so one
+// large add wakes at once, and adds below it still wait for the delay.
+func TestWakeMaxBatchCountsUnits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := signal.New(0, signal.WithWakeDelay(time.Second), signal.WithWakeBatch(64))
+		s := signal.New(0, signal.WithWakeDelay(time.Second, signal.WithMaxBatch(64)))
 		defer s.Close()
 		r := park(context.Background(), s)
 		testkit.MustNil(t, s.Add(63))
@@ -113,14 +113,14 @@ func TestWakeBatchCountsUnits(t *testing.T) {
 	})
 }
 
-// TestAdaptiveWakeJudgesWindowsByAdds: with WithAdaptiveWake, after a
-// thin first window, readers are woken at once until a delay has needed more than
-// coalesce.AdaptiveWakeups wakeups; then adds are coalesced, and a window
-// that catches more than that many adds keeps coalescing on.
-func TestAdaptiveWakeJudgesWindowsByAdds(t *testing.T) {
+// TestWakeAdaptiveJudgesWindowsByAdds: with WithAdaptive, after a thin
+// first window, readers are woken at once until a delay has needed more
+// than AdaptiveWakeups wakeups. Then adds are coalesced, and a window that
+// catches more than that many adds keeps coalescing on.
+func TestWakeAdaptiveJudgesWindowsByAdds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const delay = 8 * time.Millisecond
-		s := signal.New(0, signal.WithWakeDelay(delay), signal.WithAdaptiveWake())
+		s := signal.New(0, signal.WithWakeDelay(delay, signal.WithAdaptive()))
 		defer s.Close()
 		addAndWait := func(adds int, wait time.Duration) {
 			t.Helper()
@@ -139,11 +139,87 @@ func TestAdaptiveWakeJudgesWindowsByAdds(t *testing.T) {
 			time.Sleep(delay / 8)
 		}
 		for range 3 { // busy and going on: windows, each catching enough adds
-			addAndWait(coalesce.AdaptiveWakeups+1, delay)
+			addAndWait(signal.AdaptiveWakeups+1, delay)
 		}
 		addAndWait(1, delay) // a thin window ends coalescing
 		addAndWait(1, 0)
 	})
+}
+
+// TestWakeMaxWaitWaitsForQuiet: with WithMaxWait, an add in the timer's
+// period makes its expiry set it again, and the reader is woken after the
+// first period with no add, as coalesce.WithMaxWait's consumer is.
+func TestWakeMaxWaitWaitsForQuiet(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const d = 4 * time.Millisecond
+		s := signal.New(0, signal.WithWakeDelay(d, signal.WithMaxWait(100*time.Millisecond)))
+		defer s.Close()
+		r := park(context.Background(), s)
+		testkit.MustNil(t, s.Add(1))
+		advance(3 * time.Millisecond)
+		testkit.MustNil(t, s.Add(1))
+		testkit.MustNil(t, s.Add(1))  // not noted: the period has its add
+		advance(3 * time.Millisecond) // 6 ms: the timer found the adds and was set again
+		testkit.Pending(t, r)
+		advance(2*time.Millisecond - 1)
+		testkit.Pending(t, r)
+		advance(1) // 8 ms: a whole period with no add since the timer was set again
+		if got := <-r; got.v != 3 || got.err != nil {
+			t.Fatalf("Wait = %+v, want 3 after the quiet period", got)
+		}
+	})
+}
+
+// TestWakeMaxWaitServesASteadyStream: adds closer together than the delay
+// never let the debounce's periods go quiet, yet each window wakes the
+// reader exactly maxWait after its first add, so a steady stream is still
+// served every maxWait.
+func TestWakeMaxWaitServesASteadyStream(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const d, maxWait = 4 * time.Millisecond, 20 * time.Millisecond
+		s := signal.New(0, signal.WithWakeDelay(d, signal.WithMaxWait(maxWait)))
+		defer s.Close()
+		for range 3 {
+			r := park(context.Background(), s)
+			start := time.Now()
+			for i := range 20 { // an add every millisecond, from 0 to 19 ms
+				if i > 0 {
+					advance(time.Millisecond)
+				}
+				testkit.MustNil(t, s.Add(1))
+			}
+			advance(time.Millisecond - 1)
+			testkit.Pending(t, r)
+			advance(1)
+			if got := <-r; got.v != 20 || time.Since(start) != maxWait {
+				t.Fatalf("Wait = %+v after %v, want 20 at maxWait %v", got, time.Since(start), maxWait)
+			}
+		}
+	})
+}
+
+// TestWakeMaxWaitKeepsMaxBatch: WithMaxBatch still wakes at once under
+// the debounce.
+func TestWakeMaxWaitKeepsMaxBatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := signal.New(0, signal.WithWakeDelay(time.Second,
+			signal.WithMaxWait(time.Hour), signal.WithMaxBatch(8)))
+		defer s.Close()
+		r := park(context.Background(), s)
+		start := time.Now()
+		testkit.MustNil(t, s.Add(3))
+		testkit.MustNil(t, s.Add(5))
+		if got := <-r; got.v != 8 || time.Since(start) != 0 {
+			t.Fatalf("Wait = %+v after %v, want 8 at once", got, time.Since(start))
+		}
+	})
+}
+
+// advance moves the bubble's fake clock by d and lets the timers due by
+// then run.
+func advance(d time.Duration) {
+	time.Sleep(d)
+	synctest.Wait()
 }
 
 func TestWakeDelayClose(t *testing.T) {
@@ -163,12 +239,63 @@ func TestWakeDelayClose(t *testing.T) {
 	})
 }
 
+// TestWakeAdaptiveWakeupsIsShared: the two packages share one
+// threshold, as they share one policy.
+func TestWakeAdaptiveWakeupsIsShared(t *testing.T) {
+	if signal.AdaptiveWakeups != coalesce.AdaptiveWakeups {
+		t.Fatalf("signal.AdaptiveWakeups = %d, coalesce's %d", signal.AdaptiveWakeups, coalesce.AdaptiveWakeups)
+	}
+}
+
+// TestWakeOptionsAreNotOptions: a policy option without a delay does not
+// compile (signal.New(0, signal.WithMaxBatch(2)) is a type error), since
+// only WithWakeDelay takes a WakeOption. This pins the reason: no
+// WakeOption is also an Option that New would take.
+func TestWakeOptionsAreNotOptions(t *testing.T) {
+	for name, o := range map[string]signal.WakeOption{
+		"WithMaxBatch": signal.WithMaxBatch(2),
+		"WithAdaptive": signal.WithAdaptive(),
+		"WithMaxWait":  signal.WithMaxWait(time.Second),
+	} {
+		if _, ok := o.(signal.Option); ok {
+			t.Errorf("%s is an Option too: New would take it without a delay", name)
+		}
+	}
+}
+
+// TestWakeDelayZeroWakesAtOnce: with a delay of 0 every add that finds a
+// reader blocked wakes it at once, whatever the options, which then
+// change nothing (each bound is met).
+func TestWakeDelayZeroWakesAtOnce(t *testing.T) {
+	for name, opts := range map[string][]signal.WakeOption{
+		"no option":    nil,
+		"WithMaxBatch": {signal.WithMaxBatch(100)},
+		"WithAdaptive": {signal.WithAdaptive()},
+		"WithMaxWait":  {signal.WithMaxWait(time.Second)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := signal.New(0, signal.WithWakeDelay(0, opts...))
+				defer s.Close()
+				for range 3 {
+					r := park(context.Background(), s)
+					testkit.MustNil(t, s.Add(1))
+					if got := <-r; got.v != 1 {
+						t.Fatalf("Wait = %+v, want 1", got)
+					}
+				}
+			})
+		})
+	}
+}
+
 func TestWakeDelayOptionPanics(t *testing.T) {
 	for name, f := range map[string]func(){
-		"negative delay":         func() { signal.WithWakeDelay(-1) },
-		"batch zero":             func() { signal.WithWakeBatch(0) },
-		"batch without delay":    func() { signal.New(0, signal.WithWakeBatch(2)) },
-		"adaptive without delay": func() { signal.New(0, signal.WithAdaptiveWake()) },
+		"negative delay":      func() { signal.WithWakeDelay(-1) },
+		"batch zero":          func() { signal.WithMaxBatch(0) },
+		"maxWait zero":        func() { signal.WithMaxWait(0) },
+		"maxWait negative":    func() { signal.WithMaxWait(-time.Second) },
+		"maxWait below delay": func() { signal.WithWakeDelay(time.Millisecond, signal.WithMaxWait(time.Microsecond)) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {

@@ -60,20 +60,69 @@ func ExampleSignal_Add() {
 // WithWakeDelay coalesces a burst of adds into one wakeup of a blocked
 // reader, while the count itself is visible at once.
 func ExampleWithWakeDelay() {
-	sig := signal.New(0, signal.WithWakeDelay(2*time.Millisecond), signal.WithWakeBatch(100))
+	sig := signal.New(0, signal.WithWakeDelay(time.Millisecond))
 	defer sig.Close()
 	go func() {
-		for range 100 {
-			sig.Add(1) // the hundredth reaches the batch threshold: wake now
+		for range 3 {
+			sig.Add(1) // the reader is woken a millisecond after the first
 		}
 	}()
 	total := uint64(0)
-	for total < 100 {
+	for total < 3 {
 		n, _ := sig.Wait(context.Background())
 		total += n
 	}
 	fmt.Println("events:", total)
-	// Output: events: 100
+	// Output: events: 3
+}
+
+// WithMaxBatch wakes a blocked reader without waiting for the delay once
+// the count reaches the batch. The batch counts units, so one Add(64)
+// reaches it.
+func ExampleWithMaxBatch() {
+	sig := signal.New(0, signal.WithWakeDelay(time.Hour, signal.WithMaxBatch(64)))
+	defer sig.Close()
+	go sig.Add(64) // the reader is woken now, not in an hour
+	n, _ := sig.Wait(context.Background())
+	fmt.Println("read", n)
+	// Output: read 64
+}
+
+// WithAdaptive serves a trickle of adds at once, after the first window,
+// and coalesces only a sustained stream.
+func ExampleWithAdaptive() {
+	sig := signal.New(0, signal.WithWakeDelay(5*time.Millisecond, signal.WithAdaptive()))
+	defer sig.Close()
+	for range 3 {
+		// One add at a time: the first waits for a window, which catches
+		// too few adds to go on coalescing, so the next are served at once.
+		go sig.Add(1)
+		n, _ := sig.Wait(context.Background())
+		fmt.Println("read", n)
+	}
+	// Output:
+	// read 1
+	// read 1
+	// read 1
+}
+
+// WithMaxWait debounces: the reader is woken once the adds pause for a
+// delay, but a steady stream still wakes it every maxWait.
+func ExampleWithMaxWait() {
+	sig := signal.New(0, signal.WithWakeDelay(time.Millisecond, signal.WithMaxWait(10*time.Millisecond)))
+	defer sig.Close()
+	go func() {
+		for range 5 {
+			sig.Add(1) // a burst, coalesced into one wakeup of a blocked reader
+		}
+	}()
+	total := uint64(0)
+	for total < 5 {
+		n, _ := sig.Wait(context.Background())
+		total += n
+	}
+	fmt.Println("events:", total)
+	// Output: events: 5
 }
 
 // Writable is poll's POLLOUT on a signal: it is ready once an Add(1) would

@@ -67,13 +67,10 @@ func New(initial uint64, opts ...Option) *Signal {
 	for _, opt := range opts {
 		opt.apply(&o)
 	}
-	if (o.batch != 0 || o.adaptive) && !o.delayed {
-		panic("signal: WithWakeBatch or WithAdaptiveWake without WithWakeDelay")
-	}
 	s := &Signal{}
 	var d counter.Delayer
 	if o.delayed {
-		d = s.delayer(o)
+		d = s.delayer(o.wake)
 	}
 	s.c.Init(Max, initial, d)
 	return s

@@ -60,9 +60,9 @@ func notifyImpls() []notifyImpl {
 		{"evsync/delay=1ms", evsyncWith(signal.WithWakeDelay(ms))},
 		{fixedImpl, evsyncWith(signal.WithWakeDelay(5 * ms))},
 		{"evsync/delay=20ms", evsyncWith(signal.WithWakeDelay(20 * ms))},
-		{"evsync/delay=5ms,batch=64", evsyncWith(signal.WithWakeDelay(5*ms), signal.WithWakeBatch(64))},
-		{adaptiveImpl, evsyncWith(signal.WithWakeDelay(5*ms), signal.WithAdaptiveWake())},
-		{"evsync/delay=5ms,adaptive,batch=64", evsyncWith(signal.WithWakeDelay(5*ms), signal.WithAdaptiveWake(), signal.WithWakeBatch(64))},
+		{"evsync/delay=5ms,batch=64", evsyncWith(signal.WithWakeDelay(5*ms, signal.WithMaxBatch(64)))},
+		{adaptiveImpl, evsyncWith(signal.WithWakeDelay(5*ms, signal.WithAdaptive()))},
+		{"evsync/delay=5ms,adaptive,batch=64", evsyncWith(signal.WithWakeDelay(5*ms, signal.WithAdaptive(), signal.WithMaxBatch(64)))},
 		{debounceImpl, func() (anchor.Signal, error) { return anchor.NewDebounceSignal(5 * ms) }},
 	}
 }

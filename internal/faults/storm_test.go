@@ -243,8 +243,8 @@ var signalConfigs = []struct {
 }{
 	{"plain", nil},
 	{"delay", []signal.Option{signal.WithWakeDelay(50 * time.Microsecond)}},
-	{"delay+batch", []signal.Option{signal.WithWakeDelay(50 * time.Microsecond), signal.WithWakeBatch(16)}},
-	{"adaptive", []signal.Option{signal.WithWakeDelay(50 * time.Microsecond), signal.WithAdaptiveWake()}},
+	{"delay+batch", []signal.Option{signal.WithWakeDelay(50*time.Microsecond, signal.WithMaxBatch(16))}},
+	{"adaptive", []signal.Option{signal.WithWakeDelay(50*time.Microsecond, signal.WithAdaptive())}},
 }
 
 // TestSignalCancellationStormConserves makes every signal call, the

@@ -148,6 +148,11 @@ func (c *Coalescer) Wakeups() uint64 { return c.wakeups }
 // Closed reports whether Close has been called.
 func (c *Coalescer) Closed() bool { return c.closed }
 
+// Extended reports whether, in debounce mode, an event has come since the
+// timer was last armed: its expiry will arm it again rather than fire.
+// The real window tells it by Pending differing from Seen.
+func (c *Coalescer) Extended() bool { return c.extended }
+
 func (c *Coalescer) debounce() bool { return c.maxWait > 0 }
 
 // Wake models Wake: it notes one event. The first event of a window fires

@@ -15,8 +15,9 @@ import (
 // and stops after a window that catches this many events or fewer.
 const AdaptiveWakeups = 4
 
-// A Policy says when a window's events make a wakeup (coalesce's options
-// document each one for users).
+// A Policy says when a window's events make a wakeup. The options of
+// coalesce and of signal.WithWakeDelay document each field for users.
+// signal leaves MaxBatch at 0: its batch counts units, not events.
 type Policy struct {
 	Delay    time.Duration // the window's length; 0 wakes at once
 	MaxBatch uint64        // wake at once at this many pending events; 0: no threshold
@@ -52,6 +53,7 @@ type Window struct {
 	p       Policy        // set before use
 	pending atomic.Uint64 // events noted since the last wakeup
 	closed  atomic.Bool   // set under mu by Close; read by Wake without it
+	seen    atomic.Uint64 // MaxWait: pending when the timer was last set; set under mu, read by Seen without it
 
 	// Written only with mu held; atomic so that Stats can read them
 	// without it (observers never slow writers).
@@ -64,7 +66,6 @@ type Window struct {
 	cur      *slot         // the armed timer, nil if none; only with mu held
 	stale    int           // slots whose run Stop came too late for; only with mu held
 	done     chan struct{} // made by Close, closed once no stale run is left; set with mu held
-	seen     uint64        // debounce: pending when the timer was last set; only with mu held
 	start    time.Time     // debounce: when the window's first event armed the timer; only with mu held
 	lastFire time.Time     // Adaptive: when the last wakeup fired; only with mu held
 	hot      bool          // Adaptive: coalescing; only with mu held
@@ -106,7 +107,8 @@ func (w *Window) arm(o Owner) {
 		w.owner = o
 		w.set(w.p.Delay)
 		if w.p.MaxWait != 0 {
-			w.seen, w.start = w.pending.Load(), time.Now()
+			w.seen.Store(w.pending.Load())
+			w.start = time.Now()
 		}
 	}
 	w.mu.Unlock()
@@ -246,10 +248,10 @@ func (sl *slot) expire() {
 func (w *Window) extend() bool {
 	p := w.pending.Load()
 	left := w.p.MaxWait - time.Since(w.start)
-	if p == w.seen || left <= 0 {
+	if p == w.seen.Load() || left <= 0 {
 		return false
 	}
-	w.seen = p
+	w.seen.Store(p)
 	w.set(min(w.p.Delay, left))
 	return true
 }
@@ -319,6 +321,14 @@ func (w *Window) Unlock() { w.mu.Unlock() }
 // Pending returns the events noted since the last wakeup, with one atomic
 // load: non-zero while a window is open.
 func (w *Window) Pending() uint64 { return w.pending.Load() }
+
+// Seen returns, under MaxWait, what Pending was when the timer was last
+// set, with one atomic load. While the two are equal, no event has come
+// in the timer's period, and the next one makes its expiry extend the
+// window. An owner that notes only the events that change the outcome so
+// needs to note one per period. Without MaxWait, or with no timer set, it
+// means nothing.
+func (w *Window) Seen() uint64 { return w.seen.Load() }
 
 // Stats is a snapshot of a Window's state.
 type Stats struct {

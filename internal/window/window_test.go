@@ -185,3 +185,37 @@ func together(fs ...func()) {
 	close(start)
 	wg.Wait()
 }
+
+// TestSeenFollowsTheDebounceTimer: under MaxWait, Seen is what Pending
+// was when the timer was last set, at the arming and at each re-arm, so
+// Pending differs from it exactly while an event has come in the period.
+func TestSeenFollowsTheDebounceTimer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const d = 4 * time.Millisecond
+		var w Window
+		w.Init(Policy{Delay: d, MaxWait: 10 * d})
+		defer w.Close()
+		var o counting
+		seen := func(pending, want uint64) {
+			t.Helper()
+			if p, s := w.Pending(), w.Seen(); p != pending || s != want {
+				t.Fatalf("Pending, Seen = %d, %d; want %d, %d", p, s, pending, want)
+			}
+		}
+		w.Wake(&o)
+		seen(1, 1) // the arming: no event since
+		w.Wake(&o)
+		w.Wake(&o)
+		seen(3, 1)
+		time.Sleep(d)
+		synctest.Wait()
+		seen(3, 3) // the re-arm for the events of the first period
+		w.Wake(&o)
+		seen(4, 3)
+		time.Sleep(2 * d) // a re-arm, then a quiet period: the wakeup
+		synctest.Wait()
+		if o.events.Load() != 4 || w.Pending() != 0 {
+			t.Fatalf("%d events delivered, %d pending; want 4, 0", o.events.Load(), w.Pending())
+		}
+	})
+}
