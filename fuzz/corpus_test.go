@@ -78,33 +78,13 @@ var targets = []target{
 			// armed at the limit fires when a unit is taken; then a raise,
 			// a cut of free units and a SetLimit to the same limit.
 			"resize-debt": "6e" + "T6S1T1OR3R3R1D0OT1" + "R1S6S3S4",
-			// Permits and a debt: a TryAcquirePermit above the limit
-			// fails; two permits of 4 hold all 8 when the limit is cut to
-			// 1 (a debt of 7); the first Release pays 4 of it, the second
-			// 3 and frees 1. A permit's Release with no room (a stray
-			// Release filled it) fails and keeps the unit, and so do two
-			// concurrent ones; once there is room exactly one succeeds.
-			"resize-permits": "6e" + "Q9Q4Q4S1G0G1" + "Q1R1G2B2T1B2",
 			// SetLimit after Close: ErrClosed for a valid limit (the same
 			// one too), ErrInvalid for 0 (the range is checked first).
 			"resize-closed": "30" + "CS5S4S0",
-			// A permit released twice (the second is false), and one
-			// released from two goroutines at once, twice.
-			"permit-twice": "13" + "Q2G0G0P02B1B1",
-			// Split of a permit of 5 into 2 and 3, a split of more than it
-			// holds and of 0 refused; the 3 merged back, a merge with
-			// itself and with a permit of another semaphore refused; the
-			// emptied permit's Release is false, the merged one gives back
-			// all 5, and Drain returns at once. A forgotten unit leaves
-			// circulation: Drain is cancelled, parks (and is cancelled),
-			// and a parked Drain returns once a stray Release brings the
-			// count to the limit.
-			"permit-split-merge": "5e" + "Q5H03H0fH00J01J00J02G1G0D0" + "Q1F2F2D1D0K0D0R1",
-			// Parked AcquirePermits: granted by a Release (the permit is
-			// kept and released), cancelled at the head so that the one
-			// behind is served, refused by Close; after Close one that
-			// fits what is left and one that does not.
-			"permit-parked": "40" + "P02P11P22R2G0" + "P03P01K1" + "P03CP01P03",
+			// WithLimit(5), full: Drain returns at once, then with a unit
+			// out it is cancelled, parks (and is cancelled), and a parked
+			// Drain returns once a Release brings the count to the limit.
+			"drain": "5e" + "D0T1D1D0K0D0R1",
 			// TakeAll with a parked Acquire queued takes nothing; once it
 			// is cancelled, everything, then nothing.
 			"takeall-parked": "53" + "A05EK0EE",
@@ -114,9 +94,9 @@ var targets = []target{
 			// last one; parked ones cancelled and refused by Close; empty
 			// after Close; Drain with a nil context.
 			"upto": "10" + "U01U03U12U22U00R5U03U09" + "U01K1U01CU01D2",
-			// A parked AcquirePermit cancelled right before a Release, whose
-			// unit goes to the parked AcquireUpTo behind it.
-			"cancel-then-release-kinds": "10" + "P01U01L01",
+			// A parked AcquireUpTo cancelled right before a Release, whose
+			// unit goes to the parked Acquire behind it.
+			"cancel-then-release-kinds": "10" + "U01A01L01",
 			// Writable: armed at the limit and fired by a take, ready at
 			// once below it, armed again and fired by Close.
 			"writable": "33" + "OT1OR1OC",
@@ -139,12 +119,6 @@ var targets = []target{
 			"Parked AcquireUpTo/ok", "Parked AcquireUpTo/ErrClosed", "Parked AcquireUpTo/Canceled",
 			"Drain/ok", "Drain/Canceled", "Drain/ErrInvalid", "Drain/parked", "Parked Drain/ok", "Parked Drain/Canceled",
 			"Writable/fired", "Writable/armed",
-			"AcquirePermit/ok", "AcquirePermit/Canceled", "AcquirePermit/ErrInvalid", "AcquirePermit/ErrClosed", "AcquirePermit/parked",
-			"Parked AcquirePermit/ok", "Parked AcquirePermit/ErrClosed", "Parked AcquirePermit/Canceled",
-			"TryAcquirePermit/true", "TryAcquirePermit/false",
-			"PermitRelease/true", "PermitRelease/false, nothing held", "PermitRelease/false, no room",
-			"PermitReleaseTwice/true", "PermitReleaseTwice/false, nothing held", "PermitReleaseTwice/false, no room",
-			"Split/ok", "Split/ErrInvalid", "Merge/ok", "Merge/ErrInvalid", "Forget/true", "Forget/false",
 		},
 	},
 	{
