@@ -579,21 +579,9 @@ func (r *semRun) checkReturned(what string, p *semParked, res result) {
 	}
 }
 
-func (r *semRun) sameErr(what string, got, want error) {
-	if got != want {
-		r.fail("%s = %v, model %v", what, got, want)
-	}
-}
-
 func (r *semRun) sameN(what string, got, want uint64) {
 	if got != want {
 		r.fail("%s = %d, model %d", what, got, want)
-	}
-}
-
-func (r *semRun) same(what string, got, want bool) {
-	if got != want {
-		r.fail("%s = %v, model %v", what, got, want)
 	}
 }
 
