@@ -93,18 +93,18 @@ type limRun struct {
 type limParked struct {
 	kind   parkKind // parkAcquire, parkPermit or parkDrain
 	n      int
-	state  limState // an acquirer's, in the run's model
+	state  waitState // an acquirer's, in the run's model
 	cancel context.CancelFunc
 	res    chan result
 	permit *semaphore.Permit // what AcquirePermit returned; written before res
 	done   bool              // returned, and checked
 }
 
-// limState is what the run's model says of a parked acquirer.
-type limState uint8
+// waitState is what the run's model says of a parked acquirer.
+type waitState uint8
 
 const (
-	limWaiting limState = iota
+	limWaiting waitState = iota
 	limGranted
 	limRefused // by Close
 	limCancelled
