@@ -15,16 +15,16 @@ import (
 // one at a time, inside a synctest bubble, and compares every result,
 // Stats, String, each parked call and each permit's N after every step.
 //
-// model.Limiter has no queue: sequential callers never leave a call
-// parked. The run keeps the parked acquirers next to it, in FIFO order
-// (limQueue), and serves them from the model's free units after each
-// step, as the Limiter does.
+// model.Limiter has no queue, since sequential callers never leave a
+// call parked. The run keeps the parked acquirers next to it in FIFO
+// order (limRun.queue). It serves them from the model's free units after
+// each step, as the Limiter does.
 //
 // Input: a construction byte (NewLimiter(limLimits[i])), then operations,
-// each a letter of limCodes with its operands. Amounts are those of a
-// counter of the free units with the limit (decode_test.go): the top
-// edges ('g' 'h' 'i', 'r') are negative ints, and 'f' (limit+1) and 'n'
-// (one more than is in use, without a debt) are over-releases.
+// each a letter of limCodes with its operands. An amount is decoded as
+// for a counter of the free units with the limit (decode_test.go). Its
+// top edges ('g' 'h' 'i' 'r') are negative ints. 'f' (limit+1) and 'n'
+// (one more than is in use, if there is no debt) are over-releases.
 //
 //	A ctx n   Acquire(ctx, n); a live context parks the call in a
 //	          goroutine when the run says it would wait
@@ -33,8 +33,8 @@ import (
 //	K i       cancel the context of parked call i (of any kind)
 //	L i n     cancel the context of parked acquirer i and Release(n) at
 //	          once: the units must go past it, to those behind it
-//	S i       SetLimit(limit i of limNewLimits: -1, 0, 1, 2, limit-1,
-//	          limit, limit+1, limit+3, limit-free-1, 1<<31-1)
+//	S i       SetLimit(limit i of newLimit's table: -1, 0, 1, 2,
+//	          limit-1, limit, limit+1, limit+3, limit-free-1, 1<<31-1)
 //	D ctx     Drain(ctx); a live context parks the call where the model
 //	          says it would wait
 //	C         Close
