@@ -85,8 +85,9 @@ func (g *Group) SetLimit(limit int) error { return g.l.SetLimit(limit) }
 
 // Wait waits until every function started by Go and TryGo has returned,
 // then returns the first error one of them returned (nil if none). With
-// WithContext, it cancels the group's context. The group may be used
-// again afterwards.
+// WithContext, it cancels the group's context. As errgroup's does, a
+// Group keeps its first error for good: start a new round with a new
+// Group.
 func (g *Group) Wait() error {
 	g.wg.Wait()
 	if g.cancel != nil {

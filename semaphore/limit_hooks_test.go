@@ -102,3 +102,20 @@ func TestHookPermitsDuringSetLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestHookLimiterStatsDuringACut: Stats reads the limit, the debt and the
+// free units one by one. Taken while a cut is stopped in its section (the
+// limit stored, the count not yet out), it must still show no negative
+// count.
+func TestHookLimiterStatsDuringACut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := semaphore.NewLimiter(4)
+		st, _, err := gates.During(t, counter.PSetLimit,
+			func() error { return l.SetLimit(2) },
+			func() semaphore.LimiterStats { return l.Stats() })
+		testkit.MustNil(t, err)
+		if st.InUse < 0 || st.Free < 0 {
+			t.Fatalf("Stats during the cut = %v: a negative count", st)
+		}
+	})
+}

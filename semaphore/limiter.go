@@ -87,6 +87,23 @@ func (l *Limiter) TryAcquire(n int) bool {
 	return ok
 }
 
+// Reserve is the select-able Acquire. It joins the queue for n units and
+// returns at once with a Reservation, whose Done channel is closed once
+// the units are held or the limiter is closed. It returns ErrInvalid for
+// n negative or above the limit, and ErrClosed once the limiter is
+// closed. Give granted units back with Release, or Cancel the
+// reservation (see Reservation).
+func (l *Limiter) Reserve(n int) (*Reservation, error) {
+	if n < 0 {
+		return nil, ErrInvalid
+	}
+	r := new(Reservation)
+	if err := l.c.Reserve(&r.r, uint64(n)); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 // Release gives back n units that its caller holds. It never blocks, and
 // it works after Close too. It returns ErrOverRelease, changing nothing,
 // if the holders hold fewer than n units, and ErrInvalid for n negative.
@@ -133,20 +150,24 @@ func (l *Limiter) Close() { l.c.Close() }
 type LimiterStats struct {
 	Limit   int  // the number of units
 	InUse   int  // units held; above Limit for a while after a cut
-	Free    int  // units an Acquire can take now
+	Free    int  // units not held (after Close, no Acquire takes them)
 	Waiting int  // acquirers queued
 	Closed  bool // Close has been called
 }
 
 // Stats returns a snapshot read with atomic loads only, so observers
 // never slow the limiter. The fields are read one by one and may be
-// mutually inconsistent under concurrent use.
+// mutually inconsistent under concurrent use, but none is negative.
 func (l *Limiter) Stats() LimiterStats {
 	free, closed, waiting, _ := l.c.Snapshot()
 	limit, debt := l.c.Limit(), l.c.Debt()
+	inUse := limit + debt - free
+	if free > limit+debt { // read on either side of a SetLimit
+		inUse = 0
+	}
 	return LimiterStats{
 		Limit:   int(limit),
-		InUse:   int(limit + debt - free),
+		InUse:   int(inUse),
 		Free:    int(free),
 		Waiting: waiting,
 		Closed:  closed,

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/evsync/evsync/internal/testkit"
 	"github.com/evsync/evsync/semaphore"
@@ -217,5 +218,41 @@ func TestLimiterAllocatesNothing(t *testing.T) {
 		if err != nil || !p.Release() {
 			panic("the calls failed")
 		}
+	})
+}
+
+// TestLimiterReserveIsSelectable: a reservation keeps its place in line,
+// its Done channel is closed once the units are held, and Close refuses
+// a pending one and every later one (of 0 units too).
+func TestLimiterReserveIsSelectable(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := semaphore.NewLimiter(2)
+		testkit.MustNil(t, l.Acquire(context.Background(), 2))
+		r, err := l.Reserve(1)
+		testkit.MustNil(t, err)
+		pending, _ := l.Reserve(2)
+		if l.TryAcquire(1) {
+			t.Fatal("TryAcquire jumped the reservations")
+		}
+		testkit.MustNil(t, l.Release(1))
+		select {
+		case <-r.Done():
+		case <-time.After(time.Hour):
+			t.Fatal("the reservation was not granted")
+		}
+		testkit.MustNil(t, r.Err())
+		l.Close()
+		<-pending.Done()
+		testkit.SameErr(t, "the pending reservation at Close", pending.Err(), semaphore.ErrClosed)
+		for _, n := range []int{0, 1} {
+			if _, err := l.Reserve(n); err != semaphore.ErrClosed {
+				t.Fatalf("Reserve(%d) after Close = %v", n, err)
+			}
+		}
+		if _, err := l.Reserve(-1); err != semaphore.ErrInvalid {
+			t.Fatalf("Reserve(-1) = %v", err)
+		}
+		testkit.MustNil(t, l.Release(2))
+		wantStats(t, l, semaphore.LimiterStats{Limit: 2, Free: 2, Closed: true})
 	})
 }
