@@ -78,33 +78,13 @@ var targets = []target{
 			// armed at the limit fires when a unit is taken; then a raise,
 			// a cut of free units and a SetLimit to the same limit.
 			"resize-debt": "6e" + "T6S1T1OR3R3R1D0OT1" + "R1S6S3S4",
-			// Permits and a debt: a TryAcquirePermit above the limit
-			// fails; two permits of 4 hold all 8 when the limit is cut to
-			// 1 (a debt of 7); the first Release pays 4 of it, the second
-			// 3 and frees 1. A permit's Release with no room (a stray
-			// Release filled it) fails and keeps the unit, and so do two
-			// concurrent ones; once there is room exactly one succeeds.
-			"resize-permits": "6e" + "Q9Q4Q4S1G0G1" + "Q1R1G2B2T1B2",
 			// SetLimit after Close: ErrClosed for a valid limit (the same
 			// one too), ErrInvalid for 0 (the range is checked first).
 			"resize-closed": "30" + "CS5S4S0",
-			// A permit released twice (the second is false), and one
-			// released from two goroutines at once, twice.
-			"permit-twice": "13" + "Q2G0G0P02B1B1",
-			// Split of a permit of 5 into 2 and 3, a split of more than it
-			// holds and of 0 refused; the 3 merged back, a merge with
-			// itself and with a permit of another semaphore refused; the
-			// emptied permit's Release is false, the merged one gives back
-			// all 5, and Drain returns at once. A forgotten unit leaves
-			// circulation: Drain is cancelled, parks (and is cancelled),
-			// and a parked Drain returns once a stray Release brings the
-			// count to the limit.
-			"permit-split-merge": "5e" + "Q5H03H0fH00J01J00J02G1G0D0" + "Q1F2F2D1D0K0D0R1",
-			// Parked AcquirePermits: granted by a Release (the permit is
-			// kept and released), cancelled at the head so that the one
-			// behind is served, refused by Close; after Close one that
-			// fits what is left and one that does not.
-			"permit-parked": "40" + "P02P11P22R2G0" + "P03P01K1" + "P03CP01P03",
+			// WithLimit(5), full: Drain returns at once, then with a unit
+			// out it is cancelled, parks (and is cancelled), and a parked
+			// Drain returns once a Release brings the count to the limit.
+			"drain": "5e" + "D0T1D1D0K0D0R1",
 			// TakeAll with a parked Acquire queued takes nothing; once it
 			// is cancelled, everything, then nothing.
 			"takeall-parked": "53" + "A05EK0EE",
@@ -114,9 +94,9 @@ var targets = []target{
 			// last one; parked ones cancelled and refused by Close; empty
 			// after Close; Drain with a nil context.
 			"upto": "10" + "U01U03U12U22U00R5U03U09" + "U01K1U01CU01D2",
-			// A parked AcquirePermit cancelled right before a Release, whose
-			// unit goes to the parked AcquireUpTo behind it.
-			"cancel-then-release-kinds": "10" + "P01U01L01",
+			// A parked AcquireUpTo cancelled right before a Release, whose
+			// unit goes to the parked Acquire behind it.
+			"cancel-then-release-kinds": "10" + "U01A01L01",
 			// Writable: armed at the limit and fired by a take, ready at
 			// once below it, armed again and fired by Close.
 			"writable": "33" + "OT1OR1OC",
@@ -139,11 +119,77 @@ var targets = []target{
 			"Parked AcquireUpTo/ok", "Parked AcquireUpTo/ErrClosed", "Parked AcquireUpTo/Canceled",
 			"Drain/ok", "Drain/Canceled", "Drain/ErrInvalid", "Drain/parked", "Parked Drain/ok", "Parked Drain/Canceled",
 			"Writable/fired", "Writable/armed",
-			"AcquirePermit/ok", "AcquirePermit/Canceled", "AcquirePermit/ErrInvalid", "AcquirePermit/ErrClosed", "AcquirePermit/parked",
+		},
+	},
+	{
+		name: "FuzzLimiter", run: runLimiter,
+		seeds: map[string]string{
+			// NewLimiter(3): Acquire and TryAcquire in every form, bad
+			// arguments, over-releases, a parked Acquire granted by a
+			// Release; after Close, acquires refused with units free while
+			// a holder still gives back, and Drain returns.
+			"basics": "2" + "A01A11A21A0iA0fT1T2T0R1RnRiR0A02A01R1R1" + "CA01A00T1R2D0",
+			// NewLimiter(2), all taken: a parked Acquire cancelled, the
+			// head for 2 waits while 1 is free, and Close refuses it and
+			// the one for 1 behind it (whose unit is free); a cancel
+			// after the return.
+			"parked": "1" + "A02A01A02K0R1A01CK0",
+			// NewLimiter(1): the first of two parked Acquires cancelled
+			// right before a Release, whose unit must go to the second.
+			"cancel-then-release": "0" + "A01A01A01L01L01",
+			// NewLimiter(4): TryAcquire fails behind a head for 3 although a
+			// unit is free; the head cancelled lets the one for 1 in;
+			// a head cancelled right before a Release of 2.
+			"cancelled-head": "3" + "A04A03A01R2T1K0A03A01L02",
+			// NewLimiter(5), all taken, parked Acquires of 2, 1 and 3:
+			// SetLimit below a parked one and out of range refused; raises
+			// serve them in order; a cut into debt that releases pay; a
+			// cut of free units; the same limit; after Close ErrClosed.
+			"resize": "4" + "A05A02A01A03S2S0S1S6S6S7S5R5S8T1R1R1S4S5" + "CS5S0",
+			// NewLimiter(3): Drain at once, cancelled, with a nil
+			// context, parked and cancelled, parked and released.
+			"drain": "2" + "D0A01D1D2D0K0D0R1",
+			// NewLimiter(1<<36), whose count lives under the lock: every
+			// unit taken, a parked Acquire served, a Release of all, an
+			// over-release, a raise, then after Close an Acquire of all.
+			"big": "6" + "A0eA01R1ReRbS8S6CA0eD0",
+			// NewLimiter(5): Split of a permit of 5 into 2 and 3, a split
+			// of more than it holds, of 0 and of -1 refused; the 3 merged
+			// back, a merge with itself and with another limiter's permit
+			// refused; the emptied permit's Release is false, the merged
+			// one gives back all 5. A forgotten unit stays in use: Drain
+			// is cancelled, parks (and is cancelled); a stray Release
+			// brings it home. An empty permit takes another limiter's.
+			"permit-split-merge": "4" + "Q5H03H0fH00H0iJ01J00J02G1G0D0" + "Q1F2F2D1D0K0R1D0J03",
+			// NewLimiter(3): a permit released twice, the second false,
+			// and twice in a row from one call site.
+			"permit-twice": "2" + "Q2G0G0P02B1B1",
+			// NewLimiter(2): a stray Release gives back a permit's unit
+			// first, so the permit's Release is an over-release that it
+			// keeps its unit through; once a unit is taken it goes back.
+			"permit-over-release": "1" + "Q1R1G0B0QfT1G0",
+			// NewLimiter(5), all taken: a parked AcquirePermit granted by a
+			// Release, one cancelled and one nil; the head cancelled so
+			// that the one behind is served; one refused by Close; after
+			// Close one that fits what is free and one above the limit.
+			"permit-parked": "4" + "A05P02P11P22R2G0" + "P03P01K1" + "P03CP01P0f",
+		},
+		want: []string{
+			"New/small", "New/big",
+			"Acquire/ok", "Acquire/ErrInvalid", "Acquire/ErrClosed with units free", "Acquire/Canceled", "Acquire/parked",
+			"Parked Acquire/ok", "Parked Acquire/ErrClosed", "Parked Acquire/Canceled", "CancelParked/after return",
+			"TryAcquire/true", "TryAcquire/false", "TryAcquire/false, queued", "TryAcquire/false, closed with units free",
+			"Release/ok", "Release/ErrOverRelease", "Release/ErrInvalid",
+			"Close/ok", "Close/refused a waiter with units free", "CancelThenRelease/ok",
+			"SetLimit/raise", "SetLimit/cut", "SetLimit/cut into debt", "SetLimit/same",
+			"SetLimit/ErrInvalid", "SetLimit/ErrInvalid below a parked acquirer", "SetLimit/ErrClosed",
+			"Drain/ok", "Drain/Canceled", "Drain/ErrInvalid", "Drain/parked", "Parked Drain/ok", "Parked Drain/Canceled",
+			"AcquirePermit/ok", "AcquirePermit/Canceled", "AcquirePermit/ErrInvalid",
+			"AcquirePermit/ErrClosed with units free", "AcquirePermit/parked",
 			"Parked AcquirePermit/ok", "Parked AcquirePermit/ErrClosed", "Parked AcquirePermit/Canceled",
 			"TryAcquirePermit/true", "TryAcquirePermit/false",
-			"PermitRelease/true", "PermitRelease/false, nothing held", "PermitRelease/false, no room",
-			"PermitReleaseTwice/true", "PermitReleaseTwice/false, nothing held", "PermitReleaseTwice/false, no room",
+			"PermitRelease/true", "PermitRelease/false, nothing held", "PermitRelease/false, over-release",
+			"PermitReleaseTwice/true", "PermitReleaseTwice/false, nothing held", "PermitReleaseTwice/false, over-release",
 			"Split/ok", "Split/ErrInvalid", "Merge/ok", "Merge/ErrInvalid", "Forget/true", "Forget/false",
 		},
 	},

@@ -122,3 +122,19 @@ func (tr *trail) fail(format string, args ...any) {
 	}
 	tr.t.Fatalf("step %d: %s\nafter %d steps, the last ones:%s", len(tr.steps), fmt.Sprintf(format, args...), len(tr.steps), b.String())
 }
+
+// sameErr fails the run unless a call (what) returned the model's error.
+func (tr *trail) sameErr(what string, got, want error) {
+	if got != want {
+		tr.t.Helper()
+		tr.fail("%s = %v, model %v", what, got, want)
+	}
+}
+
+// same fails the run unless a call (what) returned the model's bool.
+func (tr *trail) same(what string, got, want bool) {
+	if got != want {
+		tr.t.Helper()
+		tr.fail("%s = %v, model %v", what, got, want)
+	}
+}

@@ -168,6 +168,8 @@ func errName(err error) string {
 		return "ErrInvalid"
 	case spin.ErrClosed:
 		return "ErrClosed"
+	case spin.ErrOverRelease:
+		return "ErrOverRelease"
 	case context.Canceled:
 		return "Canceled"
 	}

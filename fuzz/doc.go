@@ -6,6 +6,8 @@
 // its reference model in internal/model, comparing every result:
 //
 //	FuzzSemaphore  semaphore.Semaphore against model.Counter (Semaphore mode)
+//	FuzzLimiter    semaphore.Limiter and its permits against model.Limiter,
+//	               with the parked acquirers queued next to it
 //	FuzzSignal     signal.Signal against model.Counter (Plain mode)
 //	FuzzCoalesce   coalesce.Waker on synctest's fake clock against model.Coalescer
 //	FuzzReadyq     readyq.Queue[int] (every mode, with and without a recheck
@@ -24,9 +26,9 @@
 // which TestCorpusCoverage checks. run.sh runs each target in turn.
 //
 // The linearizability tests record concurrent histories of semaphore,
-// signal and readyq calls with internal/lincheck and check them with
-// porcupine against sequential models: of the count for the counters
-// (with the limit, the debt and the permits given back for the
-// semaphore), of the queue order, the items in flight, their kept-aside
-// marks and the delayed items for readyq.
+// limiter, signal and readyq calls with internal/lincheck and check them
+// with porcupine against sequential models. For the counters that is the
+// count (with the limit and the debt for the semaphore, and the permits
+// given back for the limiter). For readyq it is the queue order, the
+// items in flight, their kept-aside marks and the delayed items.
 package fuzz

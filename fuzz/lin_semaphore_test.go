@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"testing"
 
 	"github.com/anishathalye/porcupine"
@@ -15,25 +14,21 @@ import (
 	"github.com/evsync/evsync/semaphore"
 )
 
-// TestSemaphoreLinearizable checks concurrent histories of Acquire and
-// AcquirePermit (with contexts that never end, end mid-wait or have
-// ended), TryAcquire, TryAcquirePermit, Release, a permit's Release,
-// ReleaseWait, AcquireUpTo, TakeAll, SetLimit, Drain (with contexts that
-// end), Writable, Count and one Close against semModel.
+// TestSemaphoreLinearizable checks concurrent histories of Acquire (with
+// contexts that never end, end mid-wait or have ended), TryAcquire,
+// Release, ReleaseWait, AcquireUpTo, TakeAll, SetLimit, Drain (with
+// contexts that end), Writable, Count and one Close against semModel.
+// Permits belong to a Limiter: TestLimiterLinearizable checks them.
 //
-// A permit's Split, Merge and Forget are left out: they move units
-// between permits or drop them without touching the semaphore, so they
-// are no call of its history; FuzzSemaphore checks them. Writable is the
-// poll it makes: whether the channel it returns is closed at once (there
-// is room, or the semaphore is closed); when a channel armed at the limit
-// fires later is no single call, and FuzzSemaphore checks that.
+// Writable is the poll it makes: whether the channel it returns is closed
+// at once (there is room, or the semaphore is closed). When a channel
+// armed at the limit fires later is no single call, and FuzzSemaphore
+// checks that.
 func TestSemaphoreLinearizable(t *testing.T) {
 	checkLinearizable(t, "semaphore", semWorkload, []string{
 		"Acquire/ok", "Acquire/Canceled", "Acquire/ErrClosed", "Acquire/ErrInvalid",
-		"AcquirePermit/ok", "AcquirePermit/Canceled", "AcquirePermit/ErrClosed",
-		"TryAcquire/1", "TryAcquire/0", "TryAcquirePermit/1", "TryAcquirePermit/0",
+		"TryAcquire/1", "TryAcquire/0",
 		"Release/ok", "Release/ErrWouldBlock", "Release/ErrInvalid",
-		"PermitRelease/1", "PermitRelease/0",
 		"ReleaseWait/ok", "ReleaseWait/Canceled", "ReleaseWait/ErrClosed",
 		"AcquireUpTo/ok", "AcquireUpTo/Canceled", "AcquireUpTo/ErrClosed",
 		"TakeAll/some", "TakeAll/none",
@@ -53,33 +48,25 @@ const (
 	semAcquireUpTo
 	semTakeAll
 	semSetLimit
-	semPermitRelease
 	semDrain
 	semWritable
 )
 
 var semOpNames = [...]string{"Acquire", "TryAcquire", "Release", "ReleaseWait", "Count",
-	"AcquireUpTo", "TakeAll", "SetLimit", "PermitRelease", "Drain", "Writable"}
+	"AcquireUpTo", "TakeAll", "SetLimit", "Drain", "Writable"}
 
 // semCall is the input of a semaphore call. contended is set
 // after the history is recorded, from the calls that overlapped this one
 // (see markedBy).
 type semCall struct {
 	op        semOp
-	n         uint64 // units; AcquireUpTo's max; SetLimit's limit; a permit's units
+	n         uint64 // units; AcquireUpTo's max; SetLimit's limit
 	ctx       ctxUse // Acquire, ReleaseWait, AcquireUpTo, Drain
-	permit    bool   // Acquire, TryAcquire: the Permit form
-	id        int    // PermitRelease: which permit of the history
 	contended bool
 }
 
 // name is the call's name, for the tally and the visualisation.
-func (c semCall) name() string {
-	if c.permit {
-		return semOpNames[c.op] + "Permit"
-	}
-	return semOpNames[c.op]
-}
+func (c semCall) name() string { return semOpNames[c.op] }
 
 func (c semCall) String() string {
 	flags := ""
@@ -91,8 +78,6 @@ func (c semCall) String() string {
 		return fmt.Sprintf("%s(%s)", c.name(), flags)
 	case semDrain:
 		return fmt.Sprintf("Drain(ctx %v%s)", c.ctx, flags)
-	case semPermitRelease:
-		return fmt.Sprintf("permit #%d (of %d) Release(%s)", c.id, c.n, flags)
 	case semAcquire, semReleaseWait, semAcquireUpTo:
 		return fmt.Sprintf("%s(%d, ctx %v%s)", c.name(), c.n, c.ctx, flags)
 	}
@@ -105,7 +90,6 @@ func (c semCall) String() string {
 type semState struct {
 	count, limit, debt uint64
 	closed             bool
-	given              uint64 // bit i: permit i has given its units back
 }
 
 func (s semState) String() string {
@@ -113,12 +97,8 @@ func (s semState) String() string {
 	if s.closed {
 		closed = " closed"
 	}
-	return fmt.Sprintf("count=%d limit=%d debt=%d given=%#x%s", s.count, s.limit, s.debt, s.given, closed)
+	return fmt.Sprintf("count=%d limit=%d debt=%d%s", s.count, s.limit, s.debt, closed)
 }
-
-// Permit ids are bits of semState.given: a history holds fewer permits
-// than it makes calls.
-var _ [64 - linWorkers*linCalls]struct{}
 
 // semModel is the sequential model of a semaphore with the given limit
 // and initial count.
@@ -136,7 +116,7 @@ func semModel(limit, initial uint64) porcupine.Model {
 		Hash: func(state any) uint64 {
 			s := state.(semState)
 			h := (s.count*0x9e3779b97f4a7c15 ^ s.limit) * 0xbf58476d1ce4e5b9
-			h ^= s.debt*0x94d049bb133111eb ^ s.given
+			h ^= s.debt * 0x94d049bb133111eb
 			if s.closed {
 				h ^= 1
 			}
@@ -172,8 +152,6 @@ func semStep(s semState, c semCall, o output) (bool, semState) {
 		return o.v == 0 && c.contended, s // it never takes what a queued acquirer is owed
 	case semSetLimit:
 		return semSetLimitStep(s, c, o)
-	case semPermitRelease:
-		return semPermitReleaseStep(s, c, o)
 	case semDrain:
 		if decided, legal := ctxStep(c.ctx, true, o.err); decided {
 			return legal, s
@@ -291,30 +269,6 @@ func (s semState) resize(l uint64) semState {
 	return s
 }
 
-// semPermitReleaseStep: a permit's Release is a Release of its units that
-// returns true at most once. It returns false, changing nothing, once the
-// units are back, while another Release of the same permit holds them in
-// flight (an overlapping one), or where a Release of them would fail.
-func semPermitReleaseStep(s semState, c semCall, o output) (bool, semState) {
-	bit := uint64(1) << c.id
-	if c.n == 0 {
-		return o.v == 0, s // holds nothing
-	}
-	if o.v == 0 {
-		if s.given&bit != 0 || c.contended {
-			return true, s
-		}
-		ok, _ := s.write(c.n, ctxNone, nil)
-		return !ok, s
-	}
-	if s.given&bit != 0 {
-		return false, s
-	}
-	ok, next := s.write(c.n, ctxNone, nil)
-	next.given |= bit
-	return ok, next
-}
-
 var semLinLimits = []uint64{1, 2, 3, 5, semaphore.Max}
 
 // semWorkload records one history of a semaphore with a drawn limit and
@@ -329,13 +283,12 @@ func semWorkload(rng *rand.Rand, tl tally) (porcupine.Model, []porcupine.Operati
 	}
 	yields := rng.IntN(100)
 	var rec lincheck.Recorder
-	permits := new(linPermits)
 	rec.Run(linWorkers+1, func(c *lincheck.Client, i int) {
 		if i == linWorkers {
 			closer(c, yields, s.Close)
 			return
 		}
-		w := &semWorker{c: c, s: s, r: rand.New(rand.NewPCG(seeds[i], uint64(i))), limit: limit, permits: permits, id: i}
+		w := &semWorker{c: c, s: s, r: rand.New(rand.NewPCG(seeds[i], uint64(i))), limit: limit}
 		for range linCalls {
 			w.call()
 			maybeYield(w.r)
@@ -353,12 +306,10 @@ func semWorkload(rng *rand.Rand, tl tally) (porcupine.Model, []porcupine.Operati
 
 // A semWorker is one client of a semaphore history.
 type semWorker struct {
-	c       *lincheck.Client
-	s       *semaphore.Semaphore
-	r       *rand.Rand
-	limit   uint64 // the limit the semaphore was made with
-	permits *linPermits
-	id      int // the worker's index: it releases only the permits it got
+	c     *lincheck.Client
+	s     *semaphore.Semaphore
+	r     *rand.Rand
+	limit uint64 // the limit the semaphore was made with
 }
 
 // semCalls are the workload's calls, each with its weight.
@@ -366,9 +317,8 @@ var semCalls = []struct {
 	weight int
 	call   func(*semWorker)
 }{
-	{5, (*semWorker).acquire}, {2, (*semWorker).acquirePermit},
-	{2, (*semWorker).tryAcquire}, {1, (*semWorker).tryAcquirePermit},
-	{4, (*semWorker).release}, {3, (*semWorker).permitRelease}, {2, (*semWorker).releaseWait},
+	{5, (*semWorker).acquire}, {2, (*semWorker).tryAcquire},
+	{4, (*semWorker).release}, {2, (*semWorker).releaseWait},
 	{2, (*semWorker).acquireUpTo}, {1, (*semWorker).takeAll}, {2, (*semWorker).setLimit},
 	{1, (*semWorker).drain}, {1, (*semWorker).writable}, {2, (*semWorker).count},
 }
@@ -399,49 +349,14 @@ func (w *semWorker) acquire() {
 	stop()
 }
 
-func (w *semWorker) acquirePermit() {
-	n := linAmount(w.r, w.limit)
-	ctx, u, stop := linCtx(w.r)
-	p := new(semaphore.Permit)
-	lincheck.Record(w.c, semCall{op: semAcquire, n: n, ctx: u, permit: true}, func() (o output) {
-		*p, o.err = w.s.AcquirePermit(ctx, n)
-		return o
-	})
-	stop()
-	w.permits.add(p, w.id)
-}
-
 func (w *semWorker) tryAcquire() {
 	n := linAmount(w.r, w.limit)
 	lincheck.Record(w.c, semCall{op: semTryAcquire, n: n}, func() output { return boolOutput(w.s.TryAcquire(n)) })
 }
 
-func (w *semWorker) tryAcquirePermit() {
-	n := linAmount(w.r, w.limit)
-	p := new(semaphore.Permit)
-	lincheck.Record(w.c, semCall{op: semTryAcquire, n: n, permit: true}, func() output {
-		var ok bool
-		*p, ok = w.s.TryAcquirePermit(n)
-		return boolOutput(ok)
-	})
-	w.permits.add(p, w.id)
-}
-
 func (w *semWorker) release() {
 	n := linAmount(w.r, w.limit)
 	lincheck.Record(w.c, semCall{op: semRelease, n: n}, func() output { return output{err: w.s.Release(n)} })
-}
-
-// permitRelease releases one of the worker's permits, which it may have
-// released before (a Permit is a value its owner releases, not safe for
-// concurrent use); with none yet it gets one.
-func (w *semWorker) permitRelease() {
-	lp, ok := w.permits.pick(w.r, w.id)
-	if !ok {
-		w.tryAcquirePermit()
-		return
-	}
-	lincheck.Record(w.c, semCall{op: semPermitRelease, n: lp.n, id: lp.id}, func() output { return boolOutput(lp.p.Release()) })
 }
 
 func (w *semWorker) releaseWait() {
@@ -502,46 +417,6 @@ func boolOutput(ok bool) output {
 	return output{}
 }
 
-// linPermits are the permits of one history, each released only by the
-// worker that got it. A permit's id is its bit in semState.given.
-type linPermits struct {
-	mu   sync.Mutex
-	held []linPermit
-}
-
-type linPermit struct {
-	p     *semaphore.Permit
-	n     uint64 // the units it was acquired with (it never splits)
-	id    int
-	owner int // the worker that got it
-}
-
-// add keeps p for worker owner, if it holds units.
-func (lp *linPermits) add(p *semaphore.Permit, owner int) {
-	if p.N() == 0 {
-		return
-	}
-	lp.mu.Lock()
-	defer lp.mu.Unlock()
-	lp.held = append(lp.held, linPermit{p, p.N(), len(lp.held), owner})
-}
-
-// pick returns one of owner's permits, if it has one.
-func (lp *linPermits) pick(r *rand.Rand, owner int) (linPermit, bool) {
-	lp.mu.Lock()
-	defer lp.mu.Unlock()
-	var mine []linPermit
-	for _, p := range lp.held {
-		if p.owner == owner {
-			mine = append(mine, p)
-		}
-	}
-	if len(mine) == 0 {
-		return linPermit{}, false
-	}
-	return mine[r.IntN(len(mine))], true
-}
-
 // markSemOverlaps sets each call's contended flag from the
 // calls that overlapped it in time.
 func markSemOverlaps(ops []porcupine.Operation) {
@@ -560,26 +435,23 @@ func markSemOverlaps(ops []porcupine.Operation) {
 }
 
 // markedBy returns c marked for an overlapping call o. contended is what
-// the queue or a permit in flight explains: a TryAcquire or TakeAll that
-// an acquirer overlapped may find it queued (they do not jump the
-// queue); a SetLimit that an Acquire or ReleaseWait for more overlapped
-// may be refused (they may be queued); a permit's Release that another
-// Release of the same permit overlapped may find the units in flight.
+// the queue explains: a TryAcquire or TakeAll that an acquirer overlapped
+// may find it queued (they do not jump the queue); a SetLimit that an
+// Acquire or ReleaseWait for more overlapped may be refused (they may be
+// queued).
 func (c semCall) markedBy(o semCall) semCall {
 	switch c.op {
 	case semTryAcquire, semTakeAll:
 		c.contended = c.contended || o.op == semAcquire || o.op == semAcquireUpTo
 	case semSetLimit:
 		c.contended = c.contended || (o.op == semAcquire || o.op == semReleaseWait) && o.n > c.n
-	case semPermitRelease:
-		c.contended = c.contended || o.op == semPermitRelease && o.id == c.id
 	}
 	return c
 }
 
 func semOutcome(c semCall, o output) string {
 	switch c.op {
-	case semTryAcquire, semPermitRelease, semWritable:
+	case semTryAcquire, semWritable:
 		return fmt.Sprint(o.v)
 	case semCount:
 		return "read"
@@ -593,32 +465,15 @@ func semOutcome(c semCall, o output) string {
 }
 
 // semBrokenHistories are hand-made histories of the calls the semaphore
-// model gained with SetLimit, AcquireUpTo, TakeAll, Drain, Writable and
-// permits, for TestModelsRejectBrokenHistories: each wrong one next to a
+// model gained with SetLimit, AcquireUpTo, TakeAll, Drain and Writable,
+// for TestModelsRejectBrokenHistories: each wrong one next to a
 // right one that differs in one outcome or one mark.
 func semBrokenHistories() []brokenHistory {
 	sem := func(op semOp, n uint64) semCall { return semCall{op: op, n: n, ctx: ctxNever} }
-	give := func(id int, n uint64) semCall { return semCall{op: semPermitRelease, n: n, id: id} }
 	ok, yes, no := output{}, output{v: 1}, output{v: 0}
 	n := func(v uint64) output { return output{v: v} }
 	invalid := output{err: spin.ErrInvalid}
 	return []brokenHistory{
-		{"a permit given back twice", semModel(semaphore.Max, 0), []porcupine.Operation{
-			call(0, give(0, 2), yes, 1, 2),
-			call(1, give(0, 2), yes, 3, 4),
-		}, false},
-		{"a permit given back once, then refused", semModel(semaphore.Max, 0), []porcupine.Operation{
-			call(0, give(0, 2), yes, 1, 2),
-			call(1, give(0, 2), no, 3, 4),
-			call(1, sem(semCount, 0), n(2), 5, 6),
-		}, true},
-		{"a permit's Release refused with room", semModel(semaphore.Max, 0), []porcupine.Operation{
-			call(0, give(0, 2), no, 1, 2),
-		}, false},
-		{"a permit's Release refused while another gives it back", semModel(semaphore.Max, 0), []porcupine.Operation{
-			call(0, semCall{op: semPermitRelease, n: 2, contended: true}, no, 1, 4),
-			call(1, semCall{op: semPermitRelease, n: 2, contended: true}, yes, 2, 3),
-		}, true},
 		{"TakeAll leaves units", semModel(semaphore.Max, 3), []porcupine.Operation{
 			call(0, sem(semTakeAll, 0), n(2), 1, 2),
 		}, false},

@@ -14,8 +14,8 @@ import (
 // FuzzSemaphore makes the decoded operations on a Semaphore and on the
 // model, one at a time, inside a synctest bubble, and compares every
 // result, Count, Stats (with Debt), String, each Reservation's Done and
-// Err, each Ready and Writable channel, each parked call and each
-// permit's N after every step.
+// Err, each Ready and Writable channel and each parked call after every
+// step. Permits belong to a Limiter now: FuzzLimiter checks them.
 //
 // Input: a construction byte ('0' the zero value, '1' New with the
 // default limit, '2'… New with WithLimit of semLimits[i-2]), an amount
@@ -52,25 +52,10 @@ import (
 //	          says it would wait: it must return nil exactly once the
 //	          model's count is at its limit after a step
 //	O         Writable
-//	P ctx n   AcquirePermit(ctx, n), parked like A; a permit it returns
-//	          is kept (up to maxKept, later ones are held untracked)
-//	Q n       TryAcquirePermit(n)
-//	G i       Release of permit i: true once, then false
-//	B i       two Releases of permit i in a row (a deferred Release
-//	          after an explicit one): the first gives the units back
-//	          where the model says a Release would, the second never
-//	H i k     Split(k) of permit i; k is an amount for a count and a
-//	          limit equal to what the permit holds ('e' all of it, 'f'
-//	          one more)
-//	J i j     Merge of permit j into permit i; j one past the last is a
-//	          permit of another semaphore, which Merge refuses unless
-//	          permit i holds nothing
-//	F i       Forget of permit i
 //
 // A byte that is no letter is one of the first ten operations (its value
-// modulo 10), as in the original grammar. An index of a permit is '0' for
-// the first, modulo the number kept; with
-// none kept the operation reads its index bytes and does nothing.
+// modulo 10), as in the original grammar. The permit letters (P Q G B H J
+// F) left with the permits: they now read as such bytes.
 func FuzzSemaphore(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { runSemaphore(t, data, nil) })
 }
@@ -80,7 +65,7 @@ func FuzzSemaphore(f *testing.F) {
 // letter picks one of those, as it did before the others were added, so
 // that the committed corpus decodes as it did. New letters go at the end.
 const (
-	semCodes      = "ATRWVXKYCL" + "SEUDOPQGBHJF"
+	semCodes      = "ATRWVXKYCL" + "SEUDO"
 	semFirstCodes = 10
 )
 
@@ -90,8 +75,6 @@ var semSteps = [...]func(*semRun, *decoder) string{
 	(*semRun).reserveStep, (*semRun).cancelReservation, (*semRun).cancelParked, (*semRun).readyStep,
 	(*semRun).closeStep, (*semRun).cancelThenRelease,
 	(*semRun).setLimit, (*semRun).takeAll, (*semRun).acquireUpTo, (*semRun).drain, (*semRun).writableStep,
-	(*semRun).acquirePermit, (*semRun).tryAcquirePermit, (*semRun).permitRelease, (*semRun).permitReleaseTwice,
-	(*semRun).permitSplit, (*semRun).permitMerge, (*semRun).permitForget,
 }
 
 // One step per letter: a compile-time check.
@@ -109,7 +92,6 @@ type semRun struct {
 	parked   []*semParked
 	ready    readyList
 	writable readyList
-	permits  []*semPermit
 }
 
 type semResv struct {
@@ -123,12 +105,11 @@ type parkKind uint8
 const (
 	parkAcquire parkKind = iota
 	parkUpTo             // AcquireUpTo(ctx, 1)
-	parkPermit           // AcquirePermit
 	parkDrain
 )
 
 func (k parkKind) String() string {
-	return [...]string{"Acquire", "AcquireUpTo", "AcquirePermit", "Drain"}[k]
+	return [...]string{"Acquire", "AcquireUpTo", "Drain"}[k]
 }
 
 // semParked is a call blocked in a goroutine of the bubble. An acquirer
@@ -139,8 +120,7 @@ type semParked struct {
 	m      *model.Reservation // nil for a Drain
 	cancel context.CancelFunc
 	res    chan result
-	permit *semaphore.Permit // what AcquirePermit returned; written before res
-	done   bool              // returned, and checked
+	done   bool // returned, and checked
 }
 
 func runSemaphore(t *testing.T, data []byte, tl tally) {
@@ -295,12 +275,6 @@ func (r *semRun) parkedCall(ctx context.Context, p *semParked, n uint64) result 
 	case parkUpTo:
 		v, err := r.s.AcquireUpTo(ctx, n)
 		return result{v, err}
-	case parkPermit:
-		pm := new(semaphore.Permit)
-		var err error
-		*pm, err = r.s.AcquirePermit(ctx, n)
-		p.permit = pm // read once res is received
-		return result{err: err}
 	case parkDrain:
 		return result{err: r.s.Drain(ctx)}
 	}
@@ -331,8 +305,7 @@ func (r *semRun) cancelParked(d *decoder) string {
 }
 
 // cancelledResult checks that the parked call p, whose context was
-// cancelled while it waited, has returned context.Canceled (and no
-// permit).
+// cancelled while it waited, has returned context.Canceled.
 func (r *semRun) cancelledResult(p *semParked, when string) {
 	res, ok := settled(p.res)
 	if !ok {
@@ -341,9 +314,6 @@ func (r *semRun) cancelledResult(p *semParked, when string) {
 	p.done = true
 	r.tl.err("Parked "+p.kind.String(), res.err)
 	r.sameErr(fmt.Sprintf("parked %v %s", p.kind, when), res.err, context.Canceled)
-	if p.permit != nil && p.permit.N() != 0 {
-		r.fail("a cancelled AcquirePermit returned a permit holding %d", p.permit.N())
-	}
 }
 
 // cancelThenRelease cancels a parked acquirer that is still waiting and
@@ -563,7 +533,6 @@ func (r *semRun) check(desc string) {
 	r.checkParked(desc)
 	r.ready.check(&r.trail, m)
 	r.writable.check(&r.trail, m)
-	r.checkPermits(desc)
 }
 
 // checkParked checks each parked call: an acquirer has returned exactly
@@ -597,39 +566,22 @@ func (r *semRun) parkedSettled(p *semParked) bool {
 }
 
 // checkReturned checks what a parked call returned once the model settled
-// it: an acquirer the model's answer, AcquireUpTo the one unit it waited
-// for and AcquirePermit a permit for its units, which the run then keeps.
+// it: an acquirer the model's answer, and AcquireUpTo the one unit it
+// waited for.
 func (r *semRun) checkReturned(what string, p *semParked, res result) {
 	if p.kind == parkDrain {
 		r.sameErr(what, res.err, nil)
 		return
 	}
 	r.sameErr(what, res.err, p.m.Err())
-	switch {
-	case p.kind == parkUpTo && res.err == nil && res.v != p.m.Need():
+	if p.kind == parkUpTo && res.err == nil && res.v != p.m.Need() {
 		r.fail("%s took %d, model %d", what, res.v, p.m.Need())
-	case p.kind == parkPermit && res.err != nil && p.permit.N() != 0:
-		r.fail("%s returned a permit holding %d with %v", what, p.permit.N(), res.err)
-	case p.kind == parkPermit && res.err == nil:
-		r.keepPermit(what, p.permit, p.m.Need())
-	}
-}
-
-func (r *semRun) sameErr(what string, got, want error) {
-	if got != want {
-		r.fail("%s = %v, model %v", what, got, want)
 	}
 }
 
 func (r *semRun) sameN(what string, got, want uint64) {
 	if got != want {
 		r.fail("%s = %d, model %d", what, got, want)
-	}
-}
-
-func (r *semRun) same(what string, got, want bool) {
-	if got != want {
-		r.fail("%s = %v, model %v", what, got, want)
 	}
 }
 

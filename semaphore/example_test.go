@@ -73,7 +73,7 @@ func ExampleSemaphore_ReleaseWait() {
 // After Close, what is left is still handed out, and holders may still
 // give their units back: Drain waits until they all have.
 func ExampleSemaphore_Close() {
-	sem := semaphore.NewLimiter(2)
+	sem := semaphore.New(2, semaphore.WithLimit(2))
 	ctx := context.Background()
 	_ = sem.Acquire(ctx, 1) // a job holds one unit
 	sem.Close()
@@ -86,28 +86,10 @@ func ExampleSemaphore_Close() {
 	// <nil> 2
 }
 
-// A limiter runs at most three jobs at once, and a stray Release (one
-// more than was acquired) is refused instead of raising the limit.
-func ExampleNewLimiter() {
-	lim := semaphore.NewLimiter(3)
-	ctx := context.Background()
-	for range 3 {
-		_ = lim.Acquire(ctx, 1)
-	}
-	fmt.Println("running:", 3-lim.Count(), "try a fourth:", lim.TryAcquire(1))
-	for range 3 {
-		_ = lim.Release(1)
-	}
-	fmt.Println("stray release:", lim.Release(1), "count:", lim.Count())
-	// Output:
-	// running: 3 try a fourth: false
-	// stray release: evsync: operation would block count: 3
-}
-
 // AcquireUpTo takes a batch of slots when several are free: a worker that
 // can run up to four jobs at once takes what there is, at least one.
 func ExampleSemaphore_AcquireUpTo() {
-	slots := semaphore.NewLimiter(6)
+	slots := semaphore.New(6, semaphore.WithLimit(6))
 	ctx := context.Background()
 	_ = slots.Acquire(ctx, 3) // busy elsewhere
 	n, _ := slots.AcquireUpTo(ctx, 4)
@@ -118,7 +100,7 @@ func ExampleSemaphore_AcquireUpTo() {
 // TakeAll takes every free unit at once (x/sync's missing "take
 // everything", Java's drainPermits), here to pause a pool.
 func ExampleSemaphore_TakeAll() {
-	pool := semaphore.NewLimiter(5)
+	pool := semaphore.New(5, semaphore.WithLimit(5))
 	_ = pool.Acquire(context.Background(), 2)
 	paused := pool.TakeAll()
 	fmt.Println("held back", paused, "free", pool.Count())
@@ -129,24 +111,10 @@ func ExampleSemaphore_TakeAll() {
 	// free 3
 }
 
-// A permit gives back exactly what it took, once: the deferred Release
-// after an explicit one is a no-op instead of a second give-back.
-func ExampleSemaphore_AcquirePermit() {
-	lim := semaphore.NewLimiter(4)
-	p, err := lim.AcquirePermit(context.Background(), 3)
-	if err != nil {
-		return
-	}
-	defer p.Release() // a no-op: released below
-	half, _ := p.Split(1)
-	fmt.Println(half.Release(), p.Release(), p.Release(), lim.Count())
-	// Output: true true false 4
-}
-
 // Writable is poll's POLLOUT: it is ready once a Release(1) would not
-// block for want of room, here when a full limiter's holder gives back.
+// block for want of room, here when a full semaphore's holder gives back.
 func ExampleSemaphore_Writable() {
-	lim := semaphore.NewLimiter(1) // full: count 1 = limit 1
+	lim := semaphore.New(1, semaphore.WithLimit(1)) // full: count 1 = limit 1
 	out := lim.Writable()
 	_ = lim.Acquire(context.Background(), 1) // the count drops below the limit
 	<-out
@@ -154,21 +122,21 @@ func ExampleSemaphore_Writable() {
 	// Output: writable, count 0
 }
 
-// Drain is the shutdown of a limiter: after Close, running jobs still
-// give their units back, and Drain returns once all of them have.
+// Drain waits until every unit is back: after Close, holders still give
+// their units back, and Drain returns once all of them have.
 func ExampleSemaphore_Drain() {
-	lim := semaphore.NewLimiter(2)
-	p, _ := lim.AcquirePermit(context.Background(), 2)
-	lim.Close()
-	go p.Release() // the last job finishes
-	fmt.Println(lim.Drain(context.Background()), lim.Count())
+	sem := semaphore.New(2, semaphore.WithLimit(2))
+	_ = sem.Acquire(context.Background(), 2)
+	sem.Close()
+	go sem.Release(2) // the last holder gives back
+	fmt.Println(sem.Drain(context.Background()), sem.Count())
 	// Output: <nil> 2
 }
 
-// SetLimit resizes a running limiter: cutting it below what is in use
-// takes nothing from the jobs; their releases pay the difference first.
+// SetLimit resizes a running semaphore: cutting it below what is held
+// takes nothing from the holders; their releases pay the difference first.
 func ExampleSemaphore_SetLimit() {
-	lim := semaphore.NewLimiter(4)
+	lim := semaphore.New(4, semaphore.WithLimit(4))
 	_ = lim.Acquire(context.Background(), 3) // three jobs running
 	_ = lim.SetLimit(2)                      // 1 free unit goes, 1 is owed
 	fmt.Println(lim)
@@ -177,52 +145,4 @@ func ExampleSemaphore_SetLimit() {
 	// Output:
 	// semaphore{count=0 limit=2 waiting=0 writers=0 debt=1}
 	// semaphore{count=2 limit=2 waiting=0 writers=0}
-}
-
-// TryAcquirePermit takes a permit only if the units are free now; on
-// failure the zero Permit it returns holds nothing, so releasing it is a
-// harmless no-op.
-func ExampleSemaphore_TryAcquirePermit() {
-	lim := semaphore.NewLimiter(1)
-	first, ok1 := lim.TryAcquirePermit(1)
-	second, ok2 := lim.TryAcquirePermit(1) // nothing free
-	fmt.Println(ok1, ok2, second.Release(), first.Release(), lim.Count())
-	// Output: true false false true 1
-}
-
-// Split hands part of a permit to another job; each part is released on
-// its own, and together they give back exactly what was taken.
-func ExamplePermit_Split() {
-	lim := semaphore.NewLimiter(4)
-	p, _ := lim.AcquirePermit(context.Background(), 4)
-	q, _ := p.Split(1) // one unit for a helper job
-	done := make(chan bool)
-	go func() { done <- q.Release() }()
-	fmt.Println(<-done, p.N(), lim.Count())
-	p.Release()
-	fmt.Println(lim.Count())
-	// Output:
-	// true 3 1
-	// 4
-}
-
-// Merge gathers permits so that one Release gives all their units back.
-func ExamplePermit_Merge() {
-	lim := semaphore.NewLimiter(5)
-	var all semaphore.Permit // the zero Permit takes on the semaphore of the first it gets
-	for range 3 {
-		p, _ := lim.TryAcquirePermit(1)
-		_ = all.Merge(&p)
-	}
-	fmt.Println(all.N(), lim.Count(), all.Release(), lim.Count())
-	// Output: 3 2 true 5
-}
-
-// Forget keeps a permit's units out of circulation for good, here to
-// retire one slot of a pool: the capacity shrinks by what was forgotten.
-func ExamplePermit_Forget() {
-	lim := semaphore.NewLimiter(3)
-	p, _ := lim.AcquirePermit(context.Background(), 1)
-	fmt.Println(p.Forget(), p.Release(), lim.Count())
-	// Output: 1 false 2
 }

@@ -18,58 +18,59 @@ import (
 	"github.com/evsync/evsync/semaphore"
 )
 
-// A seen is what a permit call returned and the count read right after.
+// A seen is what a permit call returned and the units free right after.
 type seen struct {
-	ok    bool
-	err   error
-	count uint64
+	ok   bool
+	err  error
+	free int
 }
 
-func (s seen) String() string { return fmt.Sprintf("(%v, %v, count %d)", s.ok, s.err, s.count) }
+func (s seen) String() string { return fmt.Sprintf("(%v, %v, %d free)", s.ok, s.err, s.free) }
 
 // TestHookPermitsDuringSetLimit: a permit call that ends while SetLimit is
-// stopped must fit the state before it (the count it reads next is still
-// that state's); one that waits for the lock must fit the state after.
+// stopped must fit the state before it (the free units it reads next are
+// still that state's); one that waits for the lock must fit the state
+// after.
 func TestHookPermitsDuringSetLimit(t *testing.T) {
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
 	cases := []struct {
 		name          string
-		limit, held   uint64
-		to            uint64
-		call          func(s *semaphore.Semaphore, held *semaphore.Permit) seen
+		limit, held   int
+		to            int
+		call          func(s *semaphore.Limiter, held *semaphore.Permit) seen
 		first, second seen
 	}{
 		{ // (1, 1) → (4, 4): 2 units are invalid, then valid
 			name: "AcquirePermit, done context, raise", limit: 1, to: 4,
-			call: func(s *semaphore.Semaphore, _ *semaphore.Permit) seen {
+			call: func(s *semaphore.Limiter, _ *semaphore.Permit) seen {
 				p, err := s.AcquirePermit(ended, 2)
-				return seen{p.N() == 2, err, s.Count()}
+				return seen{p.N() == 2, err, s.Stats().Free}
 			},
 			first: seen{false, semaphore.ErrInvalid, 1}, second: seen{false, context.Canceled, 4},
 		},
 		{ // (4, 4) → (2, 2): 3 units are there, then invalid
 			name: "TryAcquirePermit, cut", limit: 4, to: 2,
-			call: func(s *semaphore.Semaphore, _ *semaphore.Permit) seen {
+			call: func(s *semaphore.Limiter, _ *semaphore.Permit) seen {
 				p, ok := s.TryAcquirePermit(3)
 				defer p.Forget()
-				return seen{ok, nil, s.Count()}
+				return seen{ok, nil, s.Stats().Free}
 			},
 			first: seen{true, nil, 1}, second: seen{false, nil, 2},
 		},
 		{ // (1, 1) → (4, 4): 3 units are invalid, then there
 			name: "TryAcquirePermit, raise", limit: 1, to: 4,
-			call: func(s *semaphore.Semaphore, _ *semaphore.Permit) seen {
+			call: func(s *semaphore.Limiter, _ *semaphore.Permit) seen {
 				p, ok := s.TryAcquirePermit(3)
 				defer p.Forget()
-				return seen{ok, nil, s.Count()}
+				return seen{ok, nil, s.Stats().Free}
 			},
 			first: seen{false, nil, 1}, second: seen{true, nil, 1},
 		},
 		{ // (2, 4) → (1, 3): the permit's 2 units go back either way
 			name: "Permit.Release, cut", limit: 4, held: 2, to: 3,
-			call: func(s *semaphore.Semaphore, held *semaphore.Permit) seen {
-				return seen{held.Release(), nil, s.Count()}
+			call: func(s *semaphore.Limiter, held *semaphore.Permit) seen {
+				return seen{held.Release(), nil, s.Stats().Free}
 			},
 			first: seen{true, nil, 4}, second: seen{true, nil, 3},
 		},
@@ -100,4 +101,21 @@ func TestHookPermitsDuringSetLimit(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestHookLimiterStatsDuringACut: Stats reads the limit, the debt and the
+// free units one by one. Taken while a cut is stopped in its section (the
+// limit stored, the count not yet out), it must still show no negative
+// count.
+func TestHookLimiterStatsDuringACut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := semaphore.NewLimiter(4)
+		st, _, err := gates.During(t, counter.PSetLimit,
+			func() error { return l.SetLimit(2) },
+			func() semaphore.LimiterStats { return l.Stats() })
+		testkit.MustNil(t, err)
+		if st.InUse < 0 || st.Free < 0 {
+			t.Fatalf("Stats during the cut = %v: a negative count", st)
+		}
+	})
 }

@@ -2,7 +2,7 @@ package semaphore
 
 import "context"
 
-// A Permit is a number of units held from a semaphore, to be given back
+// A Permit is a number of units held from a Limiter, to be given back
 // with Release exactly once. Unlike a bare Release(n), a permit cannot
 // give back more than it holds or give back twice: a second Release, or a
 // Release after Forget, after Merge into another permit, or of the zero
@@ -26,8 +26,8 @@ import "context"
 // The zero Permit holds nothing.
 type Permit struct {
 	_ noCopy
-	s *Semaphore
-	n uint64 // the units it still holds
+	l *Limiter
+	n int // the units it still holds
 }
 
 // noCopy makes go vet's copylocks check report a copied Permit.
@@ -43,37 +43,36 @@ func (*noCopy) Unlock() {}
 // AcquirePermit is Acquire returning a permit for the n units, which
 // Release gives back. On error it returns the zero Permit (holding
 // nothing, so that a deferred Release of it reports false) and the error.
-func (s *Semaphore) AcquirePermit(ctx context.Context, n uint64) (Permit, error) {
-	if err := s.Acquire(ctx, n); err != nil {
+func (l *Limiter) AcquirePermit(ctx context.Context, n int) (Permit, error) {
+	if err := l.Acquire(ctx, n); err != nil {
 		return Permit{}, err
 	}
-	return Permit{s: s, n: n}, nil
+	return Permit{l: l, n: n}, nil
 }
 
 // TryAcquirePermit is TryAcquire returning a permit for the n units, or
 // the zero Permit and false.
-func (s *Semaphore) TryAcquirePermit(n uint64) (Permit, bool) {
-	if !s.TryAcquire(n) {
+func (l *Limiter) TryAcquirePermit(n int) (Permit, bool) {
+	if !l.TryAcquire(n) {
 		return Permit{}, false
 	}
-	return Permit{s: s, n: n}, true
+	return Permit{l: l, n: n}, true
 }
 
 // N returns the number of units the permit still holds.
-func (p *Permit) N() uint64 { return p.n }
+func (p *Permit) N() int { return p.n }
 
-// Release gives the permit's units back to its semaphore and reports
+// Release gives the permit's units back to its limiter and reports
 // whether it did: false if it holds nothing (released, forgotten or
-// merged before, or the zero Permit). If the semaphore cannot take them
-// back (it would pass its limit, which only another caller's stray
-// Release can cause) the permit keeps them and Release returns false;
-// call it again once there is room.
+// merged before, or the zero Permit). If the limiter cannot take them
+// back (ErrOverRelease, which only another caller's stray Release can
+// cause) the permit keeps them and Release returns false.
 func (p *Permit) Release() bool {
 	n := p.n
 	if n == 0 {
 		return false
 	}
-	if p.s.Release(n) != nil {
+	if p.l.Release(n) != nil {
 		return false // not taken back: still held
 	}
 	p.n = 0
@@ -83,19 +82,19 @@ func (p *Permit) Release() bool {
 // Split moves k of the permit's units into a new permit and returns it;
 // both are released separately. It returns the zero Permit and
 // ErrInvalid, changing nothing, if the permit holds fewer than k units or
-// k is 0. Split(p.N()) moves all of them: a way to hand a permit on.
-func (p *Permit) Split(k uint64) (Permit, error) {
-	if k == 0 || p.n < k {
+// k is not positive. Split(p.N()) moves all of them: a way to hand a permit on.
+func (p *Permit) Split(k int) (Permit, error) {
+	if k <= 0 || p.n < k {
 		return Permit{}, ErrInvalid
 	}
 	p.n -= k
-	return Permit{s: p.s, n: k}, nil
+	return Permit{l: p.l, n: k}, nil
 }
 
 // Merge moves every unit of q into p, so that one Release gives back
 // both; q holds nothing afterwards. Merging into the zero Permit makes it
-// a permit of q's semaphore. It returns ErrInvalid, changing nothing, if
-// q is p or comes from another semaphore than p's units.
+// a permit of q's limiter. It returns ErrInvalid, changing nothing, if
+// q is p or comes from another limiter than p's units.
 func (p *Permit) Merge(q *Permit) error {
 	switch {
 	case q == p:
@@ -103,8 +102,8 @@ func (p *Permit) Merge(q *Permit) error {
 	case q.n == 0:
 		return nil
 	case p.n == 0:
-		p.s = q.s
-	case q.s != p.s:
+		p.l = q.l
+	case q.l != p.l:
 		return ErrInvalid
 	}
 	p.n += q.n
@@ -113,10 +112,10 @@ func (p *Permit) Merge(q *Permit) error {
 }
 
 // Forget drops the permit's units without giving them back: they leave
-// circulation for good (the semaphore's capacity shrinks by them, as
-// tokio's forget does), and Drain, which waits for the count to reach the
-// limit, no longer returns. It returns how many units it dropped.
-func (p *Permit) Forget() uint64 {
+// circulation for good (the limiter's capacity shrinks by them, as
+// tokio's forget does), and Drain, which waits for every unit, no longer
+// returns. It returns how many units it dropped.
+func (p *Permit) Forget() int {
 	n := p.n
 	p.n = 0
 	return n

@@ -14,8 +14,8 @@ func TestAPermitIsReleasedExactlyOnce(t *testing.T) {
 	s := semaphore.NewLimiter(3)
 	p, err := s.AcquirePermit(context.Background(), 2)
 	testkit.MustNil(t, err)
-	if p.N() != 2 || s.Count() != 1 {
-		t.Fatalf("permit holds %d, count %d", p.N(), s.Count())
+	if p.N() != 2 || s.Stats().Free != 1 {
+		t.Fatalf("permit holds %d, %d free", p.N(), s.Stats().Free)
 	}
 	if !p.Release() {
 		t.Fatal("first Release = false")
@@ -23,7 +23,7 @@ func TestAPermitIsReleasedExactlyOnce(t *testing.T) {
 	if p.Release() {
 		t.Fatal("second Release = true: units given back twice")
 	}
-	testkit.WantCount(t, s, 3)
+	wantFree(t, s, 3)
 }
 
 // TestADeferredReleaseAfterAnExplicitOneIsANoOp is the cleanup path that
@@ -43,13 +43,13 @@ func TestADeferredReleaseAfterAnExplicitOneIsANoOp(t *testing.T) {
 	if r, d := job(context.Background()); !r || d {
 		t.Fatalf("explicit Release = %v, deferred = %v; want true, false", r, d)
 	}
-	testkit.WantCount(t, s, 2)
+	wantFree(t, s, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if r, d := job(ctx); r || d {
 		t.Fatalf("after a failed AcquirePermit: Releases = %v, %v", r, d)
 	}
-	testkit.WantCount(t, s, 2)
+	wantFree(t, s, 2)
 }
 
 // TestPermitsHandedToGoroutines hands each permit to a worker through a
@@ -81,11 +81,11 @@ func TestPermitsHandedToGoroutines(t *testing.T) {
 		}
 		return true
 	})
-	testkit.WantCount(t, s, 4)
+	wantFree(t, s, 4)
 }
 
 func TestSplitMergeAndForget(t *testing.T) {
-	s := semaphore.New(10)
+	s := semaphore.NewLimiter(10)
 	p, _ := s.TryAcquirePermit(6)
 	q, err := p.Split(2)
 	testkit.MustNil(t, err)
@@ -99,7 +99,7 @@ func TestSplitMergeAndForget(t *testing.T) {
 		t.Fatalf("Split(0) = %v", err)
 	}
 	q.Release()
-	testkit.WantCount(t, s, 6)
+	wantFree(t, s, 6)
 	r, _ := s.TryAcquirePermit(3)
 	testkit.MustNil(t, p.Merge(&r))
 	if p.N() != 7 || r.N() != 0 || r.Release() {
@@ -108,9 +108,9 @@ func TestSplitMergeAndForget(t *testing.T) {
 	if err := p.Merge(&p); !errors.Is(err, semaphore.ErrInvalid) {
 		t.Fatalf("Merge with itself = %v", err)
 	}
-	other, _ := semaphore.New(1).TryAcquirePermit(1)
+	other, _ := semaphore.NewLimiter(1).TryAcquirePermit(1)
 	if err := p.Merge(&other); !errors.Is(err, semaphore.ErrInvalid) || other.N() != 1 {
-		t.Fatalf("Merge across semaphores = %v, left %d", err, other.N())
+		t.Fatalf("Merge across limiters = %v, left %d", err, other.N())
 	}
 	var empty semaphore.Permit
 	if err := p.Merge(&empty); err != nil || p.N() != 7 {
@@ -119,30 +119,38 @@ func TestSplitMergeAndForget(t *testing.T) {
 	if n := p.Forget(); n != 7 || p.Release() {
 		t.Fatalf("Forget = %d", n)
 	}
-	testkit.WantCount(t, s, 3) // the forgotten units never come back
-	var into semaphore.Permit  // the zero Permit takes on the semaphore of what it is given
+	wantFree(t, s, 3)         // the forgotten units never come back
+	var into semaphore.Permit // the zero Permit takes on the limiter of what it is given
 	r2, _ := s.TryAcquirePermit(2)
 	if err := into.Merge(&r2); err != nil || into.N() != 2 || !into.Release() {
 		t.Fatalf("Merge into the zero Permit = %v, holds %d", err, into.N())
 	}
-	testkit.WantCount(t, s, 3)
+	wantFree(t, s, 3)
 }
 
+// TestAPermitThatCannotGoBackIsKept: a stray Release from elsewhere gives
+// back the units a permit holds. The permit's own Release is then an
+// over-release: it is refused, and the permit keeps its units.
 func TestAPermitThatCannotGoBackIsKept(t *testing.T) {
 	s := semaphore.NewLimiter(1)
 	p, _ := s.TryAcquirePermit(1)
-	_ = s.Release(1) // a stray release from elsewhere fills the room
+	testkit.MustNil(t, s.Release(1)) // the stray release
 	if p.Release() || p.N() != 1 {
-		t.Fatalf("Release with no room: held %d", p.N())
+		t.Fatalf("Release with nothing held: the permit holds %d", p.N())
 	}
-	_ = s.TakeAll()
+	if !s.TryAcquire(1) {
+		t.Fatal("TryAcquire(1) failed")
+	}
 	if !p.Release() {
-		t.Fatal("Release once there is room = false")
+		t.Fatal("Release once its units are held again = false")
 	}
 }
 
 func TestAcquirePermitErrorsHoldNothing(t *testing.T) {
-	s := semaphore.New(0)
+	s := semaphore.NewLimiter(1)
+	if !s.TryAcquire(1) {
+		t.Fatal("TryAcquire(1) failed")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if p, err := s.AcquirePermit(ctx, 1); p.N() != 0 || !errors.Is(err, context.Canceled) {
@@ -154,5 +162,13 @@ func TestAcquirePermitErrorsHoldNothing(t *testing.T) {
 	var zero semaphore.Permit
 	if zero.Release() || zero.N() != 0 || zero.Forget() != 0 {
 		t.Fatal("a zero Permit holds something")
+	}
+}
+
+// wantFree fails t unless l has n units free.
+func wantFree(t *testing.T, l *semaphore.Limiter, n int) {
+	t.Helper()
+	if got := l.Stats().Free; got != n {
+		t.Fatalf("%d units free, want %d", got, n)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 // TestSemaphoreModel drives every call of a Semaphore, one at a time,
 // next to the sequential reference model and compares every result.
+// Permits belong to a Limiter: TestLimiterModel checks them.
 func TestSemaphoreModel(t *testing.T) { testkit.CheckModel(t, testSemaphoreModel) }
 
 // FuzzSemaphoreModel is TestSemaphoreModel as a native fuzz target.
@@ -28,14 +29,6 @@ type semMachine struct {
 	resv  []semReservation
 	ready testkit.ReadyChans
 	out   testkit.ReadyChans // Writable's, with out.Writable set
-	perms []semPermit
-}
-
-// semPermit is a permit (held through a pointer, as a Permit is not
-// copied) and the units the model says it holds.
-type semPermit struct {
-	p *semaphore.Permit
-	n uint64
 }
 
 type semReservation struct {
@@ -192,88 +185,6 @@ func checkNewInvalid(t *rapid.T) {
 	testkit.WantPanic(t, "semaphore: ", func() { semaphore.New(1<<64 - 1) })
 }
 
-func (sm *semMachine) AcquirePermit(t *rapid.T) {
-	n := sm.amount(t, "n")
-	p := new(semaphore.Permit)
-	var got error
-	testkit.CheckBlocking(t, "AcquirePermit",
-		func(ctx context.Context) (err error) { *p, err = sm.s.AcquirePermit(ctx, n); got = err; return err },
-		func(c model.Ctx) error { return sm.m.Acquire(c, n) })
-	if got == nil {
-		sm.perms = append(sm.perms, semPermit{p, n})
-	} else if p.N() != 0 {
-		t.Fatalf("a failed AcquirePermit holds %d units", p.N())
-	}
-}
-
-func (sm *semMachine) TryAcquirePermit(t *rapid.T) {
-	n := sm.amount(t, "n")
-	p := new(semaphore.Permit)
-	var ok bool
-	*p, ok = sm.s.TryAcquirePermit(n)
-	if want := sm.m.TryAcquire(n); ok != want || p.N() != n && ok || p.N() != 0 && !ok {
-		t.Fatalf("TryAcquirePermit(%d) = %d units, %v; want %v", n, p.N(), ok, want)
-	}
-	if ok {
-		sm.perms = append(sm.perms, semPermit{p, n})
-	}
-}
-
-func (sm *semMachine) permit(t *rapid.T) *semPermit {
-	if len(sm.perms) == 0 {
-		t.Skip("no permit")
-	}
-	return &sm.perms[rapid.IntRange(0, len(sm.perms)-1).Draw(t, "permit")]
-}
-
-func (sm *semMachine) PermitRelease(t *rapid.T) {
-	p := sm.permit(t)
-	want := p.n != 0 && sm.m.Write(p.n) == nil
-	if want {
-		p.n = 0
-	}
-	if got := p.p.Release(); got != want {
-		t.Fatalf("Permit.Release() = %v, want %v", got, want)
-	}
-}
-
-func (sm *semMachine) PermitSplit(t *rapid.T) {
-	p := sm.permit(t)
-	k := rapid.Uint64Range(0, p.n+1).Draw(t, "k")
-	q := new(semaphore.Permit)
-	var err error
-	*q, err = p.p.Split(k)
-	if ok := k != 0 && k <= p.n; ok != (err == nil) || ok && q.N() != k || !ok && q.N() != 0 {
-		t.Fatalf("Split(%d) of %d = %d units, %v", k, p.n, q.N(), err)
-	}
-	if err == nil {
-		p.n -= k
-		sm.perms = append(sm.perms, semPermit{q, k})
-	}
-	if p.p.N() != p.n {
-		t.Fatalf("after Split(%d): holds %d, want %d", k, p.p.N(), p.n)
-	}
-}
-
-func (sm *semMachine) PermitMerge(t *rapid.T) {
-	p, q := sm.permit(t), sm.permit(t)
-	err := p.p.Merge(q.p)
-	if p == q {
-		testkit.SameErr(t, "Merge with itself", err, semaphore.ErrInvalid)
-		return
-	}
-	testkit.MustNil(t, err)
-	p.n, q.n = p.n+q.n, 0
-}
-
-func (sm *semMachine) PermitForget(t *rapid.T) {
-	p := sm.permit(t)
-	if got := p.p.Forget(); got != p.n {
-		t.Fatalf("Forget() = %d, want %d", got, p.n)
-	}
-	p.n = 0
-}
-
 func (sm *semMachine) SetLimit(t *rapid.T) {
 	limit := rapid.OneOf(
 		rapid.Uint64Range(0, 12),
@@ -293,11 +204,6 @@ func (sm *semMachine) Check(t *rapid.T) {
 		Closed:  sm.m.Closed(),
 		Debt:    sm.m.Debt(),
 	})
-	for i, p := range sm.perms {
-		if got := p.p.N(); got != p.n {
-			t.Fatalf("permit #%d holds %d, want %d", i, got, p.n)
-		}
-	}
 	for i, p := range sm.resv {
 		if got, want := testkit.IsClosed(p.r.Done()), p.m.Done(); got != want {
 			t.Fatalf("Done() of reservation #%d (for %d) closed = %v, want %v", i, p.m.Need(), got, want)

@@ -2,9 +2,9 @@ package semaphore
 
 import "github.com/evsync/evsync/internal/counter"
 
-// A Reservation is a select-able, FIFO-fair acquire: a place in the
-// semaphore's queue of acquirers whose Done channel is closed once the
-// units are handed over (or the semaphore is closed first). Unlike Ready,
+// A Reservation is a select-able, FIFO-fair acquire of a Semaphore or a
+// Limiter: a place in its queue of acquirers whose Done channel is closed
+// once the units are handed over (or it is closed first). Unlike Ready,
 // it keeps its place in line and cannot lose a wakeup to another caller.
 //
 // A Reservation that is no longer wanted must be cancelled with Cancel,

@@ -74,12 +74,6 @@ func New(initial uint64, opts ...Option) *Semaphore {
 	return s
 }
 
-// NewLimiter returns a concurrency limiter: a semaphore of capacity n
-// with all n units available and a limit of n, so that a Release beyond
-// what was taken is refused (ErrWouldBlock) rather than raising the
-// capacity. It is New(n, WithLimit(n)).
-func NewLimiter(n uint64) *Semaphore { return New(n, WithLimit(n)) }
-
 // Acquire waits until n units can be taken and takes them all at once. It
 // returns nil on success; ErrInvalid at once if ctx is nil or n is above the
 // limit; ctx.Err() at once if ctx is already done, even if the units are
@@ -201,9 +195,9 @@ func (s *Semaphore) Count() uint64 { return s.c.Count() }
 // idempotent.
 func (s *Semaphore) Close() { s.c.Close() }
 
-// Drain waits until every unit is back: the count is at the limit (with
-// NewLimiter, every unit is free). It is the shutdown of a limiter: Close,
-// then Drain until the jobs still running have released what they hold.
+// Drain waits until every unit is back: the count is at the limit. After
+// Close, it waits until the holders still running have released what they
+// hold.
 // It returns nil then (at once if it is now); ErrInvalid for a nil ctx;
 // ctx.Err() at once if ctx is already done, and if ctx ends first. It
 // changes nothing and works on an open semaphore too. With the default

@@ -473,7 +473,7 @@ func TestWritableFiresWhenTheCountDropsBelowTheLimit(t *testing.T) {
 
 func TestDrainWaitsUntilEveryUnitIsBack(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := semaphore.NewLimiter(3)
+		s := semaphore.New(3, semaphore.WithLimit(3))
 		ctx := context.Background()
 		testkit.MustNil(t, s.Drain(ctx)) // all home: at once
 		testkit.MustNil(t, s.Acquire(ctx, 2))
@@ -504,7 +504,7 @@ func TestDrainWaitsUntilEveryUnitIsBack(t *testing.T) {
 
 func TestDrainOnAnOpenSemaphore(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := semaphore.NewLimiter(2)
+		s := semaphore.New(2, semaphore.WithLimit(2))
 		ctx := context.Background()
 		testkit.MustNil(t, s.Acquire(ctx, 2))
 		drained := make(chan error, 1)

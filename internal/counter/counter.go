@@ -173,6 +173,7 @@ type Counter struct {
 	lone      spin.Waiter[req] // the lone slot's record (lone.go); its need is set by its first reader (one mode per Counter)
 	loneReady atomic.Bool      // lone has its channel and its need
 	delay     Delayer          // a wake delay; nil if none; set before use
+	stops     bool             // Close refuses every later read (a limiter's Close); set before use
 }
 
 // Init sets the limit (Max if 0), the starting count and a Delayer (nil
@@ -182,6 +183,11 @@ func (c *Counter) Init(limit, initial uint64, d Delayer) {
 	c.cnt, c.delay = initial, d
 	c.publish(false, false)
 }
+
+// StopReadsAtClose makes Close refuse every later read, even while units
+// are left: a limiter's Close, which ends new work while holders still
+// give units back. Only before the Counter is shared.
+func (c *Counter) StopReadsAtClose() { c.stops = true }
 
 // Limit returns the largest count.
 func (c *Counter) Limit() uint64 {
@@ -304,7 +310,7 @@ func (c *Counter) Read(ctx context.Context, m Mode, n uint64) (uint64, error) {
 		return 0, spin.ErrInvalid
 	}
 	if n == 0 && m == Semaphore {
-		return 0, nil
+		return 0, c.zeroRead()
 	}
 	need := m.need(n)
 	if v, ok, _ := c.tryFast(need, fastMask|notifyBit); ok {
@@ -370,6 +376,15 @@ func (c *Counter) TryReadUpTo(max uint64) uint64 {
 	return v
 }
 
+// zeroRead is the result of a read of 0 units: nil, or ErrClosed once a
+// counter whose Close stops reads is closed.
+func (c *Counter) zeroRead() error {
+	if c.stops && c.closed() {
+		return spin.ErrClosed
+	}
+	return nil
+}
+
 // readWait parks a reader in the lone slot, or queues it in a locked
 // section, and returns its record; or it returns the read's result at
 // once (a nil record) if the read need not wait.
@@ -412,7 +427,7 @@ func (c *Counter) TryRead(m Mode, n uint64) (uint64, bool) {
 		return 0, false
 	}
 	if n == 0 && m == Semaphore {
-		return 0, true
+		return 0, c.zeroRead() == nil
 	}
 	need := m.need(n)
 	v, ok, w := c.tryFast(need, fastMask)

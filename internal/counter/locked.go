@@ -162,9 +162,10 @@ func (c *Counter) add(m Mode, n uint64) error {
 	return nil
 }
 
-// take takes need units (the whole count if 0). Only in a locked section.
+// take takes need units (the whole count if 0). It never takes after a
+// Close that stops reads (StopReadsAtClose). Only in a locked section.
 func (c *Counter) take(need, max uint64) (uint64, bool) {
-	if c.cnt == 0 || c.cnt < need {
+	if c.cnt == 0 || c.cnt < need || c.stops && c.closed() {
 		return 0, false
 	}
 	if need == 0 {

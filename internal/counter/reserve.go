@@ -30,7 +30,7 @@ func (c *Counter) Reserve(r *Reservation, n uint64) error {
 		return spin.ErrInvalid // lowered since the look above: never queue what no count can serve
 	}
 	r.c, r.w = c, c.readers.PushSelectable(req{need: n})
-	if n == 0 {
+	if n == 0 && c.zeroRead() == nil {
 		c.readers.Grant(r.w, req{}) // like a read of 0: never waits, even behind others
 	}
 	c.serve()

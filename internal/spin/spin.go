@@ -71,4 +71,7 @@ var (
 	// ErrClosed is returned by writes after Close and by reads once a
 	// closed primitive has nothing left to hand out.
 	ErrClosed = errors.New("evsync: closed")
+	// ErrOverRelease is returned by a limiter's Release of more units than
+	// its holders hold.
+	ErrOverRelease = errors.New("evsync: released more units than are held")
 )

@@ -1,0 +1,505 @@
+package fuzz_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"testing/synctest"
+
+	"github.com/evsync/evsync/internal/model"
+	"github.com/evsync/evsync/semaphore"
+)
+
+// FuzzLimiter makes the decoded operations on a Limiter and on the model,
+// one at a time, inside a synctest bubble, and compares every result,
+// Stats, String, each parked call and each permit's N after every step.
+//
+// model.Limiter has no queue, since sequential callers never leave a
+// call parked. The run keeps the parked acquirers next to it in FIFO
+// order (limRun.queue). It serves them from the model's free units after
+// each step, as the Limiter does.
+//
+// Input: a construction byte (NewLimiter(limLimits[i])), then operations,
+// each a letter of limCodes with its operands. An amount is decoded as
+// for a counter of the free units with the limit (decode_test.go). Its
+// top edges ('g' 'h' 'i' 'r') are negative ints. 'f' (limit+1) and 'n'
+// (one more than is in use, if there is no debt) are over-releases.
+//
+//	A ctx n   Acquire(ctx, n); a live context parks the call in a
+//	          goroutine when the run says it would wait
+//	T n       TryAcquire(n)
+//	R n       Release(n)
+//	K i       cancel the context of parked call i (of any kind)
+//	L i n     cancel the context of parked acquirer i and Release(n) at
+//	          once: the units must go past it, to those behind it
+//	S i       SetLimit(limit i of newLimit's table: -1, 0, 1, 2,
+//	          limit-1, limit, limit+1, limit+3, limit-free-1, 1<<31-1)
+//	D ctx     Drain(ctx); a live context parks the call where the model
+//	          says it would wait
+//	C         Close
+//	P ctx n   AcquirePermit(ctx, n), parked like A; a permit it returns
+//	          is kept (up to maxKept, later ones are held untracked)
+//	Q n       TryAcquirePermit(n)
+//	G i       Release of permit i
+//	B i       two Releases of permit i in a row (a deferred Release
+//	          after an explicit one): the second never gives back
+//	H i k     Split(k) of permit i; k is an amount for a count and a
+//	          limit equal to what the permit holds ('e' all of it, 'f'
+//	          one more, 'i' -1)
+//	J i j     Merge of permit j into permit i; j one past the last is a
+//	          permit of another limiter, which Merge refuses unless
+//	          permit i holds nothing
+//	F i       Forget of permit i
+//
+// A byte that is no letter is one of the operations, its value modulo
+// their number. An index is '0' for the first, modulo the number there
+// are; with none the operation reads its bytes and does nothing.
+func FuzzLimiter(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) { runLimiter(t, data, nil) })
+}
+
+// limCodes names the operations, in the order of limSteps. New letters
+// go at the end.
+const limCodes = "ATRKLSDCPQGBHJF"
+
+var limSteps = [...]func(*limRun, *decoder) string{
+	(*limRun).acquireStep, (*limRun).tryAcquire, (*limRun).release, (*limRun).cancelParked,
+	(*limRun).cancelThenRelease, (*limRun).setLimit, (*limRun).drain, (*limRun).closeStep,
+	(*limRun).acquirePermit, (*limRun).tryAcquirePermit, (*limRun).permitRelease,
+	(*limRun).permitReleaseTwice, (*limRun).permitSplit, (*limRun).permitMerge, (*limRun).permitForget,
+}
+
+// One step per letter: a compile-time check.
+var _ = [1]struct{}{}[len(limSteps)-len(limCodes)]
+
+// limLimits are the limits a run starts with; 1<<36 does not fit the
+// counter's word, whose count then lives under the lock.
+var limLimits = []int{1, 2, 3, 4, 5, 8, 1 << 36}
+
+// limRun is one decoded run.
+type limRun struct {
+	trail
+	tl      tally
+	l       *semaphore.Limiter
+	m       *model.Limiter
+	queue   []*limParked // the parked acquirers still waiting, oldest first
+	parked  []*limParked // every parked call
+	permits []*limPermit
+}
+
+// limParked is a call blocked in a goroutine of the bubble: an acquirer
+// (Acquire or AcquirePermit) of n units, or a Drain.
+type limParked struct {
+	kind   parkKind // parkAcquire, parkPermit or parkDrain
+	n      int
+	state  waitState // an acquirer's, in the run's model
+	cancel context.CancelFunc
+	res    chan result
+	permit *semaphore.Permit // what AcquirePermit returned; written before res
+	done   bool              // returned, and checked
+}
+
+// waitState is what the run's model says of a parked acquirer.
+type waitState uint8
+
+const (
+	limWaiting waitState = iota
+	limGranted
+	limRefused // by Close
+	limCancelled
+)
+
+// parkPermit is a parked AcquirePermit (a kind the Semaphore has not).
+const parkPermit parkKind = parkDrain + 1
+
+// kindName names a parked call's kind.
+func kindName(k parkKind) string {
+	if k == parkPermit {
+		return "AcquirePermit"
+	}
+	return k.String()
+}
+
+func runLimiter(t *testing.T, data []byte, tl tally) {
+	synctest.Test(t, func(t *testing.T) {
+		d := &decoder{data: data}
+		r := &limRun{trail: trail{t: t}, tl: tl}
+		r.construct(d)
+		defer r.stop()
+		for d.more() {
+			desc := limSteps[d.op(limCodes)](r, d)
+			synctest.Wait() // parked calls settle
+			r.check(desc)
+			r.add(desc)
+		}
+	})
+}
+
+// stop frees every parked goroutine, so that the bubble can end even
+// after a failure.
+func (r *limRun) stop() {
+	r.l.Close()
+	for _, p := range r.parked {
+		p.cancel()
+	}
+}
+
+func (r *limRun) construct(d *decoder) {
+	n := limLimits[d.choice(len(limLimits))]
+	r.l, r.m = semaphore.NewLimiter(n), model.NewLimiter(n)
+	if n > 1<<35 {
+		r.tl.hit("New", "big")
+	} else {
+		r.tl.hit("New", "small")
+	}
+}
+
+// amount decodes an amount for the limiter's free units and limit; head
+// is the need of the first queued acquirer.
+func (r *limRun) amount(d *decoder) int {
+	head := uint64(1)
+	if len(r.queue) != 0 {
+		head = uint64(r.queue[0].n)
+	}
+	return int(d.amount(uint64(r.m.Free()), uint64(r.m.Limit()), head))
+}
+
+// wouldWait reports whether Acquire(n) with a live context would wait:
+// n is valid and not 0, and the limiter is open with others queued or
+// fewer than n units free.
+func (r *limRun) wouldWait(n int) bool {
+	return 0 < n && n <= r.m.Limit() && !r.m.Closed() && (len(r.queue) != 0 || n > r.m.Free())
+}
+
+// serve grants the queued acquirers, oldest first, while the head's
+// units are free, as the Limiter does after each change.
+func (r *limRun) serve() {
+	for len(r.queue) != 0 && r.queue[0].n <= r.m.Free() {
+		p := r.queue[0]
+		if err := r.m.Acquire(model.Live, p.n); err != nil {
+			r.fail("model Acquire(%d) for a queued acquirer = %v", p.n, err)
+		}
+		p.state, r.queue = limGranted, r.queue[1:]
+	}
+}
+
+// leave takes a cancelled acquirer out of the queue, and serves those
+// behind it.
+func (r *limRun) leave(p *limParked) {
+	if i := slices.Index(r.queue, p); i >= 0 {
+		r.queue = slices.Delete(r.queue, i, i+1)
+	}
+	p.state = limCancelled
+	r.serve()
+}
+
+func (r *limRun) acquireStep(d *decoder) string {
+	k := d.ctx()
+	return r.acquire(k, r.amount(d), parkAcquire)
+}
+
+// acquire makes an Acquire or an AcquirePermit (kind) of n units.
+func (r *limRun) acquire(k ctxKind, n int, kind parkKind) string {
+	op := kindName(kind)
+	desc := fmt.Sprintf("%s(%v, %d)", op, k, n)
+	switch {
+	case k == ctxLive && r.wouldWait(n) && len(r.parked) < maxParked:
+		r.park(kind, n)
+		return desc + " parked"
+	case k == ctxLive && r.wouldWait(n):
+		k = ctxCancelled // too many parked already
+	}
+	want := semaphore.ErrInvalid
+	if k != ctxNil {
+		want = cancelledErr(r.m.Acquire(k.model(), n))
+	}
+	outcome := errName(want)
+	if want == semaphore.ErrClosed && n <= r.m.Free() {
+		outcome = "ErrClosed with units free"
+	}
+	r.tl.hit(op, outcome)
+	if kind == parkPermit {
+		r.acquirePermitNow(desc, k, n, want)
+		return desc
+	}
+	r.sameErr(desc, r.l.Acquire(k.context(), n), want)
+	return desc
+}
+
+// park starts an acquirer or a Drain in a goroutine with a context that
+// cancelParked can end; an acquirer joins the run's queue.
+func (r *limRun) park(kind parkKind, n int) {
+	p := &limParked{kind: kind, n: n, res: make(chan result, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	go func() { p.res <- result{err: r.parkedCall(ctx, p)} }()
+	r.parked = append(r.parked, p)
+	if kind != parkDrain {
+		r.queue = append(r.queue, p)
+	}
+	r.tl.hit(kindName(kind), "parked")
+}
+
+// parkedCall is the call a parked goroutine makes.
+func (r *limRun) parkedCall(ctx context.Context, p *limParked) error {
+	switch p.kind {
+	case parkPermit:
+		pm := new(semaphore.Permit)
+		var err error
+		*pm, err = r.l.AcquirePermit(ctx, p.n)
+		p.permit = pm // read once res is received
+		return err
+	case parkDrain:
+		return r.l.Drain(ctx)
+	}
+	return r.l.Acquire(ctx, p.n)
+}
+
+func (r *limRun) tryAcquire(d *decoder) string {
+	n := r.amount(d)
+	want, outcome := r.modelTry(n)
+	r.tl.hit("TryAcquire", outcome)
+	r.same(fmt.Sprintf("TryAcquire(%d)", n), r.l.TryAcquire(n), want)
+	return fmt.Sprintf("TryAcquire(%d)", n)
+}
+
+// modelTry is TryAcquire(n) in the run's model, and its outcome for the
+// tally: it never takes units while acquirers are queued.
+func (r *limRun) modelTry(n int) (bool, string) {
+	switch {
+	case n > 0 && len(r.queue) != 0:
+		return false, "false, queued"
+	case r.m.Closed() && 0 <= n && n <= r.m.Free() && r.m.Free() != 0:
+		return r.m.TryAcquire(n), "false, closed with units free"
+	}
+	ok := r.m.TryAcquire(n)
+	return ok, fmt.Sprint(ok)
+}
+
+func (r *limRun) release(d *decoder) string {
+	n := r.amount(d)
+	want := r.m.Release(n)
+	r.serve()
+	r.tl.err("Release", want)
+	r.sameErr(fmt.Sprintf("Release(%d)", n), r.l.Release(n), want)
+	return fmt.Sprintf("Release(%d)", n)
+}
+
+// cancelParked cancels the context of a parked call. One still waiting
+// must return context.Canceled (an acquirer leaves the queue); one that
+// has returned is not affected.
+func (r *limRun) cancelParked(d *decoder) string {
+	if len(r.parked) == 0 {
+		d.byte()
+		return "cancel parked (none)"
+	}
+	i := d.choice(len(r.parked))
+	p := r.parked[i]
+	p.cancel()
+	synctest.Wait()
+	if p.done {
+		r.tl.hit("CancelParked", "after return")
+		return fmt.Sprintf("cancel parked #%d (returned)", i)
+	}
+	if p.kind != parkDrain {
+		r.leave(p)
+	}
+	r.cancelledResult(p, "after cancel")
+	return fmt.Sprintf("cancel parked #%d", i)
+}
+
+// cancelledResult checks that the parked call p, whose context was
+// cancelled while it waited, has returned context.Canceled (and no
+// permit).
+func (r *limRun) cancelledResult(p *limParked, when string) {
+	res, ok := settled(p.res)
+	if !ok {
+		r.fail("parked %v still waiting after its context was cancelled", kindName(p.kind))
+	}
+	p.done = true
+	r.tl.err("Parked "+kindName(p.kind), res.err)
+	r.sameErr(fmt.Sprintf("parked %v %s", kindName(p.kind), when), res.err, context.Canceled)
+	if p.permit != nil && p.permit.N() != 0 {
+		r.fail("a cancelled AcquirePermit returned a permit holding %d", p.permit.N())
+	}
+}
+
+// cancelThenRelease cancels a parked acquirer that is still waiting and
+// releases n units straight away.
+func (r *limRun) cancelThenRelease(d *decoder) string {
+	var p *limParked
+	if len(r.queue) != 0 {
+		p = r.queue[d.choice(len(r.queue))]
+	} else {
+		d.byte()
+	}
+	n := r.amount(d)
+	if p != nil {
+		p.cancel()
+		r.leave(p)
+	}
+	want := r.m.Release(n)
+	r.serve()
+	r.tl.err("CancelThenRelease", want)
+	r.sameErr(fmt.Sprintf("Release(%d) right after a cancel", n), r.l.Release(n), want)
+	if p == nil {
+		return fmt.Sprintf("Release(%d) (nothing to cancel)", n)
+	}
+	synctest.Wait()
+	r.cancelledResult(p, "cancelled before a Release")
+	return fmt.Sprintf("cancel a parked %v (for %d), then Release(%d)", kindName(p.kind), p.n, n)
+}
+
+// newLimit decodes SetLimit's operand: -1 and 0 are out of range,
+// limit-1 is 0 at a limit of 1, limit-free-1 is a cut one unit past what
+// is free (a debt of one), and 1 or 2 may be below a parked acquirer.
+func (r *limRun) newLimit(d *decoder) int {
+	l, f := r.m.Limit(), r.m.Free()
+	table := [...]int{-1, 0, 1, 2, l - 1, l, l + 1, l + 3, l - f - 1, 1<<31 - 1}
+	return table[d.choice(len(table))]
+}
+
+func (r *limRun) setLimit(d *decoder) string {
+	n := r.newLimit(d)
+	desc := fmt.Sprintf("SetLimit(%d)", n)
+	if r.belowQueued(n) {
+		r.tl.hit("SetLimit", "ErrInvalid below a parked acquirer")
+		r.sameErr(desc, r.l.SetLimit(n), semaphore.ErrInvalid)
+		return desc
+	}
+	old := r.m.Limit()
+	want := r.m.SetLimit(n)
+	r.serve()
+	outcome := errName(want)
+	switch {
+	case want != nil:
+	case n < old && r.m.InUse() > n:
+		outcome = "cut into debt"
+	case n > old:
+		outcome = "raise"
+	case n < old:
+		outcome = "cut"
+	default:
+		outcome = "same"
+	}
+	r.tl.hit("SetLimit", outcome)
+	r.sameErr(desc, r.l.SetLimit(n), want)
+	return desc
+}
+
+// belowQueued reports whether SetLimit(n) is refused below a queued
+// acquirer, which model.Limiter cannot know: n is valid, the limiter is
+// open, and a queued acquirer asks for more.
+func (r *limRun) belowQueued(n int) bool {
+	if n < 1 || r.m.Closed() {
+		return false
+	}
+	return slices.ContainsFunc(r.queue, func(p *limParked) bool { return p.n > n })
+}
+
+func (r *limRun) drain(d *decoder) string {
+	k := d.ctx()
+	desc := fmt.Sprintf("Drain(%v)", k)
+	waits := r.m.Drain(model.Live) == semaphore.ErrWouldBlock
+	switch {
+	case k == ctxNil:
+		r.tl.err("Drain", semaphore.ErrInvalid)
+		r.sameErr("Drain(nil)", r.l.Drain(nilCtx), semaphore.ErrInvalid)
+	case k == ctxLive && waits && len(r.parked) < maxParked:
+		r.park(parkDrain, 0)
+		desc += " parked"
+	default:
+		if k == ctxLive && waits {
+			k = ctxCancelled // too many parked already
+		}
+		want := cancelledErr(r.m.Drain(k.model()))
+		r.tl.err("Drain", want)
+		r.sameErr("Drain", r.l.Drain(k.context()), want)
+	}
+	return desc
+}
+
+// closeStep closes the limiter: every queued acquirer is refused, even
+// one whose units are free (behind a head that did not fit).
+func (r *limRun) closeStep(*decoder) string {
+	outcome := "ok"
+	for _, p := range r.queue {
+		if p.n <= r.m.Free() {
+			outcome = "refused a waiter with units free"
+		}
+		p.state = limRefused
+	}
+	r.queue = nil
+	r.l.Close()
+	r.m.Close()
+	r.tl.hit("Close", outcome)
+	return "Close()"
+}
+
+// check compares everything observable with the model after a step.
+func (r *limRun) check(desc string) {
+	want := semaphore.LimiterStats{
+		Limit: r.m.Limit(), InUse: r.m.InUse(), Free: r.m.Free(),
+		Waiting: len(r.queue), Closed: r.m.Closed(),
+	}
+	if st := r.l.Stats(); st != want {
+		r.fail("after %s: Stats() = %+v, model %+v", desc, st, want)
+	}
+	if s := r.l.String(); s != want.String() {
+		r.fail("after %s: String() = %q, want %q", desc, s, want.String())
+	}
+	r.checkParked(desc)
+	r.checkPermits(desc)
+}
+
+// checkParked checks each parked call: an acquirer has returned exactly
+// when the run's model has settled it, with nil if granted and ErrClosed
+// if refused; a Drain exactly when the model's Drain would return nil at
+// once, with nil.
+func (r *limRun) checkParked(desc string) {
+	for i, p := range r.parked {
+		if p.done {
+			continue
+		}
+		res, ok := settled(p.res)
+		if want := r.parkedSettled(p); ok != want {
+			r.fail("after %s: parked %v #%d returned = %v (%v), model settled = %v",
+				desc, kindName(p.kind), i, ok, res.err, want)
+		}
+		if ok {
+			p.done = true
+			r.tl.err("Parked "+kindName(p.kind), res.err)
+			r.checkReturned(fmt.Sprintf("after %s: parked %v #%d", desc, kindName(p.kind), i), p, res.err)
+		}
+	}
+}
+
+func (r *limRun) parkedSettled(p *limParked) bool {
+	if p.kind == parkDrain {
+		return r.m.Drain(model.Live) == nil
+	}
+	return p.state != limWaiting
+}
+
+// checkReturned checks what a parked call returned once the run's model
+// settled it; a permit a parked AcquirePermit got is kept.
+func (r *limRun) checkReturned(what string, p *limParked, err error) {
+	want := error(nil)
+	if p.state == limRefused {
+		want = semaphore.ErrClosed
+	}
+	r.sameErr(what, err, want)
+	switch {
+	case p.kind == parkPermit && err != nil && p.permit.N() != 0:
+		r.fail("%s returned a permit holding %d with %v", what, p.permit.N(), err)
+	case p.kind == parkPermit && err == nil:
+		r.keepPermit(what, p.permit, p.n)
+	}
+}
+
+func (r *limRun) sameN(what string, got, want int) {
+	if got != want {
+		r.fail("%s = %d, model %d", what, got, want)
+	}
+}

@@ -1,0 +1,134 @@
+package model_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/evsync/evsync/internal/model"
+	"github.com/evsync/evsync/internal/spin"
+)
+
+// A limStep is one call on a model.Limiter and what it must return: an
+// error, or a bool for TryAcquire.
+type limStep struct {
+	what string
+	do   func(l *model.Limiter) any
+	want any
+}
+
+func acquire(ctx model.Ctx, n int) limStep {
+	return limStep{"Acquire", func(l *model.Limiter) any { return l.Acquire(ctx, n) }, nil}
+}
+
+func try(n int) limStep {
+	return limStep{"TryAcquire", func(l *model.Limiter) any { return l.TryAcquire(n) }, true}
+}
+
+func release(n int) limStep {
+	return limStep{"Release", func(l *model.Limiter) any { return l.Release(n) }, nil}
+}
+
+func setLimit(n int) limStep {
+	return limStep{"SetLimit", func(l *model.Limiter) any { return l.SetLimit(n) }, nil}
+}
+
+func drain(ctx model.Ctx) limStep {
+	return limStep{"Drain", func(l *model.Limiter) any { return l.Drain(ctx) }, nil}
+}
+
+var closeStep = limStep{"Close", func(l *model.Limiter) any { l.Close(); return nil }, nil}
+
+// is returns the step with the result it must have.
+func (s limStep) is(want any) limStep { s.want = want; return s }
+
+// limStats is what Limit, InUse, Free and Closed report after the steps.
+type limStats struct {
+	limit, inUse, free int
+	closed             bool
+}
+
+func TestLimiterSteps(t *testing.T) {
+	cases := []struct {
+		name  string
+		n     int
+		steps []limStep
+		after limStats
+	}{
+		{"acquire and release", 3, []limStep{
+			acquire(model.Live, 2), try(1), try(1).is(false),
+			acquire(model.Live, 1).is(spin.ErrWouldBlock),
+			release(3), acquire(model.Live, 3), release(1),
+		}, limStats{3, 2, 1, false}},
+		{"bad arguments change nothing", 2, []limStep{
+			acquire(model.Live, -1).is(spin.ErrInvalid), acquire(model.Live, 3).is(spin.ErrInvalid),
+			acquire(model.Done, 3).is(spin.ErrInvalid), try(-1).is(false), try(3).is(false),
+			release(-1).is(spin.ErrInvalid), setLimit(0).is(spin.ErrInvalid), setLimit(-2).is(spin.ErrInvalid),
+		}, limStats{2, 0, 2, false}},
+		{"a done context takes nothing even with units free", 2, []limStep{
+			acquire(model.Done, 1).is(context.Canceled), acquire(model.Done, 0).is(context.Canceled),
+			drain(model.Done).is(context.Canceled),
+		}, limStats{2, 0, 2, false}},
+		{"zero units", 1, []limStep{
+			acquire(model.Live, 1), acquire(model.Live, 0), try(0), release(0),
+		}, limStats{1, 1, 0, false}},
+		{"over-release changes nothing", 4, []limStep{
+			release(1).is(spin.ErrOverRelease), acquire(model.Live, 2),
+			release(3).is(spin.ErrOverRelease), release(5).is(spin.ErrOverRelease),
+			release(1),
+		}, limStats{4, 1, 3, false}},
+		{"Close refuses acquires with units free", 3, []limStep{
+			acquire(model.Live, 1), closeStep,
+			acquire(model.Live, 1).is(spin.ErrClosed), acquire(model.Live, 0).is(spin.ErrClosed),
+			acquire(model.Live, 4).is(spin.ErrInvalid), acquire(model.Done, 1).is(context.Canceled),
+			try(1).is(false), try(0).is(false), setLimit(5).is(spin.ErrClosed), setLimit(0).is(spin.ErrInvalid),
+			closeStep,
+		}, limStats{3, 1, 2, true}},
+		{"holders give back after Close and Drain waits for them", 3, []limStep{
+			acquire(model.Live, 2), closeStep, drain(model.Live).is(spin.ErrWouldBlock),
+			release(1), drain(model.Live).is(spin.ErrWouldBlock), release(2).is(spin.ErrOverRelease),
+			release(1), drain(model.Live),
+		}, limStats{3, 0, 3, true}},
+		{"a cut below what is held is a debt", 4, []limStep{
+			acquire(model.Live, 3), setLimit(2), try(1).is(false),
+			release(1), try(1).is(false), release(3).is(spin.ErrOverRelease),
+		}, limStats{2, 2, 0, false}},
+		{"releases pay the debt, then free units", 4, []limStep{
+			acquire(model.Live, 3), setLimit(2), release(2), drain(model.Live).is(spin.ErrWouldBlock),
+			release(1), drain(model.Live), acquire(model.Live, 3).is(spin.ErrInvalid),
+		}, limStats{2, 0, 2, false}},
+		{"a raise pays the debt first", 4, []limStep{
+			acquire(model.Live, 4), setLimit(1), setLimit(3), try(1).is(false), release(2), try(1),
+		}, limStats{3, 3, 0, false}},
+		{"a cut takes free units", 5, []limStep{
+			acquire(model.Live, 1), setLimit(3), try(3).is(false), try(2),
+		}, limStats{3, 3, 0, false}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := model.NewLimiter(c.n)
+			for i, s := range c.steps {
+				if got := s.do(l); got != s.want {
+					t.Fatalf("step %d: %s = %v, want %v", i, s.what, got, s.want)
+				}
+			}
+			got := limStats{l.Limit(), l.InUse(), l.Free(), l.Closed()}
+			if got != c.after {
+				t.Fatalf("after the steps: %+v, want %+v", got, c.after)
+			}
+		})
+	}
+}
+
+func TestNewLimiterBelowOne(t *testing.T) {
+	for _, n := range []int{0, -1} {
+		func() {
+			defer func() {
+				if s, _ := recover().(string); !strings.HasPrefix(s, "model: ") {
+					t.Fatalf("NewLimiter(%d) panicked with %q, want a \"model: \" message", n, s)
+				}
+			}()
+			model.NewLimiter(n)
+		}()
+	}
+}

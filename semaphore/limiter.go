@@ -1,0 +1,189 @@
+package semaphore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/evsync/evsync/internal/counter"
+	"github.com/evsync/evsync/internal/spin"
+)
+
+// ErrOverRelease is returned by a Limiter's Release of more units than
+// its holders hold. The Limiter is unchanged.
+var ErrOverRelease = spin.ErrOverRelease
+
+// A Limiter bounds how many units of work run at once: it has a limit of
+// units, all free at first, which Acquire takes and Release gives back.
+// It is what golang.org/x/sync/semaphore's Weighted is, with a limit that
+// can change while units are held (SetLimit), a Close that stops new
+// work, permits that cannot be released twice, and an over-release that
+// is an error (ErrOverRelease) rather than a panic.
+//
+// Create a Limiter with NewLimiter; the zero value is not usable. A
+// Limiter must not be copied after first use.
+//
+// A Release synchronizes before the Acquire that takes the units it gave
+// back.
+//
+// Fairness: acquirers that have to wait are served strictly in the order
+// they started waiting. A large request at the head holds back smaller
+// ones behind it, so it is never starved, and TryAcquire fails rather
+// than jump the queue.
+//
+// Cancel safety: an Acquire that returns ctx.Err() took nothing. A call
+// whose context is already done returns ctx.Err() at once, even with
+// units free. Units handed to a waiter whose context ends just then are
+// kept: the call returns nil, and the caller holds them.
+//
+// Close ends new work: every later Acquire fails with ErrClosed, even with
+// units free, and so do the acquirers waiting then. Holders still give
+// their units back, and Drain waits until they all have.
+type Limiter struct {
+	c counter.Counter // in Semaphore mode; Close stops reads
+}
+
+// NewLimiter returns a limiter of n units, all free. It panics if n is
+// below 1.
+func NewLimiter(n int) *Limiter {
+	if n < 1 {
+		panic("semaphore: limit below 1")
+	}
+	l := new(Limiter)
+	l.c.Init(uint64(n), uint64(n), nil)
+	l.c.StopReadsAtClose()
+	return l
+}
+
+// Acquire waits until n units are free and takes them all at once. It
+// returns nil once it holds them, and otherwise takes nothing:
+//   - ErrInvalid at once for a nil ctx, or n negative or above the limit;
+//   - ctx.Err() at once if ctx is already done, and if ctx ends first;
+//   - ErrClosed once the limiter is closed.
+//
+// Acquire(ctx, 0) returns nil at once on an open limiter.
+func (l *Limiter) Acquire(ctx context.Context, n int) error {
+	if n > 0 && ctx != nil && ctx.Err() == nil && l.c.TakeFast(uint64(n)) {
+		return nil
+	}
+	if n < 0 {
+		return ErrInvalid
+	}
+	_, err := l.c.Read(ctx, counter.Semaphore, uint64(n))
+	return err
+}
+
+// TryAcquire takes n units if they are free and nobody is queued ahead,
+// and reports whether it did. It never blocks. It is false for n negative
+// or above the limit, and once the limiter is closed. TryAcquire(0) is
+// true on an open limiter.
+func (l *Limiter) TryAcquire(n int) bool {
+	if n > 0 && l.c.TakeFast(uint64(n)) {
+		return true
+	}
+	if n < 0 {
+		return false
+	}
+	_, ok := l.c.TryRead(counter.Semaphore, uint64(n))
+	return ok
+}
+
+// Reserve is the select-able Acquire. It joins the queue for n units and
+// returns at once with a Reservation, whose Done channel is closed once
+// the units are held or the limiter is closed. It returns ErrInvalid for
+// n negative or above the limit, and ErrClosed once the limiter is
+// closed. Give granted units back with Release, or Cancel the
+// reservation (see Reservation).
+func (l *Limiter) Reserve(n int) (*Reservation, error) {
+	if n < 0 {
+		return nil, ErrInvalid
+	}
+	r := new(Reservation)
+	if err := l.c.Reserve(&r.r, uint64(n)); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Release gives back n units that its caller holds. It never blocks, and
+// it works after Close too. It returns ErrOverRelease, changing nothing,
+// if the holders hold fewer than n units, and ErrInvalid for n negative.
+// Release(0) does nothing.
+func (l *Limiter) Release(n int) error {
+	if n > 0 && l.c.AddFast(uint64(n)) {
+		return nil
+	}
+	if n < 0 {
+		return ErrInvalid
+	}
+	if l.c.Write(counter.Semaphore, uint64(n)) != nil {
+		return ErrOverRelease // free units would pass limit plus debt: more than is held
+	}
+	return nil
+}
+
+// SetLimit changes the limit while units are held.
+//   - A raise frees the difference at once, to the waiters first.
+//   - A cut takes free units first. Units still held are never taken, so
+//     the limiter may hold more than its new limit for a while. Releases
+//     then pay that back before they free anything.
+//
+// It returns ErrInvalid, changing nothing, for n below 1 or below a
+// waiting Acquire (which could never be served then), and ErrClosed after
+// Close.
+func (l *Limiter) SetLimit(n int) error {
+	if n < 1 {
+		return ErrInvalid
+	}
+	return l.c.SetLimit(uint64(n))
+}
+
+// Drain waits until every unit is back: nothing is held. It is a
+// limiter's shutdown, after Close. It returns nil then (at once if it is
+// now), ErrInvalid for a nil ctx, and ctx.Err() at once if ctx is done and
+// if ctx ends first. It changes nothing and works on an open limiter too.
+func (l *Limiter) Drain(ctx context.Context) error { return l.c.Drain(ctx) }
+
+// Close ends new work (see Limiter). It is idempotent.
+func (l *Limiter) Close() { l.c.Close() }
+
+// LimiterStats is a snapshot of a limiter's state.
+type LimiterStats struct {
+	Limit   int  // the number of units
+	InUse   int  // units held; above Limit for a while after a cut
+	Free    int  // units not held (after Close, no Acquire takes them)
+	Waiting int  // acquirers queued
+	Closed  bool // Close has been called
+}
+
+// Stats returns a snapshot read with atomic loads only, so observers
+// never slow the limiter. The fields are read one by one and may be
+// mutually inconsistent under concurrent use, but none is negative.
+func (l *Limiter) Stats() LimiterStats {
+	free, closed, waiting, _ := l.c.Snapshot()
+	limit, debt := l.c.Limit(), l.c.Debt()
+	inUse := limit + debt - free
+	if free > limit+debt { // read on either side of a SetLimit
+		inUse = 0
+	}
+	return LimiterStats{
+		Limit:   int(limit),
+		InUse:   int(inUse),
+		Free:    int(free),
+		Waiting: waiting,
+		Closed:  closed,
+	}
+}
+
+// String formats a Stats snapshot, e.g.
+// "limiter{limit=8 in-use=3 free=5 waiting=0}".
+func (l *Limiter) String() string { return l.Stats().String() }
+
+// String formats the snapshot.
+func (st LimiterStats) String() string {
+	closed := ""
+	if st.Closed {
+		closed = " closed"
+	}
+	return fmt.Sprintf("limiter{limit=%d in-use=%d free=%d waiting=%d%s}",
+		st.Limit, st.InUse, st.Free, st.Waiting, closed)
+}
