@@ -9,9 +9,11 @@ import (
 // metrics is a client-go MetricsProvider's metrics as a readyq.Metrics.
 // The provider's metrics must be safe for concurrent use (Prometheus's
 // are): readyq calls the hooks from the goroutines whose calls cause the
-// events, after releasing its lock.
+// events, after releasing its lock, and Depth one call at a time.
 type metrics struct {
 	depth      workqueue.GaugeMetric
+	setDepth   workqueue.SettableGaugeMetric // depth, if it has Set (Prometheus's gauges do)
+	shown      int                           // the depth gauge's value; only in Depth
 	adds       workqueue.CounterMetric
 	latency    workqueue.HistogramMetric
 	work       workqueue.HistogramMetric
@@ -21,7 +23,7 @@ type metrics struct {
 }
 
 func newMetrics(p workqueue.MetricsProvider, name string) *metrics {
-	return &metrics{
+	m := &metrics{
 		depth:      p.NewDepthMetric(name),
 		adds:       p.NewAddsMetric(name),
 		latency:    p.NewLatencyMetric(name),
@@ -30,15 +32,25 @@ func newMetrics(p workqueue.MetricsProvider, name string) *metrics {
 		longest:    p.NewLongestRunningProcessorSecondsMetric(name),
 		retries:    p.NewRetriesMetric(name),
 	}
+	m.setDepth, _ = m.depth.(workqueue.SettableGaugeMetric)
+	return m
 }
 
-// Depth moves the depth gauge by delta: client-go's gauge only has Inc and
-// Dec.
-func (m *metrics) Depth(delta int) {
-	for ; delta > 0; delta-- {
+// Depth brings the depth gauge to total. A gauge with Set is set to it.
+// client-go's gauge only has Inc and Dec, so it steps there one item at a
+// time, through values between two depths that readyq reported in order.
+func (m *metrics) Depth(_, _, total int) {
+	if m.setDepth != nil {
+		if total != m.shown {
+			m.setDepth.Set(float64(total))
+			m.shown = total
+		}
+		return
+	}
+	for ; m.shown < total; m.shown++ {
 		m.depth.Inc()
 	}
-	for ; delta < 0; delta++ {
+	for ; m.shown > total; m.shown-- {
 		m.depth.Dec()
 	}
 }
