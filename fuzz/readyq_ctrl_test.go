@@ -2,6 +2,7 @@ package fuzz_test
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sync"
@@ -251,12 +252,21 @@ func (r *rqRun) checkCtrl(desc string) {
 	if got := r.ctrl.metrics.snapshot(); got != want {
 		r.fail("after %s: metrics %+v, want %+v", desc, got, want)
 	}
+	byPrio := make(map[int]int)
+	for _, k := range r.m.Queue() {
+		p, _ := r.m.Priority(k)
+		byPrio[p]++
+	}
+	if got := r.ctrl.metrics.depths(); !maps.Equal(got, byPrio) {
+		r.fail("after %s: depth per priority %v, model %v", desc, got, byPrio)
+	}
 }
 
 // rqMetrics adds up what a queue reports to its Metrics.
 type rqMetrics struct {
-	mu   sync.Mutex
-	seen rqMetricsSeen
+	mu    sync.Mutex
+	seen  rqMetricsSeen
+	prios map[int]int // the last depth reported of each priority, but 0
 }
 
 type rqMetricsSeen struct {
@@ -264,9 +274,31 @@ type rqMetricsSeen struct {
 	workedSum                            time.Duration
 }
 
-func (m *rqMetrics) Depth(d int) { m.mu.Lock(); m.seen.depth += d; m.mu.Unlock() }
-func (m *rqMetrics) Added()      { m.mu.Lock(); m.seen.adds++; m.mu.Unlock() }
-func (m *rqMetrics) Retried()    { m.mu.Lock(); m.seen.retries++; m.mu.Unlock() }
+// Depth keeps the last total and the last depth of each priority.
+func (m *rqMetrics) Depth(prio, n, total int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.seen.depth = total
+	if m.prios == nil {
+		m.prios = make(map[int]int)
+	}
+	if n == 0 {
+		delete(m.prios, prio)
+	} else {
+		m.prios[prio] = n
+	}
+}
+
+// depths returns the last depth reported of each priority, those at 0
+// left out.
+func (m *rqMetrics) depths() map[int]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return maps.Clone(m.prios)
+}
+
+func (m *rqMetrics) Added()   { m.mu.Lock(); m.seen.adds++; m.mu.Unlock() }
+func (m *rqMetrics) Retried() { m.mu.Lock(); m.seen.retries++; m.mu.Unlock() }
 
 func (m *rqMetrics) Waited(d time.Duration) {
 	m.mu.Lock()

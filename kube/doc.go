@@ -72,9 +72,12 @@
 // adds only (AddRateLimited, AddWithOpts with RateLimited): client-go
 // counts every AddAfter, and controller-runtime's priority queue every
 // delayed add. Adds count the marks that queue, delay or keep aside an
-// item, and depth the queued items. Such a queue runs one goroutine,
-// which sets the unfinished-work and longest-running gauges every 500 ms,
-// as client-go's does, until ShutDown or ShutDownWithDrain returns; a
-// queue with metrics that is never shut down keeps it running. Without
-// metrics the queue has no goroutine at all.
+// item, and depth the queued items. A provider with controller-runtime's
+// depth gauge per priority (see MetricsProviderWithPriority) gets the
+// depth of each priority, as controller-runtime's priority queue reports
+// it. A depth gauge never reads below zero. Such a queue runs one
+// goroutine, which sets the unfinished-work and longest-running gauges
+// every 500 ms, as client-go's does, until ShutDown or ShutDownWithDrain
+// returns; a queue with metrics that is never shut down keeps it running.
+// Without metrics the queue has no goroutine at all.
 package kube

@@ -1,17 +1,42 @@
 package kube
 
 import (
+	"reflect"
 	"time"
 
 	"k8s.io/client-go/util/workqueue"
 )
 
+// DepthMetricWithPriority is a depth gauge per priority, the shape of
+// controller-runtime's: Inc and Dec move the gauge of one priority.
+type DepthMetricWithPriority interface {
+	Inc(priority int)
+	Dec(priority int)
+}
+
+// MetricsProviderWithPriority is a MetricsProvider that also makes a
+// depth gauge per priority, as controller-runtime's own provider does. A
+// Queue given one reports its depth per priority, and never asks for the
+// plain depth gauge. A provider that has the method with another result
+// type, one with the methods of DepthMetricWithPriority, is used the same
+// way (controller-runtime's returns a type of an internal package).
+type MetricsProviderWithPriority interface {
+	workqueue.MetricsProvider
+	NewDepthMetricWithPriority(name string) DepthMetricWithPriority
+}
+
 // metrics is a client-go MetricsProvider's metrics as a readyq.Metrics.
 // The provider's metrics must be safe for concurrent use (Prometheus's
 // are): readyq calls the hooks from the goroutines whose calls cause the
-// events, after releasing its lock.
+// events, after releasing its lock, and Depth one call at a time.
 type metrics struct {
-	depth      workqueue.GaugeMetric
+	depth    workqueue.GaugeMetric         // nil with byPrio
+	setDepth workqueue.SettableGaugeMetric // depth, if it has Set (Prometheus's gauges do)
+	shown    int                           // the depth gauge's value; only in Depth
+
+	byPrio  DepthMetricWithPriority // the depth per priority, if the provider has it
+	shownBy map[int]int             // its gauges' values, but 0; only in Depth
+
 	adds       workqueue.CounterMetric
 	latency    workqueue.HistogramMetric
 	work       workqueue.HistogramMetric
@@ -21,8 +46,7 @@ type metrics struct {
 }
 
 func newMetrics(p workqueue.MetricsProvider, name string) *metrics {
-	return &metrics{
-		depth:      p.NewDepthMetric(name),
+	m := &metrics{
 		adds:       p.NewAddsMetric(name),
 		latency:    p.NewLatencyMetric(name),
 		work:       p.NewWorkDurationMetric(name),
@@ -30,16 +54,74 @@ func newMetrics(p workqueue.MetricsProvider, name string) *metrics {
 		longest:    p.NewLongestRunningProcessorSecondsMetric(name),
 		retries:    p.NewRetriesMetric(name),
 	}
+	if m.byPrio = depthWithPriority(p, name); m.byPrio != nil {
+		m.shownBy = make(map[int]int)
+	} else {
+		m.depth = p.NewDepthMetric(name)
+		m.setDepth, _ = m.depth.(workqueue.SettableGaugeMetric)
+	}
+	return m
 }
 
-// Depth moves the depth gauge by delta: client-go's gauge only has Inc and
-// Dec.
-func (m *metrics) Depth(delta int) {
-	for ; delta > 0; delta-- {
-		m.depth.Inc()
+var depthWithPriorityType = reflect.TypeFor[DepthMetricWithPriority]()
+
+// depthWithPriority returns p's depth gauge per priority for the queue
+// name, or nil if p has none. controller-runtime's provider returns its
+// gauge as a type that only controller-runtime can name. So its method
+// is looked up by name and signature, not through an interface.
+func depthWithPriority(p workqueue.MetricsProvider, name string) DepthMetricWithPriority {
+	if pp, ok := p.(MetricsProviderWithPriority); ok {
+		return pp.NewDepthMetricWithPriority(name)
 	}
-	for ; delta < 0; delta++ {
-		m.depth.Dec()
+	f := reflect.ValueOf(p).MethodByName("NewDepthMetricWithPriority")
+	if !f.IsValid() {
+		return nil
+	}
+	t := f.Type()
+	if t.NumIn() != 1 || t.In(0).Kind() != reflect.String || t.NumOut() != 1 || !t.Out(0).Implements(depthWithPriorityType) {
+		return nil
+	}
+	d, _ := f.Call([]reflect.Value{reflect.ValueOf(name).Convert(t.In(0))})[0].Interface().(DepthMetricWithPriority)
+	return d
+}
+
+// Depth brings the depth gauge of priority prio to n, or with a plain
+// depth gauge, that gauge to total. A gauge with Set is set to it.
+// client-go's and controller-runtime's gauges only have Inc and Dec, so
+// they step one item at a time, through values between two depths that
+// readyq reported in order.
+func (m *metrics) Depth(prio, n, total int) {
+	switch {
+	case m.byPrio != nil:
+		m.stepPriority(prio, n)
+	case m.setDepth != nil:
+		if total != m.shown {
+			m.setDepth.Set(float64(total))
+			m.shown = total
+		}
+	default:
+		for ; m.shown < total; m.shown++ {
+			m.depth.Inc()
+		}
+		for ; m.shown > total; m.shown-- {
+			m.depth.Dec()
+		}
+	}
+}
+
+// stepPriority moves the depth gauge of priority prio to n.
+func (m *metrics) stepPriority(prio, n int) {
+	shown := m.shownBy[prio]
+	for ; shown < n; shown++ {
+		m.byPrio.Inc(prio)
+	}
+	for ; shown > n; shown-- {
+		m.byPrio.Dec(prio)
+	}
+	if n == 0 {
+		delete(m.shownBy, prio)
+	} else {
+		m.shownBy[prio] = n
 	}
 }
 

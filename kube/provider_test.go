@@ -2,6 +2,7 @@ package kube_test
 
 import (
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -9,17 +10,22 @@ import (
 )
 
 // provider is a workqueue.MetricsProvider that records what a queue
-// reports, for one queue name.
+// reports, for one queue name. With settable, its depth gauge has Set.
 type provider struct {
-	names                []string // the names the metrics were made for
-	depth, adds, retries atomic.Int64
-	latency, work        observations
-	unfinished, longest  gauge
+	settable            bool
+	names               []string // the names the metrics were made for
+	depth               depthGauge
+	adds, retries       atomic.Int64
+	latency, work       observations
+	unfinished, longest gauge
 }
 
 func (p *provider) NewDepthMetric(name string) workqueue.GaugeMetric {
 	p.names = append(p.names, name)
-	return (*gaugeCounter)(&p.depth)
+	if p.settable {
+		return (*settableDepth)(&p.depth)
+	}
+	return &p.depth
 }
 func (p *provider) NewAddsMetric(string) workqueue.CounterMetric {
 	return (*gaugeCounter)(&p.adds)
@@ -41,6 +47,41 @@ type gaugeCounter atomic.Int64
 
 func (g *gaugeCounter) Inc() { (*atomic.Int64)(g).Add(1) }
 func (g *gaugeCounter) Dec() { (*atomic.Int64)(g).Add(-1) }
+
+// depthGauge is a GaugeMetric that counts the times it read below zero.
+// It yields before each change, to widen the windows between reports.
+type depthGauge struct {
+	v, negative, sets atomic.Int64 // sets: with Set
+}
+
+func (g *depthGauge) Inc() {
+	runtime.Gosched()
+	g.v.Add(1)
+}
+
+func (g *depthGauge) Dec() {
+	runtime.Gosched()
+	if g.v.Add(-1) < 0 {
+		g.negative.Add(1)
+	}
+}
+
+// Load returns the gauge's value.
+func (g *depthGauge) Load() int64 { return g.v.Load() }
+
+// settableDepth is a depthGauge with Set, as Prometheus's gauges have.
+type settableDepth depthGauge
+
+func (g *settableDepth) Inc() { (*depthGauge)(g).Inc() }
+func (g *settableDepth) Dec() { (*depthGauge)(g).Dec() }
+func (g *settableDepth) Set(v float64) {
+	runtime.Gosched()
+	if v < 0 {
+		g.negative.Add(1)
+	}
+	g.v.Store(int64(v))
+	g.sets.Add(1)
+}
 
 // observations is a HistogramMetric that keeps every observation.
 type observations struct {

@@ -44,11 +44,12 @@ type Config struct {
 	// a name reports no metrics.
 	Name string
 
-	// MetricsProvider, with a Name, receives the queue's metrics: depth,
-	// adds, queue latency, work duration and retries as they happen,
-	// unfinished work and longest running processor every 500 ms, from
-	// one goroutine that runs until ShutDown or ShutDownWithDrain
-	// returns. A queue without a provider starts no goroutine. (client-go
+	// MetricsProvider, with a Name, receives the queue's metrics. Depth
+	// (per priority from a MetricsProviderWithPriority), adds, queue
+	// latency, work duration and retries come as they happen. Unfinished
+	// work and longest running processor come every 500 ms, from one
+	// goroutine that runs until ShutDown or ShutDownWithDrain returns. A
+	// queue without a provider starts no goroutine. (client-go
 	// falls back on its global provider, set with workqueue.SetProvider;
 	// it cannot be reached from outside client-go, so here no provider
 	// means no metrics.)

@@ -2,7 +2,9 @@ package readyq_test
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/evsync/evsync/internal/anchor"
 	"github.com/evsync/evsync/readyq"
@@ -119,3 +121,60 @@ func benchItems[T comparable](b *testing.B, key func(int) T) {
 		q.Done(buf...)
 	}
 }
+
+// BenchmarkMetrics measures Add+TryTake+Done of one item, without and
+// with metrics (hooks that do nothing), at priority 0 (the ready list)
+// and 1 (a lane). Without metrics the queue must not pay for them.
+// parallel=4 runs four goroutines at once, each with its own items,
+// so that the depth reports contend.
+func BenchmarkMetrics(b *testing.B) {
+	for _, metrics := range []bool{false, true} {
+		for _, p := range []int{0, 1} {
+			for _, par := range []int{1, 4} {
+				name := fmt.Sprintf("impl=evsync/metrics=%v/prio=%d/parallel=%d", metrics, p, par)
+				b.Run(name, func(b *testing.B) { benchMetrics(b, metrics, p, par) })
+			}
+		}
+	}
+}
+
+func benchMetrics(b *testing.B, metrics bool, p, par int) {
+	var opts []readyq.Option
+	if metrics {
+		opts = append(opts, readyq.WithMetrics(noMetrics{}))
+	}
+	q := readyq.New[int](opts...)
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.SetParallelism(par) // par × GOMAXPROCS goroutines
+	if par == 1 {
+		cycleItems(q, p, 0, b.Loop)
+		return
+	}
+	b.RunParallel(func(pb *testing.PB) {
+		cycleItems(q, p, int(next.Add(1))<<10, pb.Next)
+	})
+}
+
+// cycleItems adds, takes and finishes items base to base+1023 in turn
+// while more says so. One item stays queued between the steps, so that a
+// lane is not made and dropped at every step.
+func cycleItems(q *readyq.Queue[int], p, base int, more func() bool) {
+	buf := make([]int, 0, 1)
+	o := readyq.AddOpts{Priority: p}
+	q.AddWith(base+1023, o)
+	for i := 0; more(); i++ {
+		q.AddWith(base+i&1023, o)
+		buf = q.TryTakeAppend(buf[:0], 1)
+		q.Done(buf...)
+	}
+}
+
+// noMetrics is a Metrics whose hooks do nothing.
+type noMetrics struct{}
+
+func (noMetrics) Depth(_, _, _ int)    {}
+func (noMetrics) Added()               {}
+func (noMetrics) Waited(time.Duration) {}
+func (noMetrics) Worked(time.Duration) {}
+func (noMetrics) Retried()             {}

@@ -2,6 +2,7 @@ package readyq_test
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sync"
@@ -464,12 +465,26 @@ func (cm *ctrlMachine) checkMetrics(t *rapid.T) {
 	if got != want {
 		t.Fatalf("metrics %+v, want %+v", got, want)
 	}
+	if got, want := cm.metrics.depths(), queuedByPriority(cm.m); !maps.Equal(got, want) {
+		t.Fatalf("depth per priority %v, want %v", got, want)
+	}
+}
+
+// queuedByPriority counts the model's queued items of each priority.
+func queuedByPriority(m *model.ReadyQ) map[int]int {
+	n := make(map[int]int)
+	for _, k := range m.Queue() {
+		p, _ := m.Priority(k)
+		n[p]++
+	}
+	return n
 }
 
 // ctrlMetrics adds up what a queue reports to its Metrics.
 type ctrlMetrics struct {
-	mu   sync.Mutex
-	seen ctrlMetricsSeen
+	mu    sync.Mutex
+	seen  ctrlMetricsSeen
+	prios map[int]int // the last depth reported of each priority, but 0
 }
 
 type ctrlMetricsSeen struct {
@@ -477,9 +492,31 @@ type ctrlMetricsSeen struct {
 	workedSum                            time.Duration
 }
 
-func (m *ctrlMetrics) Depth(d int) { m.mu.Lock(); m.seen.depth += d; m.mu.Unlock() }
-func (m *ctrlMetrics) Added()      { m.mu.Lock(); m.seen.adds++; m.mu.Unlock() }
-func (m *ctrlMetrics) Retried()    { m.mu.Lock(); m.seen.retries++; m.mu.Unlock() }
+// Depth keeps the last total and the last depth of each priority.
+func (m *ctrlMetrics) Depth(prio, n, total int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.seen.depth = total
+	if m.prios == nil {
+		m.prios = make(map[int]int)
+	}
+	if n == 0 {
+		delete(m.prios, prio)
+	} else {
+		m.prios[prio] = n
+	}
+}
+
+// depths returns the last depth reported of each priority, those at 0
+// left out.
+func (m *ctrlMetrics) depths() map[int]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return maps.Clone(m.prios)
+}
+
+func (m *ctrlMetrics) Added()   { m.mu.Lock(); m.seen.adds++; m.mu.Unlock() }
+func (m *ctrlMetrics) Retried() { m.mu.Lock(); m.seen.retries++; m.mu.Unlock() }
 
 func (m *ctrlMetrics) Waited(d time.Duration) {
 	m.mu.Lock()

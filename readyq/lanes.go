@@ -26,6 +26,7 @@ type lane[T comparable] struct {
 	list   fifo[T]
 	prio   int
 	tenant string
+	level  *level[T] // its level
 }
 
 // A level is the lanes of one priority.
@@ -34,13 +35,17 @@ type level[T comparable] struct {
 	ring    []*lane[T] // lanes with queued items, in round-robin order
 	cur     int        // the ring's next lane
 	tenants map[string]*lane[T]
+	live    int  // queued items on its lanes
+	shown   int  // live as the metrics last noted it (metrics.go)
+	touched bool // on the metrics' touched list
 }
 
 // lanes are the levels of a queue, highest priority first. Only with the
 // queue's lock held.
 type lanes[T comparable] struct {
 	levels []*level[T]
-	live   int // queued items on all lanes
+	live   int       // queued items on all lanes
+	watch  *gauge[T] // with metrics: where count notes the levels whose count changes
 }
 
 // onLane reports whether the queued item e is on a lane, not on q.list.
@@ -67,7 +72,7 @@ func (q *Queue[T]) enqueue(e *entry[T]) {
 	}
 	ln := q.lanes.lane(x.prio, x.tenant)
 	e.seq, x.lane, e.laned = ln.list.push(e.item), ln, true
-	q.lanes.live++
+	q.lanes.count(ln.level, 1)
 }
 
 // unqueue takes the queued item e off its lane (Remove, a raised
@@ -81,7 +86,7 @@ func (q *Queue[T]) unqueue(e *entry[T]) {
 	ln := x.lane
 	ln.list.kill(e.seq)
 	x.lane, e.laned = nil, false
-	q.lanes.live--
+	q.lanes.count(ln.level, -1)
 	if ln.list.live == 0 {
 		q.lanes.drop(ln) // its priority, not the item's: a raise unqueues first with the new one set
 	}
@@ -89,6 +94,18 @@ func (q *Queue[T]) unqueue(e *entry[T]) {
 
 // queuedLen is the number of queued items.
 func (q *Queue[T]) queuedLen() int { return q.list.live + q.lanes.live }
+
+// count changes the number of queued items on the lanes of lv by d, and
+// with metrics notes lv for them (even once lv is dropped: its last
+// count, 0, is still to be reported).
+func (l *lanes[T]) count(lv *level[T], d int) {
+	l.live += d
+	lv.live += d
+	if g := l.watch; g != nil && !lv.touched {
+		lv.touched = true
+		g.touched = append(g.touched, lv)
+	}
+}
 
 // lane returns the lane of prio and tenant, making it (and its level) if
 // need be; a new lane joins its level's ring last.
@@ -101,7 +118,7 @@ func (l *lanes[T]) lane(prio int, tenant string) *lane[T] {
 	if ln := lv.tenants[tenant]; ln != nil {
 		return ln
 	}
-	ln := &lane[T]{prio: prio, tenant: tenant}
+	ln := &lane[T]{prio: prio, tenant: tenant, level: lv}
 	if lv.tenants == nil {
 		lv.tenants = make(map[string]*lane[T])
 	}
@@ -188,7 +205,7 @@ func (q *Queue[T]) takeLevel(lv *level[T], buf []T, max int) []T {
 		e := q.lookup(buf[start])
 		e.state, e.laned, q.slab.extra(e.x).lane = out, false, nil
 		q.inflight++
-		q.lanes.live--
+		q.lanes.count(lv, -1)
 		if ln.list.live == 0 {
 			q.lanes.drop(ln) // the cursor now names the next lane
 		} else {

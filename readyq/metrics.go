@@ -3,20 +3,31 @@ package readyq
 import (
 	"math"
 	"math/bits"
+	"sync"
 	"time"
 )
 
-// Metrics receives what a queue measures, the figures of client-go's
-// workqueue metrics. A queue made WithMetrics calls its methods after it
-// has released its lock, from the goroutine whose call caused the event,
-// so they may block briefly or call the queue; concurrent events may be
-// reported in either order. Without WithMetrics the queue reads no clock
-// and counts nothing for it.
+// Metrics receives what a queue measures: the figures of client-go's
+// workqueue metrics, with the depth per priority as controller-runtime's
+// priority queue keeps it. A queue made WithMetrics calls its methods
+// after it has released its lock. Added, Waited, Worked and Retried come
+// from the goroutine whose call caused the event, so they may block
+// briefly or call the queue. Concurrent events come in either order. A
+// call's Depth reports come after its other events (see Depth). Without
+// WithMetrics the queue reads no clock and counts nothing for it.
 type Metrics interface {
-	// Depth reports a change of the number of queued items (Len): +1
-	// per item queued, -1 per item handed out or removed (client-go's
-	// depth gauge, Inc and Dec).
-	Depth(delta int)
+	// Depth reports that n items of priority prio are queued, and total
+	// items of all priorities (Len), after a change of n. The calls come
+	// one at a time, in the order of the changes. Each reports figures
+	// that held together at one moment, none older than the call before.
+	// Changes made while a call runs may be reported together, as their
+	// latest figures only, by another goroutine than the one that made
+	// them. When a call that changed a depth returns, that depth or a
+	// later one has been reported. Depth may read the queue (Len, Stats),
+	// but a Depth that changes a depth itself (an Add, a TryTake)
+	// deadlocks. A queue whose marks have no priority reports priority 0
+	// only.
+	Depth(prio, n, total int)
 	// Added reports a new mark (one that Add, AddAfter or AddWith
 	// reports as new: client-go's adds).
 	Added()
@@ -91,7 +102,8 @@ func (w *wide) sub(v int64) {
 // metrics it measured and the items whose retry state the limiter is to
 // forget.
 type post[T comparable] struct {
-	depth, adds    int
+	depth          bool // it changed a depth, which deliver reports
+	adds           int
 	waited, worked []time.Duration
 	forgot         []T
 }
@@ -110,9 +122,6 @@ func (q *Queue[T]) posting() *post[T] {
 // deliver does what a locked section posted, after the unlock.
 func (q *Queue[T]) deliver(p *post[T]) {
 	if m := q.metrics; m != nil {
-		if p.depth != 0 {
-			m.Depth(p.depth)
-		}
 		for range p.adds {
 			m.Added()
 		}
@@ -122,22 +131,113 @@ func (q *Queue[T]) deliver(p *post[T]) {
 		for _, d := range p.worked {
 			m.Worked(d)
 		}
+		if p.depth {
+			q.report(m)
+		}
 	}
 	for _, item := range p.forgot {
 		q.limiter().Forget(item)
 	}
 	clear(p.forgot)
-	p.depth, p.adds = 0, 0
+	p.depth, p.adds = false, 0
 	p.waited, p.worked, p.forgot = p.waited[:0], p.worked[:0], p.forgot[:0]
 	q.spareMail.Store(p)
 }
 
-// measure notes the change of depth for the metrics before the unlock.
-// Only with mu held and metrics set.
+// The depth reaches the metrics as absolute figures, in lock order. Deltas
+// reported after the unlock commute in sum but not in order. An Add's +1
+// and a Get's -1 could arrive as -1, then +1, and the gauge read -1.
+//
+// So a locked section that changes a depth writes the new figures to the
+// box before it unlocks. They replace the figures of the same priority
+// not yet reported, so the box holds what the last section left. After
+// the unlock, the section's goroutine takes the report lock, empties the
+// box and reports what it held. The report lock orders the takes, and
+// each take is newer than the one before. So readings never go back in
+// time, and each is a depth that existed. A reading may skip figures that
+// a later section replaced before the take.
+//
+// Lock order is mu, then box.mu. The report lock is never taken with mu
+// held, and box.mu is never held while Depth runs. So a locked section
+// never waits for a report. A goroutine waits for the report lock only
+// while the takes ahead of it are reported, at most one call per
+// priority each.
+
+// A gauge is a queue's depth reporting (WithMetrics only).
+type gauge[T comparable] struct {
+	list    int         // q.list.live as last noted; only with mu held
+	touched []*level[T] // levels whose count changed since measure looked; only with mu held
+	noted   []prioDepth // the current section's changes; only with mu held
+
+	box struct {
+		mu      sync.Mutex
+		total   int         // Len after the last section that changed a depth
+		changed []prioDepth // the depths changed since the last take, one per priority
+	}
+
+	report sync.Mutex  // held by the goroutine that takes the box and reports it
+	out    []prioDepth // the take being reported; only with report held
+}
+
+// A prioDepth is the number n of queued items of priority prio.
+type prioDepth struct{ prio, n int }
+
+// measure notes the depths that changed for the metrics before the
+// unlock, and writes them to the box. Only with mu held and metrics set.
 func (q *Queue[T]) measure() {
-	if n := q.queuedLen(); n != q.depth {
-		q.posting().depth += n - q.depth
-		q.depth = n
+	g := q.gauge
+	if n := q.list.live; n != g.list {
+		g.list = n
+		g.noted = append(g.noted, prioDepth{0, n})
+	}
+	for _, lv := range g.touched {
+		lv.touched = false
+		if lv.live != lv.shown { // a level dropped meanwhile has live 0
+			lv.shown = lv.live
+			g.noted = append(g.noted, prioDepth{lv.prio, lv.live})
+		}
+	}
+	clear(g.touched)
+	g.touched = g.touched[:0]
+	if len(g.noted) == 0 {
+		return
+	}
+	g.box.mu.Lock()
+	g.box.total = q.queuedLen()
+	for _, d := range g.noted {
+		g.box.changed = replace(g.box.changed, d)
+	}
+	g.box.mu.Unlock()
+	g.noted = g.noted[:0]
+	q.posting().depth = true
+}
+
+// replace sets the depth of d's priority in ds to d's, adding it if ds
+// has none. Priorities changed between two takes are few.
+func replace(ds []prioDepth, d prioDepth) []prioDepth {
+	for i := range ds {
+		if ds[i].prio == d.prio {
+			ds[i].n = d.n
+			return ds
+		}
+	}
+	return append(ds, d)
+}
+
+// report takes the depths in the box and reports them to m, after a
+// locked section wrote some. The box may be empty by then: the take of a
+// goroutine ahead had them, and has reported them once report is ours.
+func (q *Queue[T]) report(m Metrics) {
+	g := q.gauge
+	g.report.Lock()
+	defer g.report.Unlock() // also if Depth panics
+	g.box.mu.Lock()
+	take, total := g.box.changed, g.box.total
+	g.box.changed = g.out[:0] // the last take's array, reported by now
+	g.box.mu.Unlock()
+	g.out = take
+	for _, d := range take {
+		m.Depth(d.prio, d.n, total)
 	}
 }
 

@@ -109,7 +109,7 @@ type Queue[T comparable] struct {
 
 	post      *post[T]                // what the current locked section leaves for after the unlock
 	spareMail atomic.Pointer[post[T]] // a delivered post, for the next one
-	depth     int                     // the queued count last reported to metrics; only with mu held
+	gauge     *gauge[T]               // with metrics: the depths reported (metrics.go)
 	running   running                 // with metrics: the items in flight; only with mu held
 
 	mode    Mode
@@ -136,6 +136,10 @@ func New[T comparable](opts ...Option) *Queue[T] {
 		o.apply(&c)
 	}
 	q := &Queue[T]{mode: c.mode, metrics: c.metrics}
+	if c.metrics != nil {
+		q.gauge = new(gauge[T])
+		q.lanes.watch = q.gauge
+	}
 	q.recheck = typed[func(T) bool](c.recheck, "WithRecheck")
 	q.tenant = typed[func(T) string](c.tenant, "WithFairness")
 	q.lim = typed[RateLimiter[T]](c.limiter, "WithRateLimiter")

@@ -337,16 +337,16 @@ func TestRateLimiterArgumentsAreChecked(t *testing.T) {
 	}
 }
 
-// metrics records what a queue reports.
+// metrics records what a queue reports; depth is the last total.
 type metrics struct {
 	mu                   sync.Mutex
 	depth, adds, retries int
 	waited, worked       []time.Duration
 }
 
-func (m *metrics) Depth(d int) { m.mu.Lock(); m.depth += d; m.mu.Unlock() }
-func (m *metrics) Added()      { m.mu.Lock(); m.adds++; m.mu.Unlock() }
-func (m *metrics) Retried()    { m.mu.Lock(); m.retries++; m.mu.Unlock() }
+func (m *metrics) Depth(_, _, total int) { m.mu.Lock(); m.depth = total; m.mu.Unlock() }
+func (m *metrics) Added()                { m.mu.Lock(); m.adds++; m.mu.Unlock() }
+func (m *metrics) Retried()              { m.mu.Lock(); m.retries++; m.mu.Unlock() }
 func (m *metrics) Waited(d time.Duration) {
 	m.mu.Lock()
 	m.waited = append(m.waited, d)
