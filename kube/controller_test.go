@@ -194,13 +194,15 @@ func (s signalQueue) AddWithOpts(o priorityqueue.AddOpts, items ...reconcile.Req
 	s.added <- struct{}{}
 }
 
-// TestControllerShutDownReconcilesDelayed pins the documented difference
-// at shutdown: a request the reconciler asked to see again in an hour is
-// reconciled once more, with the cancelled context, before Start returns
-// (client-go's queue would drop it).
-func TestControllerShutDownReconcilesDelayed(t *testing.T) {
-	events := make(chan event.GenericEvent, 1)
-	events <- event.GenericEvent{Object: object(0)}
+// shutDownDelayed runs a controller over n objects whose reconciler asks
+// to see each again in an hour, cancels it once every request is delayed,
+// and returns the context errors its reconciles saw, in order.
+func shutDownDelayed(t *testing.T, n int, config kube.Config) []error {
+	t.Helper()
+	events := make(chan event.GenericEvent, n)
+	for i := range n {
+		events <- event.GenericEvent{Object: object(i)}
+	}
 	var (
 		mu   sync.Mutex
 		errs []error // ctx.Err() of each reconcile
@@ -211,13 +213,13 @@ func TestControllerShutDownReconcilesDelayed(t *testing.T) {
 		errs = append(errs, ctx.Err())
 		return reconcile.Result{RequeueAfter: time.Hour}, nil
 	})
-	added := make(chan struct{}, 2)
+	added := make(chan struct{}, 2*n)
 	skip := true
 	c, err := controller.NewUnmanaged("kube-shutdown-test", controller.Options{
 		Reconciler:         rec,
 		SkipNameValidation: &skip,
 		NewQueue: func(name string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
-			return signalQueue{kube.New(rl, kube.Config{}), added}
+			return signalQueue{kube.New(rl, config), added}
 		},
 	})
 	if err != nil {
@@ -230,13 +232,38 @@ func TestControllerShutDownReconcilesDelayed(t *testing.T) {
 	defer cancel()
 	stopped := make(chan error, 1)
 	go func() { stopped <- c.Start(ctx) }()
-	<-added // the first reconcile asked for an hour's delay, and the queue has it
+	for range n {
+		<-added // a reconcile asked for an hour's delay, and the queue has it
+	}
 	cancel()
 	if err := <-stopped; err != nil {
 		t.Fatalf("Start: %v", err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	return errs
+}
+
+// TestControllerShutDownDropsDelayed: by default a controller stops as it
+// does on client-go's queue. With 300 requests delayed for an hour, none
+// is reconciled again once its context is cancelled.
+func TestControllerShutDownDropsDelayed(t *testing.T) {
+	errs := shutDownDelayed(t, 300, kube.Config{})
+	if len(errs) != 300 {
+		t.Fatalf("%d reconciles of 300 objects delayed an hour; want 300, none after the stop", len(errs))
+	}
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("reconcile %d saw its context ended: %v", i, err)
+		}
+	}
+}
+
+// TestControllerLosslessShutDownReconcilesDelayed: with Config.Lossless a
+// request the reconciler asked to see again in an hour is reconciled once
+// more, with the cancelled context, before Start returns.
+func TestControllerLosslessShutDownReconcilesDelayed(t *testing.T) {
+	errs := shutDownDelayed(t, 1, kube.Config{Lossless: true})
 	if len(errs) != 2 || errs[0] != nil || !errors.Is(errs[1], context.Canceled) {
 		t.Fatalf("reconciles saw contexts ending with %v; want [nil, context.Canceled]", errs)
 	}

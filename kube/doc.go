@@ -28,29 +28,32 @@
 //	client-go / controller-runtime     readyq
 //	Add, AddAfter, AddRateLimited      Add, AddAfter, AddRateLimited
 //	AddWithOpts(o, items...)           AddWith(item, AddOpts{After, RateLimited, *Priority}) per item
-//	Get, GetWithPriority               Wait(context.Background(), 1); ErrClosed is shutdown
+//	Get, GetWithPriority               Wait(ctx, 1), ctx ended by ShutDown; then TryTake(1)
 //	Done                               Done
 //	Forget, NumRequeues                Forget, NumRequeues (the rate limiter's)
 //	Len                                Len (queued items only)
-//	ShutDown                           Close
-//	ShutDownWithDrain                  Close, then Drain
+//	ShutDown                           CloseDiscardingDelays (Close with Config.Lossless)
+//	ShutDownWithDrain                  the same, then Drain
 //	ShuttingDown                       Stats().Closed
 //	MetricsProvider                    WithMetrics, plus Running every 500 ms
 //
 // # Where it differs from client-go and controller-runtime
 //
-// Delayed items at shutdown. ShutDown queues every delayed item at once,
-// and Get hands it out before it reports shutdown: nothing delayed is
-// lost (readyq's Close). client-go's queue drops delayed items at
-// ShutDown, and controller-runtime's priority queue stops handing out
-// anything at all. In a controller this means that once its context is
-// cancelled, its workers still reconcile each queued and each delayed
-// request once (with the cancelled context) before Start returns.
+// Shutdown. By default ShutDown is client-go's: later adds are ignored,
+// delayed items are dropped, and Get hands out what is queued, then
+// reports shutdown, even while a worker still holds an item that was
+// added again. controller-runtime's priority queue reports shutdown at
+// once, with items still queued. Config.Lossless keeps readyq's
+// shutdown instead: ShutDown queues every delayed item, so a controller
+// reconciles each delayed key once more (with its context cancelled)
+// before Start returns, and Get waits for items being processed that
+// were added again.
 //
 // Drain. ShutDownWithDrain waits until nothing is queued, delayed or
-// being processed. client-go's waits until nothing is being processed,
-// which can happen while items are still queued (a worker between Done
-// and Get); controller-runtime's priority queue does not drain at all.
+// being processed. client-go's waits until nothing is being processed.
+// The two differ only when no worker calls Get any more: then items
+// still queued keep this one waiting, while client-go's returns.
+// controller-runtime's priority queue does not drain at all.
 //
 // Add of a delayed item queues it now and cancels the delay. client-go
 // queues it now and adds it again when the delay ends, so the item may be

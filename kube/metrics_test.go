@@ -16,7 +16,7 @@ func TestMetrics(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := new(provider)
 		limiter := workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, time.Minute)
-		q := kube.New(limiter, kube.Config{Name: "test", MetricsProvider: p})
+		q := kube.New(limiter, kube.Config{Name: "test", MetricsProvider: p, Lossless: true})
 		t.Cleanup(q.ShutDown)
 		if !slices.Equal(p.names, []string{"test"}) {
 			t.Fatalf("metrics made for %q, want [test]", p.names)

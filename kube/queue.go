@@ -35,6 +35,12 @@ type Queue[T comparable] struct {
 	force     context.Context
 	forceStop context.CancelFunc
 
+	// gets is what Get waits with: ShutDown cancels it (client-go's
+	// shutdown), or it never ends (Config.Lossless).
+	gets     context.Context
+	stopGets context.CancelFunc
+	lossless bool
+
 	gauges *gauges // the unfinished-work loop; nil without metrics
 }
 
@@ -54,6 +60,15 @@ type Config struct {
 	// it cannot be reached from outside client-go, so here no provider
 	// means no metrics.)
 	MetricsProvider workqueue.MetricsProvider
+
+	// Lossless keeps readyq's shutdown, which loses nothing added. Then
+	// ShutDown queues every delayed item at once, and Get reports
+	// shutdown only once nothing is queued and no item being processed
+	// was added again. The cost: a controller reconciles each delayed key
+	// once more (with its context cancelled) before it stops, and one
+	// worker that holds an item up holds up every Get. By default the
+	// queue shuts down as client-go's does (see the package doc).
+	Lossless bool
 
 	// Options are further readyq options, readyq.WithFairness say. New
 	// applies them first, then its own rate limiter and metrics, which
@@ -76,8 +91,12 @@ func New[T comparable](rateLimiter workqueue.TypedRateLimiter[T], config Config)
 		m = newMetrics(config.MetricsProvider, config.Name)
 		opts = append(opts, readyq.WithMetrics(m))
 	}
-	w := &Queue[T]{q: readyq.New[T](opts...)}
+	w := &Queue[T]{q: readyq.New[T](opts...), lossless: config.Lossless}
 	w.force, w.forceStop = context.WithCancel(context.Background())
+	w.gets, w.stopGets = context.Background(), func() {}
+	if !config.Lossless {
+		w.gets, w.stopGets = context.WithCancel(context.Background())
+	}
 	if m != nil {
 		w.gauges = startGauges(w.q, m)
 	}
@@ -149,18 +168,25 @@ func (w *Queue[T]) NumRequeues(item T) int { return w.q.NumRequeues(item) }
 func (w *Queue[T]) Len() int { return w.q.Len() }
 
 // Get waits until an item is queued and returns it with shutdown false;
-// the caller processes it and then calls Done. Once the queue is shut down
-// and nothing is left to hand out, it returns the zero T and shutdown
-// true: after ShutDown, items still queued (delayed ones included) are
-// handed out first, and a Get keeps waiting while an item being processed
-// was added again, since its Done queues it. Items are handed out highest
-// priority first, in the order they were queued within a priority.
+// the caller processes it and then calls Done. Items are handed out
+// highest priority first, in the order they were queued within a
+// priority. After ShutDown, Get hands out what is still queued, then
+// returns the zero T and shutdown true, as client-go's Get does. (With
+// Config.Lossless it keeps waiting while an item being processed was
+// added again, since its Done queues it.)
 func (w *Queue[T]) Get() (item T, shutdown bool) {
-	items, err := w.q.Wait(context.Background(), 1)
-	if err != nil { // only ErrClosed: the context never ends, max is 1
+	items, err := w.q.Wait(w.gets, 1)
+	switch {
+	case err == nil:
+		return items[0], false
+	case err == readyq.ErrClosed:
 		return item, true
 	}
-	return items[0], false
+	// ShutDown ended the wait: hand out what is queued, without waiting.
+	if items := w.q.TryTake(1); len(items) == 1 {
+		return items[0], false
+	}
+	return item, true
 }
 
 // GetWithPriority is Get that also returns the item's priority: the
@@ -178,13 +204,14 @@ func (w *Queue[T]) GetWithPriority() (item T, priority int, shutdown bool) {
 // not being processed does nothing.
 func (w *Queue[T]) Done(item T) { w.q.Done(item) }
 
-// ShutDown makes the queue ignore every later add, queues every delayed
-// item at once so that Get hands it out (client-go drops them), and ends a
-// ShutDownWithDrain that is waiting. Get hands out what is queued and
-// reports shutdown once nothing is left. With metrics, ShutDown returns
-// after the unfinished-work goroutine has stopped. It is idempotent.
+// ShutDown makes the queue ignore every later add, drops the delayed
+// items, as client-go's ShutDown does, and ends a ShutDownWithDrain that
+// is waiting. Get hands out what is queued and then reports shutdown.
+// With Config.Lossless it queues the delayed items instead (see
+// Config.Lossless). With metrics, ShutDown returns after the
+// unfinished-work goroutine has stopped. It is idempotent.
 func (w *Queue[T]) ShutDown() {
-	w.q.Close()
+	w.close()
 	w.forceStop()
 	w.gauges.stop()
 }
@@ -195,9 +222,20 @@ func (w *Queue[T]) ShutDown() {
 // ShutDown it does not wait. With metrics, the unfinished-work figures
 // keep being reported while it waits.
 func (w *Queue[T]) ShutDownWithDrain() {
-	w.q.Close()
+	w.close()
 	_ = w.q.Drain(w.force) // nil, or Canceled after ShutDown
 	w.gauges.stop()
+}
+
+// close closes the readyq.Queue as the configuration says and ends the
+// waits of Get.
+func (w *Queue[T]) close() {
+	if w.lossless {
+		w.q.Close()
+		return
+	}
+	w.q.CloseDiscardingDelays()
+	w.stopGets()
 }
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.

@@ -16,7 +16,13 @@ import (
 
 func newQueue(t *testing.T) *kube.Queue[string] {
 	t.Helper()
-	q := kube.New(workqueue.NewTypedItemExponentialFailureRateLimiter[string](10*time.Millisecond, time.Second), kube.Config{})
+	return newQueueWith(t, kube.Config{})
+}
+
+// newQueueWith is newQueue with a Config.
+func newQueueWith(t *testing.T, c kube.Config) *kube.Queue[string] {
+	t.Helper()
+	q := kube.New(workqueue.NewTypedItemExponentialFailureRateLimiter[string](10*time.Millisecond, time.Second), c)
 	t.Cleanup(q.ShutDown)
 	return q
 }
@@ -263,9 +269,88 @@ func TestShutDownHandsOutWhatIsQueued(t *testing.T) {
 	}
 }
 
-func TestShutDownKeepsAddWhileProcessing(t *testing.T) {
+// TestShutDownGetDoesNotWaitForAWorker is client-go's shutdown: Get
+// reports shutdown once nothing is queued, even while a worker holds an
+// item that was added again. Its Done still queues the item, and the next
+// Get hands it out.
+func TestShutDownGetDoesNotWaitForAWorker(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := newQueue(t)
+		q.Add("a")
+		a := get(t, q)
+		q.Add("a") // before ShutDown: queued again at Done
+		q.ShutDown()
+		if _, shutdown := q.Get(); !shutdown {
+			t.Fatal("Get with nothing queued after ShutDown: want shutdown")
+		}
+		q.Done(a)
+		if got := get(t, q); got != "a" {
+			t.Fatalf("Get = %q, want a", got)
+		}
+		q.Done("a")
+		if _, shutdown := q.Get(); !shutdown {
+			t.Fatal("Get: want shutdown")
+		}
+	})
+}
+
+// TestShutDownWakesAWaitingGet: a Get blocked on an empty queue returns
+// shutdown at ShutDown, with an item still being processed and added
+// again.
+func TestShutDownWakesAWaitingGet(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := newQueue(t)
+		q.Add("a")
+		a := get(t, q)
+		q.Add("a")
+		var shutdown bool
+		done := started(func() { _, shutdown = q.Get() })
+		synctest.Wait()
+		if returned(done) {
+			t.Fatal("Get returned on an empty, open queue")
+		}
+		q.ShutDown()
+		<-done
+		if !shutdown {
+			t.Fatal("the waiting Get: want shutdown")
+		}
+		q.Done(a)
+	})
+}
+
+// TestShutDownDropsDelayedItems: ShutDown drops what is delayed, as
+// client-go's does, whether delayed by AddAfter, AddRateLimited or an
+// AddAfter while the item is processed.
+func TestShutDownDropsDelayedItems(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := newQueue(t)
+		q.Add("c")
+		c := get(t, q)
+		q.AddAfter("a", time.Hour)
+		q.AddRateLimited("b")
+		q.AddAfter("c", time.Hour)
+		q.Add("d")
+		q.ShutDown()
+		if st := q.Stats(); st.Delayed != 0 {
+			t.Fatalf("Stats after ShutDown = %v: want nothing delayed", st)
+		}
+		q.Done(c)
+		if got := get(t, q); got != "d" {
+			t.Fatalf("Get = %q, want d", got)
+		}
+		q.Done("d")
+		time.Sleep(2 * time.Hour)
+		if item, shutdown := q.Get(); !shutdown {
+			t.Fatalf("Get = %q after the delays: want shutdown (they were dropped)", item)
+		}
+	})
+}
+
+// TestLosslessShutDownKeepsAddWhileProcessing: with Config.Lossless a Get
+// after ShutDown waits for the Done of an item added again.
+func TestLosslessShutDownKeepsAddWhileProcessing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := newQueueWith(t, kube.Config{Lossless: true})
 		q.Add("a")
 		a := get(t, q)
 		q.Add("a") // before ShutDown: queued again at Done
@@ -288,9 +373,11 @@ func TestShutDownKeepsAddWhileProcessing(t *testing.T) {
 	})
 }
 
-func TestShutDownQueuesDelayedItems(t *testing.T) {
+// TestLosslessShutDownQueuesDelayedItems: with Config.Lossless nothing
+// delayed is lost at ShutDown.
+func TestLosslessShutDownQueuesDelayedItems(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue(t)
+		q := newQueueWith(t, kube.Config{Lossless: true})
 		q.AddAfter("a", time.Hour)
 		start := time.Now()
 		q.ShutDown()

@@ -267,6 +267,43 @@ func TestDoneAfterCloseQueuesADelayedMarkAtOnce(t *testing.T) {
 	})
 }
 
+// TestCloseDiscardingDelaysDropsWhatIsDelayed: client-go's shutdown. The
+// delayed items are forgotten (their retry state too), and so is a
+// kept-aside mark still to come at Done. What is queued is still handed
+// out, and a kept-aside mark due at once is still queued at Done.
+func TestCloseDiscardingDelaysDropsWhatIsDelayed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := readyq.New[int]()
+		q.AddAfter(1, time.Hour)
+		q.AddRateLimited(2)
+		q.Add(3)
+		q.Add(4)
+		q.Add(5)
+		wantItems(t, "TryTake", q.TryTake(2), 3, 4)
+		q.AddAfter(3, time.Hour) // 3 in flight, marked for later
+		q.Add(4)                 // 4 in flight, marked for now
+		if n := q.CloseDiscardingDelays(); n != 2 {
+			t.Fatalf("CloseDiscardingDelays = %d, want 2 (items 1 and 2)", n)
+		}
+		if st := q.Stats(); st.Delayed != 0 || !st.Closed || q.NumRequeues(2) != 0 {
+			t.Fatalf("Stats = %+v, NumRequeues(2) = %d", st, q.NumRequeues(2))
+		}
+		if q.AddAfter(6, time.Second) || q.CloseDiscardingDelays() != 0 {
+			t.Fatal("the queue took a mark after it was closed")
+		}
+		q.Done(3, 4)
+		mustWait(t, q, 8, 5, 4)
+		q.Done(5, 4)
+		sleep(2 * time.Hour)
+		if _, err := q.Wait(bg, 8); !errors.Is(err, readyq.ErrClosed) {
+			t.Fatalf("Wait on the closed, empty queue = %v, want ErrClosed", err)
+		}
+		if st := q.Stats(); st.Queued+st.Delayed+st.InFlight != 0 {
+			t.Fatalf("Stats = %+v: the queue still holds an item", st)
+		}
+	})
+}
+
 func TestDrainWaitsForDelayedItems(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := readyq.New[int]()

@@ -434,7 +434,7 @@ func (q *Queue[T]) finish(items []T, ready []bool) int {
 			q.aside.Add(-1)
 		}
 		switch {
-		case e.flags&removed != 0:
+		case e.flags&removed != 0, back && q.discard && e.markAt > q.now(): // removed, or a mark still to come gone with the delays
 			q.forget(item, e)
 			continue
 		case back && q.later(e) && (e.mode != Level || (ready != nil && !ready[i])):

@@ -96,6 +96,7 @@ type Queue[T comparable] struct {
 	inflight int           // items handed out, not yet Done; only with mu held
 	disarmed int           // one-shot items waiting for Rearm; only with mu held
 	closed   atomic.Bool   // written with mu held; read without by Add's fast refusal
+	discard  bool          // closed by CloseDiscardingDelays: marks still to come are dropped at Done; only with mu held
 	keys     atomic.Uint32 // whether items are probed before the lock (keys.go); set once, by any call
 	requeue  []requeue     // Done's scratch space; only with mu held
 
@@ -178,6 +179,32 @@ func (q *Queue[T]) Close() {
 		q.closed.Store(true)
 		q.settle()
 	}
+}
+
+// CloseDiscardingDelays closes the queue as Close does, but forgets every
+// delayed item instead of queuing it, as client-go's ShutDown drops them.
+// At Done, a kept-aside mark whose ready time is still to come is dropped
+// too; one due at once is still queued. It returns how many delayed items
+// it forgot (their retry state goes with them). After Close it changes
+// nothing and returns 0.
+func (q *Queue[T]) CloseDiscardingDelays() int {
+	q.mu.Lock()
+	defer q.unlock()
+	if q.closed.Load() {
+		return 0
+	}
+	n := q.delays.n
+	for w := q.delays.first(); w != nil; w = q.delays.first() {
+		e := q.slab.entry(w.e)
+		q.pop(e)
+		q.forget(e.item, e)
+	}
+	q.arm()
+	q.discard = true
+	q.publish() // before closed is seen without the lock, as in Close
+	q.closed.Store(true)
+	q.settle()
+	return n
 }
 
 // settle serves blocked callers after a change: queued items go to blocked
