@@ -36,30 +36,33 @@
 //
 // # The snapshot rule
 //
-// The limit lives outside the word, and SetLimit stores it before its
-// count goes out at Unlock. So an outcome judged without the lock pairs
-// the word with the limit in one of two ways, and no other:
+// Every lock-free outcome stands on one state of the word, the limit and
+// the debt. SetLimit stores the limit inside its locked section, and the
+// count goes out only at Unlock. So two reads can see two states, and
+// only two ways pair them right:
 //
-//   - a compare-and-swap from the word w it read: the limit read after w
-//     is w's, because a SetLimit begun since sets slow and steps the
-//     generation, and the CAS then fails (a grant);
-//   - a look (look) that reads the limit between two loads of the word and
-//     vouches for the pair only if neither shows a locked section under
-//     way or a new generation (a refusal, a done-context return that
-//     implies a valid request, Writable's and Drain's answers).
+//   - A grant is a CAS from the word w it judged, with the limit read
+//     after w. A SetLimit begun since sets slow and steps the generation,
+//     so the CAS fails.
+//   - Any other outcome stands on a look: a refusal, a done context's
+//     error that says the request was valid, Writable's and Drain's
+//     answers. A look (look) reads the word, the limit and the word
+//     again. It vouches only if neither load shows slow and both show one
+//     generation.
 //
 // A look that cannot vouch sends the caller to a locked section, where
 // the count, the limit and the debt agree. A look that vouches has no
-// debt to consider (debt > 0 implies slow). A limit read any other way is
-// only a hint, for a path that judges again. The one gap is a generation
-// that wraps: a fast path stalled between its load and its CAS across
-// 2^22 SetLimit calls could be fooled.
+// debt (debt > 0 implies slow). Any other read of the limit is a hint,
+// for a path that judges again. The one gap is a wrapped generation: a
+// fast path stalled between its load and its CAS across 2^22 SetLimit
+// calls.
 //
 // # The lone slot
 //
 // The commonest wait has one waiter: a signal's reader, or an acquirer of
-// one unit. It needs no lock on either side. A reader whose context never
-// ends publishes itself with one CAS (0 → lone|busy) and sleeps. One whose
+// one unit. It needs no lock on either side. The words below keep the
+// generation. A reader whose context never ends publishes itself with
+// one CAS (0 → lone|busy) and sleeps. One whose
 // context can end first claims the record (0 → busy), stores its Done
 // channel there, then publishes (busy → lone|busy).
 //
