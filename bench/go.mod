@@ -3,7 +3,7 @@ module github.com/evsync/evsync/bench
 go 1.26.0
 
 require (
-	github.com/evsync/evsync v0.0.0
+	github.com/evsync/evsync v0.1.0
 	go.uber.org/goleak v1.3.0
 	k8s.io/client-go v0.37.2
 	sigs.k8s.io/controller-runtime v0.25.2
@@ -64,5 +64,3 @@ require (
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
-
-replace github.com/evsync/evsync => ../

@@ -2,10 +2,8 @@ module github.com/evsync/evsync/kube
 
 go 1.26.0
 
-replace github.com/evsync/evsync => ../
-
 require (
-	github.com/evsync/evsync v0.0.0
+	github.com/evsync/evsync v0.1.0
 	github.com/go-logr/logr v1.4.3
 	go.uber.org/goleak v1.3.0
 	k8s.io/apimachinery v0.37.2

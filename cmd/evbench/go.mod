@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
-	github.com/evsync/evsync v0.0.0
+	github.com/evsync/evsync v0.1.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
 	golang.org/x/term v0.48.0
@@ -26,8 +26,3 @@ require (
 	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
-
-// evbench is a module of its own so that the plotting and histogram
-// libraries it uses never enter the graph of a module that depends on
-// evsync; it measures the evsync in this repository.
-replace github.com/evsync/evsync => ../..
