@@ -1,9 +1,9 @@
 // Package bench holds the benchmarks that compare evsync with libraries
 // the main module must not depend on: readyq against client-go's
 // workqueue and controller-runtime's priority queue. It is a module of
-// its own (github.com/evsync/evsync/bench, with a replace directive
-// pointing at the main module), so client-go, controller-runtime and
-// their dependencies never enter the main module's go.mod or build graph.
+// its own (github.com/evsync/evsync/bench), so client-go,
+// controller-runtime and their dependencies never enter the main module's
+// go.mod or build graph. In the repository, go.work serves it the tree.
 // Its import path lies under github.com/evsync/evsync, so it may use the
 // main module's internal packages (the shared anchors and drivers).
 //

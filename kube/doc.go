@@ -19,9 +19,10 @@
 //		})},
 //	}),
 //
-// The package is a module of its own (github.com/evsync/evsync/kube, with
-// a replace directive pointing at the main module), so client-go and
-// controller-runtime never enter the main module's build graph.
+// The package is a module of its own (github.com/evsync/evsync/kube), so
+// client-go and controller-runtime never enter the main module's build
+// graph. It requires the main module at the same release version; in the
+// repository, go.work serves the tree instead.
 //
 // # The mapping
 //
