@@ -19,7 +19,7 @@ import (
 // client-go's rate-limiting workqueue (a delaying queue under it) and
 // controller-runtime's priority queue, each as a ctrlQueue of int keys,
 // configured the way a controller gets it (default rate limiter, no
-// metrics: every implementation is unnamed or built without WithMetrics).
+// metrics: every implementation is unnamed or built without Metrics).
 
 // ctrlQueue is a controller work queue cut down to what the benchmarks
 // call: the calls of client-go's TypedRateLimitingInterface that a

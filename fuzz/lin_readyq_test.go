@@ -464,12 +464,14 @@ func rqDone(s rqLinState, items []int, mode readyq.Mode) (int, rqLinState) {
 // consumers' Done calls may be long (see rqDoneHeld).
 func rqLinWorkload(mode readyq.Mode, long bool) workload {
 	return func(rng *rand.Rand, tl tally) (porcupine.Model, []porcupine.Operation) {
-		opts := []readyq.Option{readyq.WithMode(mode),
-			readyq.WithRateLimiter(readyq.ExponentialRateLimiter[int](rqLinDelay, rqLinDelay))}
-		if long {
-			opts = append(opts, readyq.WithRecheck(func(int) bool { return true }))
+		cfg := readyq.Config[int]{
+			Mode:        mode,
+			RateLimiter: readyq.ExponentialRateLimiter[int](rqLinDelay, rqLinDelay),
 		}
-		q := readyq.New[int](opts...)
+		if long {
+			cfg.Recheck = func(int) bool { return true }
+		}
+		q := readyq.NewWithConfig(cfg)
 		workers := rqLinProducers + rqLinConsumers
 		seeds := make([]uint64, workers)
 		for i := range seeds {

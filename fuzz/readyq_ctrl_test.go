@@ -58,12 +58,12 @@ func (d *decoder) priority() int {
 
 // rqCtrl is what a run keeps for the controller calls.
 type rqCtrl struct {
-	fair bool // WithFairness
+	fair bool // Config.Fairness
 	// defaultLimiter: the queue has DefaultRateLimiter, whose token
 	// bucket (burst 100) the model does not have; retries stay below the
 	// burst.
 	defaultLimiter bool
-	metrics        *rqMetrics // nil without WithMetrics
+	metrics        *rqMetrics // nil without Config.Metrics
 
 	adds   int                   // marks the model reported new
 	start  map[int]time.Duration // items in flight: when they were handed out
@@ -73,28 +73,27 @@ type rqCtrl struct {
 }
 
 // construct applies the option bits 2, 4 and 8 (see FuzzReadyq) to the
-// queue's options and the model's.
-func (c *rqCtrl) construct(tl tally, flags int, mo *model.ReadyQOpts, opts []readyq.Option) []readyq.Option {
+// queue's configuration qc and the model's options mo.
+func (c *rqCtrl) construct(tl tally, flags int, mo *model.ReadyQOpts, qc *readyq.Config[int]) {
 	c.start = map[int]time.Duration{}
 	if flags&2 != 0 {
 		c.fair = true
 		mo.Tenant = func(k int) string { return fmt.Sprint(k % 3) }
-		opts = append(opts, readyq.WithFairness(mo.Tenant))
+		qc.Fairness = mo.Tenant
 		tl.hit("New", "fairness")
 	}
 	if flags&4 != 0 {
 		c.metrics = &rqMetrics{}
-		opts = append(opts, readyq.WithMetrics(c.metrics))
+		qc.Metrics = c.metrics
 		tl.hit("New", "metrics")
 	}
 	if flags&8 != 0 {
 		mo.BaseDelay, mo.MaxDelay = time.Millisecond, 8*time.Millisecond
-		opts = append(opts, readyq.WithRateLimiter(readyq.ExponentialRateLimiter[int](mo.BaseDelay, mo.MaxDelay)))
+		qc.RateLimiter = readyq.ExponentialRateLimiter[int](mo.BaseDelay, mo.MaxDelay)
 		tl.hit("New", "short limiter")
 	} else {
 		c.defaultLimiter = true
 	}
-	return opts
 }
 
 // ctrlStep makes the operation F, H, I, J, O or P (i = 0…5).

@@ -19,13 +19,13 @@ import (
 // every result and, after every step, Stats, Len, InFlight, String, each
 // Ready channel and each parked call.
 //
-// Input: a construction byte ('0' the zero value, '1' New(), '2' New
-// with WithMode(Edge), '3' Level, '4' OneShot), a byte of option bits
-// (the byte minus '0', so '0'…'9' then ':' … '?' for 10…15; none for the
-// zero value): 1 WithRecheck, 2 WithFairness (tenant k%3), 4
-// WithMetrics, 8 WithRateLimiter(ExponentialRateLimiter(1ms, 8ms)), else
-// the default limiter; then operations, each a letter of rqCodes with its
-// operands. An item k is one byte taken modulo
+// Input: a construction byte ('0' the zero value, '1' New(), or
+// NewWithConfig if an option bit is set, '2' NewWithConfig with Mode
+// Edge, '3' Level, '4' OneShot), a byte of option bits (the byte minus
+// '0', so '0'…'9' then ':' … '?' for 10…15; none for the zero value):
+// the Config fields 1 Recheck, 2 Fairness (tenant k%3), 4 Metrics, 8
+// RateLimiter (ExponentialRateLimiter(1ms, 8ms)), else the default
+// limiter; then operations, each a letter of rqCodes with its operands. An item k is one byte taken modulo
 // rqKeys ('0'…'7' are 0…7), a list is a count '0'…'4' followed by that
 // many items, a max is one byte ('0'…'9', '-' for -1, '_' for
 // math.MinInt, '+' for math.MaxInt, anything else -1…6), a mode is
@@ -62,7 +62,7 @@ import (
 //	            parked Waits, at each ready time in turn
 //
 // After every step the run also compares Stats().Delayed, NumRequeues and
-// Priority of every item, Running, and (WithMetrics) what the hooks were
+// Priority of every item, Running, and (Config.Metrics) what the hooks were
 // told, with the model.
 //
 // A Wait, WaitAppend, Next or Drain with a live context that the model
@@ -191,7 +191,7 @@ func (r *rqRun) construct(d *decoder) {
 		flags = 0
 	}
 	recheck := flags&1 != 0
-	var opts []readyq.Option
+	var c readyq.Config[int]
 	switch kind {
 	case 0:
 		r.q = new(readyq.Queue[int])
@@ -200,19 +200,22 @@ func (r *rqRun) construct(d *decoder) {
 		r.tl.hit("New", "default")
 	default:
 		r.mode = readyq.Mode(kind - 2)
-		opts = append(opts, readyq.WithMode(r.mode))
+		c.Mode = r.mode
 		r.tl.hit("New", r.mode.String())
 	}
 	var f func(int) bool
 	if recheck {
 		f = func(k int) bool { return !r.notReady[k] }
-		opts = append(opts, readyq.WithRecheck(f))
+		c.Recheck = f
 		r.tl.hit("New", "recheck")
 	}
 	mo := model.ReadyQOpts{Mode: uint8(r.mode), Recheck: f}
-	opts = r.ctrl.construct(r.tl, flags, &mo, opts)
-	if kind != 0 {
-		r.q = readyq.New[int](opts...)
+	r.ctrl.construct(r.tl, flags, &mo, &c)
+	switch {
+	case kind == 1 && flags == 0:
+		r.q = readyq.New[int]()
+	case kind != 0:
+		r.q = readyq.NewWithConfig(c)
 	}
 	r.m = model.NewReadyQWith(mo)
 }

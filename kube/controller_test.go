@@ -128,7 +128,7 @@ func TestControllerReconcilesEverything(t *testing.T) {
 	r.succ.Add(n)
 
 	metrics := new(provider)
-	newQueue := kube.NewQueueFunc[reconcile.Request](kube.Config{MetricsProvider: metrics})
+	newQueue := kube.NewQueueFunc(kube.Config[reconcile.Request]{MetricsProvider: metrics})
 	queues := make(chan *kube.Queue[reconcile.Request], 1)
 	r.queue = sync.OnceValue(func() *kube.Queue[reconcile.Request] { return <-queues })
 	skip := true
@@ -197,7 +197,7 @@ func (s signalQueue) AddWithOpts(o priorityqueue.AddOpts, items ...reconcile.Req
 // shutDownDelayed runs a controller over n objects whose reconciler asks
 // to see each again in an hour, cancels it once every request is delayed,
 // and returns the context errors its reconciles saw, in order.
-func shutDownDelayed(t *testing.T, n int, config kube.Config) []error {
+func shutDownDelayed(t *testing.T, n int, config kube.Config[reconcile.Request]) []error {
 	t.Helper()
 	events := make(chan event.GenericEvent, n)
 	for i := range n {
@@ -248,7 +248,7 @@ func shutDownDelayed(t *testing.T, n int, config kube.Config) []error {
 // does on client-go's queue. With 300 requests delayed for an hour, none
 // is reconciled again once its context is cancelled.
 func TestControllerShutDownDropsDelayed(t *testing.T) {
-	errs := shutDownDelayed(t, 300, kube.Config{})
+	errs := shutDownDelayed(t, 300, kube.Config[reconcile.Request]{})
 	if len(errs) != 300 {
 		t.Fatalf("%d reconciles of 300 objects delayed an hour; want 300, none after the stop", len(errs))
 	}
@@ -263,7 +263,7 @@ func TestControllerShutDownDropsDelayed(t *testing.T) {
 // request the reconciler asked to see again in an hour is reconciled once
 // more, with the cancelled context, before Start returns.
 func TestControllerLosslessShutDownReconcilesDelayed(t *testing.T) {
-	errs := shutDownDelayed(t, 1, kube.Config{Lossless: true})
+	errs := shutDownDelayed(t, 1, kube.Config[reconcile.Request]{Lossless: true})
 	if len(errs) != 2 || errs[0] != nil || !errors.Is(errs[1], context.Canceled) {
 		t.Fatalf("reconciles saw contexts ending with %v; want [nil, context.Canceled]", errs)
 	}

@@ -19,7 +19,7 @@ func TestMetricsDepthNeverNegativeUnderLoad(t *testing.T) {
 	for _, settable := range []bool{false, true} {
 		t.Run(fmt.Sprintf("settable=%v", settable), func(t *testing.T) {
 			p := &provider{settable: settable}
-			q := kube.New[string](nil, kube.Config{Name: "test", MetricsProvider: p})
+			q := kube.New(nil, kube.Config[string]{Name: "test", MetricsProvider: p})
 			hammer(q)
 			if n, d := p.depth.negative.Load(), p.depth.Load(); n != 0 || d != 0 {
 				t.Fatalf("the depth gauge read below zero %d times, and %d once drained (want 0)", n, d)

@@ -9,14 +9,15 @@
 //	})
 //
 // (the type argument is needed: Go does not infer it in a composite
-// literal). With metrics, or with readyq options such as fair sharing
-// between namespaces, use NewQueueFunc:
+// literal). With metrics, or with a readyq.Config such as fair sharing
+// between namespaces, use NewQueueFunc, which takes the type from its
+// Config:
 //
-//	NewQueue: kube.NewQueueFunc[reconcile.Request](kube.Config{
+//	NewQueue: kube.NewQueueFunc(kube.Config[reconcile.Request]{
 //		MetricsProvider: provider,
-//		Options: []readyq.Option{readyq.WithFairness(func(r reconcile.Request) string {
-//			return r.Namespace
-//		})},
+//		Queue: readyq.Config[reconcile.Request]{
+//			Fairness: func(r reconcile.Request) string { return r.Namespace },
+//		},
 //	}),
 //
 // The package is a module of its own (github.com/evsync/evsync/kube), so
@@ -36,7 +37,7 @@
 //	ShutDown                           CloseDiscardingDelays (Close with Config.Lossless)
 //	ShutDownWithDrain                  the same, then Drain
 //	ShuttingDown                       Stats().Closed
-//	MetricsProvider                    WithMetrics, plus Running every 500 ms
+//	MetricsProvider                    readyq.Config.Metrics, plus Running every 500 ms
 //
 // # Where it differs from client-go and controller-runtime
 //

@@ -69,7 +69,7 @@ func ExampleNewQueue() {
 // while it is processed comes back after its Done; priorities order the
 // hand-outs, and an item keeps its priority while the queue knows it.
 func ExampleQueue() {
-	q := kube.New[string](nil, kube.Config{})
+	q := kube.New(nil, kube.Config[string]{})
 	urgent := 10
 	q.Add("a")
 	q.AddWithOpts(priorityqueue.AddOpts{Priority: &urgent}, "b")
@@ -92,15 +92,15 @@ func ExampleQueue() {
 	// a
 }
 
-// NewQueueFunc passes readyq options through: here a fair share of the
+// NewQueueFunc passes a readyq.Config through: here a fair share of the
 // hand-outs between namespaces, so that one busy namespace does not hold
-// up the others.
+// up the others. The item type comes from the Config.
 func ExampleNewQueueFunc() {
 	opts := controller.Options{
-		NewQueue: kube.NewQueueFunc[reconcile.Request](kube.Config{
-			Options: []readyq.Option{readyq.WithFairness(func(r reconcile.Request) string {
-				return r.Namespace
-			})},
+		NewQueue: kube.NewQueueFunc(kube.Config[reconcile.Request]{
+			Queue: readyq.Config[reconcile.Request]{
+				Fairness: func(r reconcile.Request) string { return r.Namespace },
+			},
 		}),
 	}
 	q := opts.NewQueue("example", nil) // what the controller does at Start

@@ -16,7 +16,7 @@ func TestMetrics(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := new(provider)
 		limiter := workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, time.Minute)
-		q := kube.New(limiter, kube.Config{Name: "test", MetricsProvider: p, Lossless: true})
+		q := kube.New(limiter, kube.Config[string]{Name: "test", MetricsProvider: p, Lossless: true})
 		t.Cleanup(q.ShutDown)
 		if !slices.Equal(p.names, []string{"test"}) {
 			t.Fatalf("metrics made for %q, want [test]", p.names)
@@ -62,7 +62,7 @@ func TestMetrics(t *testing.T) {
 
 func TestMetricsNeedAName(t *testing.T) {
 	p := new(provider)
-	q := kube.New[string](nil, kube.Config{MetricsProvider: p})
+	q := kube.New(nil, kube.Config[string]{MetricsProvider: p})
 	defer q.ShutDown()
 	q.Add("a")
 	if len(p.names) != 0 || p.adds.Load() != 0 {
@@ -72,7 +72,7 @@ func TestMetricsNeedAName(t *testing.T) {
 
 func TestNewQueueFuncNamesAfterController(t *testing.T) {
 	p := new(provider)
-	q := kube.NewQueueFunc[string](kube.Config{MetricsProvider: p})("ctrl", nil)
+	q := kube.NewQueueFunc(kube.Config[string]{MetricsProvider: p})("ctrl", nil)
 	defer q.ShutDown()
 	if !slices.Equal(p.names, []string{"ctrl"}) {
 		t.Fatalf("metrics made for %q, want [ctrl]", p.names)

@@ -31,7 +31,7 @@ func depthPerPriority(t *testing.T, shape string) {
 	if shape == "kube" {
 		mp = kubeProvider{p}
 	}
-	q := kube.New[string](nil, kube.Config{Name: "test", MetricsProvider: mp})
+	q := kube.New(nil, kube.Config[string]{Name: "test", MetricsProvider: mp})
 	t.Cleanup(q.ShutDown)
 	at := func(prio int) priorityqueue.AddOpts { return priorityqueue.AddOpts{Priority: &prio} }
 	q.AddWithOpts(at(1), "a")
@@ -68,7 +68,7 @@ func depthPerPriority(t *testing.T, shape string) {
 // once the queue is drained.
 func TestMetricsDepthPerPriorityNeverNegativeUnderLoad(t *testing.T) {
 	p := newPrioProvider()
-	q := kube.New[string](nil, kube.Config{Name: "test", MetricsProvider: p})
+	q := kube.New(nil, kube.Config[string]{Name: "test", MetricsProvider: p})
 	hammer(q)
 	p.mu.Lock()
 	defer p.mu.Unlock()

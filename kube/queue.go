@@ -44,8 +44,10 @@ type Queue[T comparable] struct {
 	gauges *gauges // the unfinished-work loop; nil without metrics
 }
 
-// Config is the optional configuration of a Queue.
-type Config struct {
+// Config is the optional configuration of a Queue of items of type T.
+// The zero value is a queue without metrics that shuts down as
+// client-go's does.
+type Config[T comparable] struct {
 	// Name names the queue's metrics. As in client-go, a queue without
 	// a name reports no metrics.
 	Name string
@@ -70,28 +72,29 @@ type Config struct {
 	// queue shuts down as client-go's does (see the package doc).
 	Lossless bool
 
-	// Options are further readyq options, readyq.WithFairness say. New
-	// applies them first, then its own rate limiter and metrics, which
-	// win over a readyq.WithRateLimiter or readyq.WithMetrics given here.
-	Options []readyq.Option
+	// Queue configures the readyq.Queue underneath: fair share between
+	// namespaces, say. A rate limiter given to New (not nil) wins over
+	// Queue.RateLimiter, and the metrics of a Name and a MetricsProvider
+	// win over Queue.Metrics.
+	Queue readyq.Config[T]
 }
 
 // New returns an empty queue whose AddRateLimited waits as rateLimiter
-// says; a nil rateLimiter is readyq.DefaultRateLimiter, the same as
-// client-go's DefaultTypedControllerRateLimiter. It panics if an option
-// in config.Options is invalid (see readyq.New).
-func New[T comparable](rateLimiter workqueue.TypedRateLimiter[T], config Config) *Queue[T] {
-	opts := append([]readyq.Option(nil), config.Options...)
+// says; a nil rateLimiter is config.Queue.RateLimiter, or if that is nil
+// too readyq.DefaultRateLimiter, the same as client-go's
+// DefaultTypedControllerRateLimiter. It panics if config.Queue.Mode is not
+// a readyq.Mode (see readyq.NewWithConfig).
+func New[T comparable](rateLimiter workqueue.TypedRateLimiter[T], config Config[T]) *Queue[T] {
+	c := config.Queue
 	if rateLimiter != nil {
-		// The method sets are the same: the limiter is passed as it is.
-		opts = append(opts, readyq.WithRateLimiter[T](rateLimiter))
+		c.RateLimiter = rateLimiter // the method sets are the same
 	}
 	var m *metrics
 	if config.Name != "" && config.MetricsProvider != nil {
 		m = newMetrics(config.MetricsProvider, config.Name)
-		opts = append(opts, readyq.WithMetrics(m))
+		c.Metrics = m
 	}
-	w := &Queue[T]{q: readyq.New[T](opts...), lossless: config.Lossless}
+	w := &Queue[T]{q: readyq.NewWithConfig(c), lossless: config.Lossless}
 	w.force, w.forceStop = context.WithCancel(context.Background())
 	w.gets, w.stopGets = context.Background(), func() {}
 	if !config.Lossless {
@@ -108,13 +111,13 @@ func New[T comparable](rateLimiter workqueue.TypedRateLimiter[T], config Config)
 // queue it returns is a *Queue[T], which controller-runtime's controller
 // uses through its PriorityQueue methods.
 func NewQueue[T comparable](name string, rateLimiter workqueue.TypedRateLimiter[T]) workqueue.TypedRateLimitingInterface[T] {
-	return New(rateLimiter, Config{})
+	return New(rateLimiter, Config[T]{})
 }
 
 // NewQueueFunc returns a controller.Options.NewQueue that makes each
 // queue with New and config, named after the controller if config.Name
-// is empty.
-func NewQueueFunc[T comparable](config Config) func(name string, rateLimiter workqueue.TypedRateLimiter[T]) workqueue.TypedRateLimitingInterface[T] {
+// is empty. The item type T comes from config, so it need not be given.
+func NewQueueFunc[T comparable](config Config[T]) func(name string, rateLimiter workqueue.TypedRateLimiter[T]) workqueue.TypedRateLimitingInterface[T] {
 	return func(name string, rateLimiter workqueue.TypedRateLimiter[T]) workqueue.TypedRateLimitingInterface[T] {
 		c := config
 		if c.Name == "" {

@@ -16,11 +16,11 @@ import (
 
 func newQueue(t *testing.T) *kube.Queue[string] {
 	t.Helper()
-	return newQueueWith(t, kube.Config{})
+	return newQueueWith(t, kube.Config[string]{})
 }
 
 // newQueueWith is newQueue with a Config.
-func newQueueWith(t *testing.T, c kube.Config) *kube.Queue[string] {
+func newQueueWith(t *testing.T, c kube.Config[string]) *kube.Queue[string] {
 	t.Helper()
 	q := kube.New(workqueue.NewTypedItemExponentialFailureRateLimiter[string](10*time.Millisecond, time.Second), c)
 	t.Cleanup(q.ShutDown)
@@ -350,7 +350,7 @@ func TestShutDownDropsDelayedItems(t *testing.T) {
 // after ShutDown waits for the Done of an item added again.
 func TestLosslessShutDownKeepsAddWhileProcessing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueueWith(t, kube.Config{Lossless: true})
+		q := newQueueWith(t, kube.Config[string]{Lossless: true})
 		q.Add("a")
 		a := get(t, q)
 		q.Add("a") // before ShutDown: queued again at Done
@@ -377,7 +377,7 @@ func TestLosslessShutDownKeepsAddWhileProcessing(t *testing.T) {
 // delayed is lost at ShutDown.
 func TestLosslessShutDownQueuesDelayedItems(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueueWith(t, kube.Config{Lossless: true})
+		q := newQueueWith(t, kube.Config[string]{Lossless: true})
 		q.AddAfter("a", time.Hour)
 		start := time.Now()
 		q.ShutDown()

@@ -82,7 +82,7 @@ func BenchmarkStatsObserved(b *testing.B) {
 func BenchmarkDoneRecheck(b *testing.B) {
 	for _, n := range []int{16, 64, 256, 4096} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			q := readyq.New[int](readyq.WithMode(readyq.Level), readyq.WithRecheck(func(int) bool { return true }))
+			q := readyq.NewWithConfig(readyq.Config[int]{Mode: readyq.Level, Recheck: func(int) bool { return true }})
 			for i := range n {
 				q.Add(i)
 			}
@@ -139,11 +139,11 @@ func BenchmarkMetrics(b *testing.B) {
 }
 
 func benchMetrics(b *testing.B, metrics bool, p, par int) {
-	var opts []readyq.Option
+	var c readyq.Config[int]
 	if metrics {
-		opts = append(opts, readyq.WithMetrics(noMetrics{}))
+		c.Metrics = noMetrics{}
 	}
-	q := readyq.New[int](opts...)
+	q := readyq.NewWithConfig(c)
 	var next atomic.Int64
 	b.ReportAllocs()
 	b.SetParallelism(par) // par × GOMAXPROCS goroutines

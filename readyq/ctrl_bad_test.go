@@ -71,7 +71,7 @@ func nonPositiveDelay(t *testing.T, d time.Duration) {
 // When decides.
 func TestRateLimitedNonPositiveAfterTakesTheLimitersDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := readyq.New[int](readyq.WithRateLimiter(readyq.ExponentialRateLimiter[int](time.Second, time.Minute)))
+		q := readyq.NewWithConfig(readyq.Config[int]{RateLimiter: readyq.ExponentialRateLimiter[int](time.Second, time.Minute)})
 		for i, d := range nonPositive {
 			start := time.Now()
 			if !q.AddWith(i, readyq.AddOpts{After: d, RateLimited: true}) {
@@ -89,11 +89,11 @@ func TestRateLimitedNonPositiveAfterTakesTheLimitersDelay(t *testing.T) {
 func TestPrioritiesAtTheEndsOfInt(t *testing.T) {
 	for _, fair := range []bool{false, true} {
 		t.Run(fmt.Sprintf("fairness=%v", fair), func(t *testing.T) {
-			var opts []readyq.Option
+			var c readyq.Config[int]
 			if fair {
-				opts = append(opts, readyq.WithFairness(func(k int) string { return fmt.Sprint(k % 2) }))
+				c.Fairness = func(k int) string { return fmt.Sprint(k % 2) }
 			}
-			q := readyq.New[int](opts...)
+			q := readyq.NewWithConfig(c)
 			prios := []int{math.MinInt, math.MaxInt, 0, math.MinInt + 1, math.MaxInt - 1, math.MinInt, math.MaxInt}
 			items := []int{1, 2, 3, 4, 5, 9, 7} // 1 and 9 share a lane, with fair share too
 			for i, k := range items {
@@ -119,12 +119,9 @@ func TestPrioritiesAtTheEndsOfInt(t *testing.T) {
 	}
 }
 
-func TestNilOptionsPanicWithTheirNames(t *testing.T) {
+func TestLimiterConstructorsPanicWithTheirNames(t *testing.T) {
 	var nilLimiter readyq.RateLimiter[int]
 	for want, f := range map[string]func(){
-		"readyq: WithRateLimiter(nil)":                 func() { readyq.WithRateLimiter(nilLimiter) },
-		"readyq: WithFairness(nil)":                    func() { readyq.WithFairness[int](nil) },
-		"readyq: WithMetrics(nil)":                     func() { readyq.WithMetrics(nil) },
 		"readyq: MaxOfRateLimiters with a nil limiter": func() { readyq.MaxOfRateLimiters(readyq.DefaultRateLimiter[int](), nilLimiter) },
 		"readyq: BucketRateLimiter(nil)":               func() { readyq.BucketRateLimiter[int](nil) },
 		"readyq: ExponentialRateLimiter needs a positive base and max": func() {
@@ -170,8 +167,11 @@ func wantPanic(t *testing.T, what string, f func()) {
 func TestAPanickingTenantInEveryMarkLeavesTheQueueUsable(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := &metrics{}
-		q := readyq.New[int](readyq.WithFairness(badTenant), readyq.WithMetrics(m),
-			readyq.WithRateLimiter(readyq.ExponentialRateLimiter[int](time.Millisecond, time.Second)))
+		q := readyq.NewWithConfig(readyq.Config[int]{
+			Fairness:    badTenant,
+			Metrics:     m,
+			RateLimiter: readyq.ExponentialRateLimiter[int](time.Millisecond, time.Second),
+		})
 		q.Add(1)
 		q.AddAfter(2, time.Second)
 		wantItems(t, "TryTake", q.TryTake(1), 1)
@@ -235,7 +235,7 @@ func TestAPanickingTenantInEveryMarkLeavesTheQueueUsable(t *testing.T) {
 // counted for an item the queue never knew, and the queue never Forgets it.
 func TestAPanickingTenantInAddRateLimitedCountsNoRetry(t *testing.T) {
 	m := &metrics{}
-	q := readyq.New[int](readyq.WithFairness(badTenant), readyq.WithMetrics(m))
+	q := readyq.NewWithConfig(readyq.Config[int]{Fairness: badTenant, Metrics: m})
 	wantPanic(t, "AddRateLimited", func() { q.AddRateLimited(-1) })
 	wantPanic(t, "AddWith RateLimited", func() { q.AddWith(-1, readyq.AddOpts{RateLimited: true}) })
 	if n := q.NumRequeues(-1); n != 0 {

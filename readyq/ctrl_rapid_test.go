@@ -27,7 +27,7 @@ func TestCtrlQueueModel(t *testing.T) {
 	testkit.CheckModel(t, func(t *rapid.T) { rapid.SyncTest(t, ctrlProp(false)) })
 }
 
-// TestCtrlQueueMetricsModel is TestCtrlQueueModel with WithMetrics on
+// TestCtrlQueueMetricsModel is TestCtrlQueueModel with Config.Metrics on
 // every queue: the depth the hooks add up to is Len, every new mark is one
 // Added, every retry one Retried, every hand-out one Waited, every Done
 // of an item in flight one Worked of exactly its time in flight, and
@@ -104,11 +104,11 @@ type ctrlMachine struct {
 	// defaultLimiter: the queue has DefaultRateLimiter, whose token bucket
 	// (burst 100) the model does not have; retries stay below the burst.
 	defaultLimiter bool
-	fair           bool            // WithFairness
+	fair           bool            // Config.Fairness
 	keys           int             // items 0 … keys-1, at most ctrlKeys
 	delays         []time.Duration // what AddAfter and AddWith draw from
 
-	metrics *ctrlMetrics // nil without WithMetrics
+	metrics *ctrlMetrics // nil without Config.Metrics
 	adds    int          // marks the model reported new
 	start   map[int]time.Duration
 	worked  time.Duration // Σ of the Worked the queue must have reported
@@ -121,11 +121,11 @@ var ctrlPriorities = []int{0, 0, 0, 1, -1, 2, math.MinInt, math.MaxInt}
 func newCtrlMachine(t *rapid.T, withMetrics bool) *ctrlMachine {
 	cm := &ctrlMachine{start: map[int]time.Duration{}, keys: ctrlKeys, delays: ctrlDelays}
 	mode := rapid.IntRange(0, 2).Draw(t, "mode")
-	opts := []readyq.Option{readyq.WithMode(readyq.Mode(mode))}
+	c := readyq.Config[int]{Mode: readyq.Mode(mode)}
 	mo := model.ReadyQOpts{Mode: uint8(mode)}
 	if rapid.Bool().Draw(t, "recheck") {
 		mo.Recheck = func(k int) bool { return !cm.notReady[k] }
-		opts = append(opts, readyq.WithRecheck(mo.Recheck))
+		c.Recheck = mo.Recheck
 	}
 	switch rapid.IntRange(0, 2).Draw(t, "fairness") {
 	case 1:
@@ -135,7 +135,7 @@ func newCtrlMachine(t *rapid.T, withMetrics bool) *ctrlMachine {
 	}
 	if mo.Tenant != nil {
 		cm.fair = true
-		opts = append(opts, readyq.WithFairness(mo.Tenant))
+		c.Fairness = mo.Tenant
 	}
 	limits := [][2]time.Duration{
 		{0, 0}, // the default limiter
@@ -148,13 +148,13 @@ func newCtrlMachine(t *rapid.T, withMetrics bool) *ctrlMachine {
 		cm.defaultLimiter = true
 	} else {
 		mo.BaseDelay, mo.MaxDelay = l[0], l[1]
-		opts = append(opts, readyq.WithRateLimiter(readyq.ExponentialRateLimiter[int](l[0], l[1])))
+		c.RateLimiter = readyq.ExponentialRateLimiter[int](l[0], l[1])
 	}
 	if withMetrics {
 		cm.metrics = &ctrlMetrics{}
-		opts = append(opts, readyq.WithMetrics(cm.metrics))
+		c.Metrics = cm.metrics
 	}
-	cm.q = readyq.New[int](opts...)
+	cm.q = readyq.NewWithConfig(c)
 	cm.m = model.NewReadyQWith(mo)
 	return cm
 }

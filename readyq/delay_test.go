@@ -94,7 +94,7 @@ func TestEqualReadyTimesComeOutInTheOrderTheyWereSet(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				q := readyq.New[int](readyq.WithMode(c.mode))
+				q := readyq.NewWithConfig(readyq.Config[int]{Mode: c.mode})
 				q.Add(a)
 				mustWait(t, q, 8, a)
 				if c.aside {
@@ -338,7 +338,7 @@ func TestAZeroValueQueueDelays(t *testing.T) {
 
 func TestDelayedItemsKeepTheirMode(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := readyq.New[int](readyq.WithMode(readyq.Level))
+		q := readyq.NewWithConfig(readyq.Config[int]{Mode: readyq.Level})
 		q.AddAfter(1, time.Second)
 		sleep(time.Second)
 		wantItems(t, "TryTake", q.TryTake(1), 1)
@@ -349,7 +349,7 @@ func TestDelayedItemsKeepTheirMode(t *testing.T) {
 
 func TestOneShotRearmOfADelayedMark(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := readyq.New[int](readyq.WithMode(readyq.OneShot))
+		q := readyq.NewWithConfig(readyq.Config[int]{Mode: readyq.OneShot})
 		q.Add(1)
 		q.TryTake(1)
 		q.Done(1) // disarmed

@@ -14,7 +14,7 @@
 //	                              level-triggered items re-added at the tail
 //	Next(ctx, done, max)          Done(done...) and the next epoll_wait in one step
 //	Edge / Level / OneShot        EPOLLET / default (LT) / EPOLLONESHOT
-//	WithRecheck(ready)            the re-poll of a level-triggered file
+//	Config.Recheck                the re-poll of a level-triggered file
 //	Rearm(item)                   EPOLL_CTL_MOD of a one-shot item
 //	Remove(item)                  EPOLL_CTL_DEL
 //	Ready()                       poll on the epoll fd itself
@@ -63,20 +63,20 @@
 //
 // # A controller work queue
 //
-// AddAfter, AddRateLimited, AddWith, WithFairness and WithMetrics add what
-// client-go's workqueue and controller-runtime's priority queue give a
-// controller loop, with one de-duplication across the places an item can
-// be: queued, delayed (waiting for its ready time) or in flight. The
-// earliest ready time and the highest priority of an item's marks win, so
-// a delayed and an immediate mark of one key never run it twice, and an
+// AddAfter, AddRateLimited, AddWith and Config's RateLimiter, Fairness and
+// Metrics add what client-go's workqueue and controller-runtime's priority
+// queue give a controller loop. One de-duplication covers the places an
+// item can be: queued, delayed (waiting for its ready time) or in flight.
+// The earliest ready time and the highest priority of an item's marks win,
+// so a delayed and an immediate mark of one key never run it twice, and an
 // item marked while in flight keeps its ready time aside until Done. One
 // timer per queue serves every delay; it is armed only while an item is
 // delayed, and the queue has no goroutine of its own. Priorities and fair
 // share live on lanes beside the ready list, so a queue that uses neither
 // keeps its O(1) splice; a hand-out from a lane costs a hash lookup per
-// item. The rate limiter (client-go's shape) is asked outside the lock,
-// and the queue tells it to forget an item when the item leaves the queue,
-// so its bookkeeping never outgrows the queue.
+// item. The rate limiter (client-go's shape) is asked outside the lock, and
+// the queue tells it to forget an item when the item leaves the queue, so
+// its bookkeeping never outgrows the queue.
 //
 // # Bad input
 //
@@ -85,13 +85,14 @@
 // Done, Remove and Rearm of an item the queue does not hold in the right
 // state are no-ops that report it (Done's count, false). Add, AddAfter,
 // AddWith and AddRateLimited after Close return false; a delay ≤ 0 is no
-// delay, and any int is a priority. None of them panics or blocks; only New and the options
-// panic, for arguments that can only be programming errors, and so does a
-// call given an item that cannot be a map key: in a queue whose item type
-// is or holds an interface (a Queue[any], say), an item whose dynamic
-// value is a slice, a map or a func makes Add, AddMode, Done, Next, Remove
-// and Rearm panic with the runtime's own error ("hash of unhashable type
-// …"), as a map index would. The call panics before it changes anything,
+// delay, and any int is a priority. None of them panics or blocks. A
+// Config's types are checked by the compiler, and NewWithConfig panics
+// only for a Mode that is not one. The other panic is for an item that
+// cannot be a map key. In a queue whose item type is or holds an
+// interface (a Queue[any], say), an item whose dynamic value is a slice, a
+// map or a func is one. Given one, Add, AddMode, Done, Next, Remove and
+// Rearm panic with the runtime's own error ("hash of unhashable type …"),
+// as a map index would. The call panics before it changes anything,
 // whatever the other items it was given, and leaves the queue unlocked and
 // usable by every goroutine.
 package readyq

@@ -11,13 +11,13 @@ import (
 )
 
 // TestDoneRepeatNeverEndsAnotherConsumersHandOut is the scenario:
-// with WithRecheck, one Done of more than 64 items names an item at both
-// ends. The first copy queues it again (a level item still ready, or a
-// mark kept aside) and a parked consumer takes it; the second copy must
-// not end that consumer's hand-out. Done used to finish its items 64 at a
-// time and drop the lock in between, so the second copy found the item
-// in flight again: Done counted it twice and, for the level item, queued
-// it once more for a third consumer while the parked one held it.
+// with Config.Recheck, one Done of more than 64 items names an item at both
+// ends. The first copy queues it again (a level item still ready, or a mark
+// kept aside) and a parked consumer takes it; the second copy must not end
+// that consumer's hand-out. Done used to finish its items 64 at a time and
+// drop the lock in between, so the second copy found the item in flight
+// again: Done counted it twice and, for the level item, queued it once more
+// for a third consumer while the parked one held it.
 func TestDoneRepeatNeverEndsAnotherConsumersHandOut(t *testing.T) {
 	const n = 100
 	for name, tc := range map[string]struct {
@@ -30,7 +30,7 @@ func TestDoneRepeatNeverEndsAnotherConsumersHandOut(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				q := readyq.New[int](readyq.WithMode(tc.mode), readyq.WithRecheck(func(int) bool { return true }))
+				q := readyq.NewWithConfig(readyq.Config[int]{Mode: tc.mode, Recheck: func(int) bool { return true }})
 				for i := range n {
 					q.Add(i)
 				}
@@ -55,13 +55,13 @@ func TestDoneRepeatNeverEndsAnotherConsumersHandOut(t *testing.T) {
 	}
 }
 
-// TestDoneWithRecheckOrdersTheWholeCall: with WithRecheck, a Done of more
-// than 64 items puts back the kept-aside marks first, in arrival order,
-// then the level items in the order given, across the whole call (it
+// TestDoneWithRecheckOrdersTheWholeCall: with Config.Recheck, a Done of
+// more than 64 items puts back the kept-aside marks first, in arrival
+// order, then the level items in the order given, across the whole call (it
 // used to be per group of 64).
 func TestDoneWithRecheckOrdersTheWholeCall(t *testing.T) {
 	const n = 100
-	q := readyq.New[int](readyq.WithMode(readyq.Level), readyq.WithRecheck(func(int) bool { return true }))
+	q := readyq.NewWithConfig(readyq.Config[int]{Mode: readyq.Level, Recheck: func(int) bool { return true }})
 	var want []int
 	for i := range n {
 		q.Add(i)
@@ -79,7 +79,7 @@ func TestDoneWithRecheckOrdersTheWholeCall(t *testing.T) {
 // TestDoneWithRecheckAllocatesNothing: the recheck results go to a stack
 // array for small calls and to a pooled buffer for large ones.
 func TestDoneWithRecheckAllocatesNothing(t *testing.T) {
-	q := readyq.New[int](readyq.WithMode(readyq.Level), readyq.WithRecheck(func(int) bool { return true }))
+	q := readyq.NewWithConfig(readyq.Config[int]{Mode: readyq.Level, Recheck: func(int) bool { return true }})
 	for _, n := range []int{3, 64, 65, 1000} {
 		for i := range n {
 			q.Add(i)

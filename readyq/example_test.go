@@ -33,8 +33,10 @@ func Example() {
 // maxevents; the recheck function drops an item that is no longer ready.
 func Example_level() {
 	drained := map[string]bool{}
-	q := readyq.New[string](readyq.WithMode(readyq.Level),
-		readyq.WithRecheck(func(s string) bool { return !drained[s] }))
+	q := readyq.NewWithConfig(readyq.Config[string]{
+		Mode:    readyq.Level,
+		Recheck: func(s string) bool { return !drained[s] },
+	})
 	for _, s := range []string{"a", "b", "c", "d", "e"} {
 		q.Add(s)
 	}
@@ -60,7 +62,7 @@ func Example_level() {
 // exactly one consumer deals with an item until it says it is ready for
 // more.
 func Example_oneShot() {
-	q := readyq.New[int](readyq.WithMode(readyq.OneShot))
+	q := readyq.NewWithConfig(readyq.Config[int]{Mode: readyq.OneShot})
 	q.Add(7)
 	fmt.Println(q.TryTake(1))
 	q.Done(7)
@@ -104,8 +106,9 @@ func ExampleQueue_WaitAppend() {
 // limiter's backoff, and a success forgets its failures. A delayed and an
 // immediate mark of one key never run it twice: the earliest wins.
 func ExampleQueue_AddRateLimited() {
-	q := readyq.New[string](readyq.WithRateLimiter(
-		readyq.ExponentialRateLimiter[string](time.Millisecond, time.Second)))
+	q := readyq.NewWithConfig(readyq.Config[string]{
+		RateLimiter: readyq.ExponentialRateLimiter[string](time.Millisecond, time.Second),
+	})
 	q.Add("ns/a")
 	fails := 2
 	for q.NumRequeues("ns/a") < 3 {
@@ -145,9 +148,9 @@ func ExampleQueue_AddAfter() {
 // With fair share, a tenant with many queued keys does not hold up
 // another tenant's key: hand-outs go round-robin across tenants, and
 // priorities come first.
-func ExampleWithFairness() {
+func ExampleConfig_fairness() {
 	namespace := func(key string) string { return strings.Split(key, "/")[0] }
-	q := readyq.New[string](readyq.WithFairness(namespace))
+	q := readyq.NewWithConfig(readyq.Config[string]{Fairness: namespace})
 	for _, k := range []string{"big/1", "big/2", "big/3", "big/4"} {
 		q.Add(k)
 	}

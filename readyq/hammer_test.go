@@ -129,13 +129,11 @@ func TestConcurrentHandOutsExclusiveAndConserved(t *testing.T) {
 func hammer(t *testing.T, mode readyq.Mode, seed uint64) {
 	const producers, consumers, rounds = 4, 3, 3000
 	l := newLedger()
-	opts := []readyq.Option{readyq.WithMode(mode)}
+	c := readyq.Config[int]{Mode: mode}
 	if mode == readyq.Level { // still ready while a mark is not served
-		opts = append(opts, readyq.WithRecheck(func(k int) bool {
-			return l.lastMark[k].Load() > l.lastHand[k].Load()
-		}))
+		c.Recheck = func(k int) bool { return l.lastMark[k].Load() > l.lastHand[k].Load() }
 	}
-	q := readyq.New[int](opts...)
+	q := readyq.NewWithConfig(c)
 	var cw, pw sync.WaitGroup
 	for c := range consumers {
 		cw.Go(func() { consume(q, l, mode, seed*100+uint64(c)) })

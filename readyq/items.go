@@ -32,7 +32,7 @@ type entry[T comparable] struct {
 // pointers. The slab recycles it with its entry. Only with mu held.
 type extra[T comparable] struct {
 	prio   int      // the highest priority of its marks since the queue last forgot it
-	tenant string   // WithFairness's tenant
+	tenant string   // Config.Fairness's answer
 	lane   *lane[T] // the lane it is queued on; nil: q.list, or not queued
 
 	queuedAt, start int64 // metrics: when it was queued, when handed out

@@ -3,8 +3,8 @@ package readyq
 import "slices"
 
 // Priorities and fair share put queued items on lanes other than the
-// ready list q.list: one lane per priority, or, with WithFairness, one
-// lane per priority and tenant. q.list is the lane of priority 0 without
+// ready list q.list: one lane per priority, or, with Config.Fairness,
+// one lane per priority and tenant. q.list is the lane of priority 0 without
 // fair share, so a queue that uses neither never looks at a lane and
 // keeps its O(1) splice (see fifo.go).
 //

@@ -9,12 +9,12 @@ import (
 
 // Metrics receives what a queue measures: the figures of client-go's
 // workqueue metrics, with the depth per priority as controller-runtime's
-// priority queue keeps it. A queue made WithMetrics calls its methods
+// priority queue keeps it. A queue with Config.Metrics calls its methods
 // after it has released its lock. Added, Waited, Worked and Retried come
 // from the goroutine whose call caused the event, so they may block
 // briefly or call the queue. Concurrent events come in either order. A
 // call's Depth reports come after its other events (see Depth). Without
-// WithMetrics the queue reads no clock and counts nothing for it.
+// Config.Metrics the queue reads no clock and counts nothing for it.
 type Metrics interface {
 	// Depth reports that n items of priority prio are queued, and total
 	// items of all priorities (Len), after a change of n. The calls come
@@ -45,7 +45,7 @@ type Metrics interface {
 // Running returns the two figures client-go updates in the background:
 // the total time the items in flight have been in flight (unfinished
 // work), and the longest of them (longest running processor). Both are 0
-// without WithMetrics, which is what times the hand-outs. The total stays
+// without Config.Metrics, which is what times the hand-outs. The total stays
 // at the largest Duration once it would pass it. It takes O(1) time with
 // the lock held.
 func (q *Queue[T]) Running() (unfinished, longest time.Duration) {
@@ -163,7 +163,7 @@ func (q *Queue[T]) deliver(p *post[T]) {
 // while the takes ahead of it are reported, at most one call per
 // priority each.
 
-// A gauge is a queue's depth reporting (WithMetrics only).
+// A gauge is a queue's depth reporting (Config.Metrics only).
 type gauge[T comparable] struct {
 	list    int         // q.list.live as last noted; only with mu held
 	touched []*level[T] // levels whose count changed since measure looked; only with mu held

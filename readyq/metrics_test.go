@@ -142,7 +142,7 @@ func TestDepthReportsOfTwoCallsDoNotCross(t *testing.T) {
 		onDepth:  once(func() { close(entered); <-release }),
 		onWaited: once(func() { close(taken) }),
 	}
-	q := readyq.New[int](readyq.WithMetrics(m))
+	q := readyq.NewWithConfig(readyq.Config[int]{Metrics: m})
 	added := make(chan struct{})
 	go func() { q.Add(1); close(added) }()
 	<-entered // the Add's report is under way
@@ -164,7 +164,7 @@ func TestDepthReportsOfTwoCallsDoNotCross(t *testing.T) {
 func TestDepthReportNeverShowsOlderFigures(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	m := &depthLog{onAdded: once(func() { close(entered); <-release })}
-	q := readyq.New[int](readyq.WithMetrics(m))
+	q := readyq.NewWithConfig(readyq.Config[int]{Metrics: m})
 	added := make(chan struct{})
 	go func() { q.Add(1); close(added) }()
 	<-entered // the Add has changed the depth; its Depth comes after Added
@@ -184,11 +184,11 @@ func TestDepthPerPriority(t *testing.T) {
 	for _, fair := range []bool{false, true} {
 		t.Run(fmt.Sprintf("fair=%v", fair), func(t *testing.T) {
 			m := &depthLog{}
-			opts := []readyq.Option{readyq.WithMetrics(m)}
+			c := readyq.Config[int]{Metrics: m}
 			if fair {
-				opts = append(opts, readyq.WithFairness(func(k int) string { return fmt.Sprint(k % 2) }))
+				c.Fairness = func(k int) string { return fmt.Sprint(k % 2) }
 			}
-			q := readyq.New[int](opts...)
+			q := readyq.NewWithConfig(c)
 			q.AddWith(1, prio(1))
 			q.Add(2)
 			q.Add(3)
@@ -232,12 +232,14 @@ func TestDepthUnderLoadNeverNegativeAndEndsAtLen(t *testing.T) {
 
 func hammerDepth(t *testing.T, fair bool) {
 	m := &depthLog{}
-	opts := []readyq.Option{readyq.WithMetrics(m),
-		readyq.WithRateLimiter(readyq.ExponentialRateLimiter[int](time.Millisecond, 8*time.Millisecond))}
-	if fair {
-		opts = append(opts, readyq.WithFairness(func(k int) string { return fmt.Sprint(k % 3) }))
+	c := readyq.Config[int]{
+		Metrics:     m,
+		RateLimiter: readyq.ExponentialRateLimiter[int](time.Millisecond, 8*time.Millisecond),
 	}
-	q := readyq.New[int](opts...)
+	if fair {
+		c.Fairness = func(k int) string { return fmt.Sprint(k % 3) }
+	}
+	q := readyq.NewWithConfig(c)
 	m.onDepth = func() {
 		runtime.Gosched()
 		_ = q.Stats() // Depth may read the queue

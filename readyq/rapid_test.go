@@ -55,9 +55,9 @@ func newQueueMachine(t *rapid.T) *queueMachine {
 	case mode == 0 && recheck == nil && rapid.Bool().Draw(t, "zero value"):
 		qm.q = new(readyq.Queue[int])
 	case recheck == nil:
-		qm.q = readyq.New[int](readyq.WithMode(readyq.Mode(mode)))
+		qm.q = readyq.NewWithConfig(readyq.Config[int]{Mode: readyq.Mode(mode)})
 	default:
-		qm.q = readyq.New[int](readyq.WithMode(readyq.Mode(mode)), readyq.WithRecheck(recheck))
+		qm.q = readyq.NewWithConfig(readyq.Config[int]{Mode: readyq.Mode(mode), Recheck: recheck})
 	}
 	qm.m = model.NewReadyQ(uint8(mode), recheck)
 	// 1…3 copies even small batches outside the lock; 0 is the default.

@@ -28,10 +28,9 @@ const (
 	// (EPOLLET).
 	Edge Mode = iota
 	// Level queues an item again at the tail at every Done, so items that
-	// stay ready take turns (round-robin), until Remove, or until the
-	// queue's recheck function (WithRecheck) reports the item no longer
-	// ready (epoll's default, level-triggered, re-polled after each
-	// report).
+	// stay ready take turns (round-robin). It stops at Remove, or once
+	// Config.Recheck reports the item no longer ready. This is epoll's
+	// default, level-triggered mode, re-polled after each report.
 	Level
 	// OneShot disarms an item when it is handed out: marks are kept until
 	// Rearm, which queues the item if it was marked meanwhile
@@ -58,14 +57,33 @@ func (m Mode) String() string {
 // item is queued at most once, plus the items handed out and not yet
 // Done (in flight). See the package documentation for the full contract.
 //
-// The zero value is an empty, open, edge-triggered queue; New sets the
-// mode and a recheck function. A Queue must not be copied after first use.
-// It knows at most 2³¹−1 items at once (queued, delayed, in flight or
-// one-shot and armed); a mark of one more panics.
+// The zero value is an empty, open queue, the same as New returns.
+// NewWithConfig makes one with a Config, whose fields are for:
 //
-// A mark (Add, AddMode, Rearm) synchronizes before the hand-out that
-// returns the item, and a Done synchronizes before the hand-out that
-// returns the item next; every change synchronizes before the Drain and
+//   - Mode: a queue whose items are mostly level or one-shot;
+//   - Recheck: level items that may stop being ready, tested at Done;
+//   - RateLimiter: retries that back off unlike client-go's default;
+//   - Fairness: tenants whose floods must not delay one another;
+//   - Metrics: watching the depth, the latency and the retries.
+//
+// A Queue must not be copied after first use. It knows at most 2³¹−1
+// items at once (queued, delayed, in flight or one-shot and armed); a mark
+// of one more panics.
+//
+// There are five ways to mark an item ready:
+//
+//   - Add: the item is ready now, in the queue's mode;
+//   - AddMode: the item is ready now, in a mode of its own;
+//   - AddAfter: the item will be ready after a delay;
+//   - AddRateLimited: the item failed, retry it after its backoff;
+//   - AddWith: the item has a priority, or a delay and a retry together.
+//
+// Rearm re-arms a one-shot item, which queues it if it was marked
+// meanwhile.
+//
+// A mark (any of the five, or Rearm) synchronizes before the hand-out
+// that returns the item, and a Done synchronizes before the hand-out that
+// returns the item next. Every change synchronizes before the Drain and
 // Ready wake-ups it causes.
 //
 // Fairness: items are handed out in the order they were first marked (a
@@ -77,12 +95,13 @@ func (m Mode) String() string {
 //
 // Cancel safety: a Wait, WaitAppend or Drain that returns ctx.Err()
 // changed nothing. A call whose context is already done when it starts
-// returns ctx.Err() at once, even if items are queued: a done context is a
-// request to stop, so a consumer loop ends even while work keeps arriving
-// (TryTake takes what is there; Next still finishes its done items). Items are never handed to a caller whose context is
-// already done: they go to the next caller or stay queued. If items were
-// handed over while the context was still live and it ended before the
-// caller woke, the call took effect first and returns the items with a nil
+// returns ctx.Err() at once, even if items are queued. A done context is
+// a request to stop, so a consumer loop ends even while work keeps
+// arriving (TryTake takes what is there, and Next still finishes its done
+// items). Items are never handed to a caller whose context is already
+// done: they go to the next caller or stay queued. Items may be handed
+// over while the context is still live, and it may end before the caller
+// wakes. Then the call took effect first and returns the items with a nil
 // error, so no item is lost between the queue and a caller that gives up.
 type Queue[T comparable] struct {
 	_ noCopy
@@ -114,10 +133,10 @@ type Queue[T comparable] struct {
 	running   running                 // with metrics: the items in flight; only with mu held
 
 	mode    Mode
-	recheck func(T) bool   // WithRecheck; nil: level items stay ready
-	tenant  func(T) string // WithFairness; nil: no fair share
-	metrics Metrics        // WithMetrics
-	lim     RateLimiter[T] // WithRateLimiter, or the default made at first use
+	recheck func(T) bool   // Config.Recheck; nil: level items stay ready
+	tenant  func(T) string // Config.Fairness; nil: no fair share
+	metrics Metrics        // Config.Metrics
+	lim     RateLimiter[T] // Config.RateLimiter, or the default made at first use
 	limOnce sync.Once
 }
 
@@ -129,35 +148,24 @@ var bigBatch = defaultBigBatch
 
 const defaultBigBatch = 256
 
-// New returns an empty queue configured by opts. It panics if an option
-// is invalid (see WithMode and WithRecheck).
-func New[T comparable](opts ...Option) *Queue[T] {
-	var c config
-	for _, o := range opts {
-		o.apply(&c)
+// New returns an empty queue with the default configuration (the zero
+// Config): edge-triggered, no recheck, the default rate limiter, no fair
+// share and no metrics.
+func New[T comparable]() *Queue[T] { return new(Queue[T]) }
+
+// NewWithConfig returns an empty queue configured by c (see Config). It
+// panics if c.Mode is not a Mode, the one setting the compiler cannot
+// check.
+func NewWithConfig[T comparable](c Config[T]) *Queue[T] {
+	if !c.Mode.valid() {
+		panic("readyq: Config.Mode is not a Mode")
 	}
-	q := &Queue[T]{mode: c.mode, metrics: c.metrics}
-	if c.metrics != nil {
+	q := &Queue[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, lim: c.RateLimiter, metrics: c.Metrics}
+	if c.Metrics != nil {
 		q.gauge = new(gauge[T])
 		q.lanes.watch = q.gauge
 	}
-	q.recheck = typed[func(T) bool](c.recheck, "WithRecheck")
-	q.tenant = typed[func(T) string](c.tenant, "WithFairness")
-	q.lim = typed[RateLimiter[T]](c.limiter, "WithRateLimiter")
 	return q
-}
-
-// typed returns an option's value as the queue's type F, or panics.
-func typed[F any](v any, option string) F {
-	var f F
-	if v == nil {
-		return f
-	}
-	f, ok := v.(F)
-	if !ok {
-		panic(fmt.Sprintf("readyq: %s takes a %T, the queue needs a %T", option, v, &f))
-	}
-	return f
 }
 
 // Close closes the queue. From then on Add, AddMode, AddAfter, AddWith,

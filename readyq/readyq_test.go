@@ -110,7 +110,7 @@ func TestKeptAsideMarksReturnInArrivalOrder(t *testing.T) {
 // TestLevelRoundRobin is the kernel fact: with maxevents 2 over five ready
 // level-triggered items, successive epoll_waits report them round-robin.
 func TestLevelRoundRobin(t *testing.T) {
-	q := readyq.New[string](readyq.WithMode(readyq.Level))
+	q := readyq.NewWithConfig(readyq.Config[string]{Mode: readyq.Level})
 	for _, s := range []string{"a", "b", "c", "d", "e"} {
 		q.Add(s)
 	}
@@ -128,8 +128,10 @@ func TestLevelRoundRobin(t *testing.T) {
 
 func TestLevelRecheckForgetsItemsNoLongerReady(t *testing.T) {
 	stillReady := map[int]bool{1: true, 2: false}
-	q := readyq.New[int](readyq.WithMode(readyq.Level),
-		readyq.WithRecheck(func(k int) bool { return stillReady[k] }))
+	q := readyq.NewWithConfig(readyq.Config[int]{
+		Mode:    readyq.Level,
+		Recheck: func(k int) bool { return stillReady[k] },
+	})
 	add(q, 1, 2)
 	q.Done(q.TryTake(2)...)
 	wantItems(t, "after the re-poll", q.TryTake(2), 1)
@@ -138,8 +140,10 @@ func TestLevelRecheckForgetsItemsNoLongerReady(t *testing.T) {
 }
 
 func TestLevelMarkWhileInFlightBeatsRecheck(t *testing.T) {
-	q := readyq.New[int](readyq.WithMode(readyq.Level),
-		readyq.WithRecheck(func(int) bool { return false }))
+	q := readyq.NewWithConfig(readyq.Config[int]{
+		Mode:    readyq.Level,
+		Recheck: func(int) bool { return false },
+	})
 	add(q, 1)
 	q.TryTake(1)
 	q.Add(1) // became ready again while in flight
@@ -148,7 +152,7 @@ func TestLevelMarkWhileInFlightBeatsRecheck(t *testing.T) {
 }
 
 func TestOneShotDisarmedUntilRearm(t *testing.T) {
-	q := readyq.New[int](readyq.WithMode(readyq.OneShot))
+	q := readyq.NewWithConfig(readyq.Config[int]{Mode: readyq.OneShot})
 	add(q, 1)
 	wantItems(t, "TryTake", q.TryTake(1), 1)
 	q.Done(1)
@@ -179,7 +183,7 @@ func TestOneShotRearmWithoutMarkWaitsForNextMark(t *testing.T) {
 }
 
 func TestOneShotRearmWhileInFlight(t *testing.T) {
-	q := readyq.New[int](readyq.WithMode(readyq.OneShot))
+	q := readyq.NewWithConfig(readyq.Config[int]{Mode: readyq.OneShot})
 	add(q, 1)
 	q.TryTake(1)
 	q.Add(1)
@@ -219,7 +223,7 @@ func TestRemoveWinsOverLaterHandOut(t *testing.T) {
 }
 
 func TestRemoveInFlightDropsMarkAndForgetsAtDone(t *testing.T) {
-	q := readyq.New[int](readyq.WithMode(readyq.Level))
+	q := readyq.NewWithConfig(readyq.Config[int]{Mode: readyq.Level})
 	add(q, 1)
 	q.TryTake(1)
 	q.Add(1)
@@ -286,16 +290,6 @@ func TestBadArguments(t *testing.T) {
 	testkit.ErrIs(t, "Drain(nil ctx)", q.Drain(testkit.NilContext), readyq.ErrInvalid)
 	if q.Len() != 1 || q.InFlight() != 0 {
 		t.Fatalf("refused calls changed the queue: %v", q)
-	}
-}
-
-func TestConstructorPanics(t *testing.T) {
-	for name, f := range map[string]func(){
-		"unknown mode":       func() { readyq.WithMode(readyq.Mode(3)) },
-		"nil recheck":        func() { readyq.WithRecheck[int](nil) },
-		"recheck type wrong": func() { readyq.New[int](readyq.WithRecheck(func(string) bool { return true })) },
-	} {
-		t.Run(name, func(t *testing.T) { testkit.WantPanic(t, "readyq: ", f) })
 	}
 }
 
@@ -432,11 +426,11 @@ func TestNextWithDoneContextFinishesThenStops(t *testing.T) {
 }
 
 func nextStopsAtCancel(t *testing.T, recheck bool) {
-	var opts []readyq.Option
+	c := readyq.Config[int]{Mode: readyq.Level}
 	if recheck {
-		opts = append(opts, readyq.WithRecheck(func(int) bool { return true }))
+		c.Recheck = func(int) bool { return true }
 	}
-	q := readyq.New[int](append(opts, readyq.WithMode(readyq.Level))...)
+	q := readyq.NewWithConfig(c)
 	add(q, 1)
 	ctx, cancel := context.WithCancel(bg)
 	defer cancel()
@@ -556,7 +550,7 @@ func TestWaitAfterCloseEndsWhenRemoveDropsTheLastMark(t *testing.T) {
 }
 
 func TestLevelItemsNotRequeuedAfterClose(t *testing.T) {
-	q := readyq.New[int](readyq.WithMode(readyq.Level))
+	q := readyq.NewWithConfig(readyq.Config[int]{Mode: readyq.Level})
 	add(q, 1, 2)
 	q.TryTake(2)
 	q.Add(2) // a mark kept aside before Close still counts
@@ -569,7 +563,7 @@ func TestLevelItemsNotRequeuedAfterClose(t *testing.T) {
 }
 
 func TestRearmAfterCloseIsRefused(t *testing.T) {
-	q := readyq.New[int](readyq.WithMode(readyq.OneShot))
+	q := readyq.NewWithConfig(readyq.Config[int]{Mode: readyq.OneShot})
 	add(q, 1)
 	q.Done(q.TryTake(1)...)
 	q.Add(1)
@@ -636,7 +630,7 @@ func TestReadyFiresOnAddAndOnExhaustion(t *testing.T) {
 }
 
 func TestStatsAndString(t *testing.T) {
-	q := readyq.New[int](readyq.WithMode(readyq.OneShot))
+	q := readyq.NewWithConfig(readyq.Config[int]{Mode: readyq.OneShot})
 	add(q, 1, 2, 3)
 	q.TryTake(2)
 	q.Add(1)

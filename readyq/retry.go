@@ -9,7 +9,7 @@ import (
 
 // A RateLimiter decides how long a failed item waits before its retry. It
 // has the method set of client-go's workqueue.TypedRateLimiter[T], so
-// client-go's limiters can be passed to WithRateLimiter as they are. Its
+// client-go's limiters can be a Config.RateLimiter as they are. Its
 // methods are called outside the queue's lock, from any goroutine.
 type RateLimiter[T comparable] interface {
 	// When returns how long item waits before its next retry, and
@@ -25,7 +25,7 @@ type RateLimiter[T comparable] interface {
 // limiter gives it (When), as AddAfter does, and counts a retry. It is
 // how a consumer retries an item that failed: called while it holds the
 // item, it keeps the mark aside until Done (see AddAfter). Without
-// WithRateLimiter the limiter is DefaultRateLimiter's.
+// Config.RateLimiter the limiter is DefaultRateLimiter's.
 //
 // The queue forgets an item's retry state for it: when it forgets an item
 // AddRateLimited was called for (its Done finds no mark left, or Remove),

@@ -114,7 +114,7 @@ func TestExponentialRateLimiterAfterAMillionFailures(t *testing.T) {
 func TestAddRateLimitedNeverRetriesAtOnceAfterManyFailures(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := readyq.ExponentialRateLimiter[int](5*time.Millisecond, math.MaxInt64)
-		q := readyq.New[int](readyq.WithRateLimiter(l))
+		q := readyq.NewWithConfig(readyq.Config[int]{RateLimiter: l})
 		q.Add(1)
 		mustWait(t, q, 1, 1)
 		for range 41 { // kept aside: the first, due in 5ms, wins

@@ -20,7 +20,7 @@ const century = 100 * 365 * 24 * time.Hour
 // the sum of the start times behind it is past 2⁶³ ns.
 func TestRunningSaturates(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := readyq.New[int](readyq.WithMetrics(&metrics{}))
+		q := readyq.NewWithConfig(readyq.Config[int]{Metrics: &metrics{}})
 		add(q, 1, 2, 3, 4, 5, 6)
 		mustWait(t, q, 8, 1, 2, 3, 4, 5, 6)
 		sleep(century)
@@ -52,7 +52,7 @@ func wantRunning(t *testing.T, q *readyq.Queue[int], unfinished, longest time.Du
 func TestAddAfterHugeDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		never := readyq.BucketRateLimiter[int](rate.NewLimiter(1, 0)) // no token ever: its wait is rate.InfDuration
-		q := readyq.New[int](readyq.WithRateLimiter(never))
+		q := readyq.NewWithConfig(readyq.Config[int]{RateLimiter: never})
 		q.AddAfter(0, 1) // starts the queue's clock
 		sleep(time.Second)
 		mustWait(t, q, 8, 0)

@@ -52,7 +52,7 @@ func TestAMarkRaisesAQueuedItemsPriority(t *testing.T) {
 }
 
 func TestPriorityIsKeptAcrossRequeue(t *testing.T) {
-	q := readyq.New[int](readyq.WithMode(readyq.Level))
+	q := readyq.NewWithConfig(readyq.Config[int]{Mode: readyq.Level})
 	q.AddWith(1, prio(3))
 	q.Add(2)
 	wantItems(t, "TryTake", q.TryTake(1), 1)
@@ -111,7 +111,7 @@ func TestAPriorityItemIsNeverHandedOutTwice(t *testing.T) {
 func tenantOf(k int) string { return fmt.Sprint(k / 100) } // 0..99: tenant 0, 100..199: tenant 1, ...
 
 func TestFairShareGoesRoundRobinAcrossTenants(t *testing.T) {
-	q := readyq.New[int](readyq.WithFairness(tenantOf))
+	q := readyq.NewWithConfig(readyq.Config[int]{Fairness: tenantOf})
 	for k := range 5 {
 		q.Add(k) // tenant 0
 	}
@@ -122,7 +122,7 @@ func TestFairShareGoesRoundRobinAcrossTenants(t *testing.T) {
 }
 
 func TestANewTenantWaitsAtMostOneHandOutPerTenantAhead(t *testing.T) {
-	q := readyq.New[int](readyq.WithFairness(func(k int) string { return fmt.Sprint(k / 100000) }))
+	q := readyq.NewWithConfig(readyq.Config[int]{Fairness: func(k int) string { return fmt.Sprint(k / 100000) }})
 	for k := range 10000 {
 		q.Add(k) // tenant 0: 10,000 keys
 	}
@@ -136,7 +136,7 @@ func TestANewTenantWaitsAtMostOneHandOutPerTenantAhead(t *testing.T) {
 }
 
 func TestANewTenantJoinsTheRoundLast(t *testing.T) {
-	q := readyq.New[int](readyq.WithFairness(tenantOf))
+	q := readyq.NewWithConfig(readyq.Config[int]{Fairness: tenantOf})
 	q.Add(0)
 	q.Add(1)
 	q.Add(100)
@@ -147,7 +147,7 @@ func TestANewTenantJoinsTheRoundLast(t *testing.T) {
 }
 
 func TestFairShareWithinEachPriority(t *testing.T) {
-	q := readyq.New[int](readyq.WithFairness(tenantOf))
+	q := readyq.NewWithConfig(readyq.Config[int]{Fairness: tenantOf})
 	q.Add(0)
 	q.Add(1)
 	q.AddWith(100, prio(1))
@@ -157,12 +157,14 @@ func TestFairShareWithinEachPriority(t *testing.T) {
 }
 
 func TestAPanickingTenantFunctionLeavesTheQueueUsable(t *testing.T) {
-	q := readyq.New[int](readyq.WithFairness(func(k int) string {
-		if k < 0 {
-			panic("no tenant")
-		}
-		return tenantOf(k)
-	}))
+	q := readyq.NewWithConfig(readyq.Config[int]{
+		Fairness: func(k int) string {
+			if k < 0 {
+				panic("no tenant")
+			}
+			return tenantOf(k)
+		},
+	})
 	q.Add(1)
 	func() {
 		defer func() {
@@ -221,7 +223,7 @@ func (l *limiter) keeps() int {
 func TestAddRateLimitedBacksOffByTheLimitersDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := newLimiter(10 * time.Millisecond)
-		q := readyq.New[int](readyq.WithRateLimiter[int](l))
+		q := readyq.NewWithConfig(readyq.Config[int]{RateLimiter: l})
 		q.Add(1)
 		for try := 1; try <= 3; try++ {
 			mustWait(t, q, 1, 1)
@@ -250,7 +252,7 @@ func TestAddRateLimitedBacksOffByTheLimitersDelay(t *testing.T) {
 func TestTheLimiterForgetsAnItemTheQueueForgets(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := newLimiter(time.Millisecond)
-		q := readyq.New[int](readyq.WithRateLimiter[int](l))
+		q := readyq.NewWithConfig(readyq.Config[int]{RateLimiter: l})
 		for k := range 100 {
 			q.Add(k)
 			mustWait(t, q, 1, k)
@@ -278,7 +280,7 @@ func TestTheLimiterForgetsAnItemTheQueueForgets(t *testing.T) {
 func TestAddWithRateLimitedTakesTheSoonerDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := newLimiter(time.Second)
-		q := readyq.New[int](readyq.WithRateLimiter[int](l))
+		q := readyq.NewWithConfig(readyq.Config[int]{RateLimiter: l})
 		start := time.Now()
 		q.AddWith(1, readyq.AddOpts{After: 100 * time.Millisecond, RateLimited: true})
 		mustWait(t, q, 1, 1)
@@ -319,12 +321,8 @@ func TestTheDefaultRateLimiterIsClientGosControllerDefault(t *testing.T) {
 
 func TestRateLimiterArgumentsAreChecked(t *testing.T) {
 	for name, f := range map[string]func(){
-		"WithRateLimiter(nil)":        func() { readyq.WithRateLimiter[int](nil) },
-		"WithFairness(nil)":           func() { readyq.WithFairness[int](nil) },
-		"WithMetrics(nil)":            func() { readyq.WithMetrics(nil) },
 		"ExponentialRateLimiter(0,1)": func() { readyq.ExponentialRateLimiter[int](0, 1) },
 		"BucketRateLimiter(nil)":      func() { readyq.BucketRateLimiter[int](nil) },
-		"a limiter of another type":   func() { readyq.New[int](readyq.WithRateLimiter(readyq.DefaultRateLimiter[string]())) },
 	} {
 		func() {
 			defer func() {
@@ -361,7 +359,7 @@ func (m *metrics) Worked(d time.Duration) {
 func TestMetricsReportTheClientGoSet(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := &metrics{}
-		q := readyq.New[int](readyq.WithMetrics(m), readyq.WithRateLimiter[int](newLimiter(time.Second)))
+		q := readyq.NewWithConfig(readyq.Config[int]{Metrics: m, RateLimiter: newLimiter(time.Second)})
 		q.Add(1)
 		q.Add(1) // not new: not an add
 		q.Add(2)

@@ -217,7 +217,7 @@ func TestReadyqPanickingRecheck(t *testing.T) {
 	for _, n := range []int{5, 100} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			p := &recheckPanics{bad: n - 1}
-			q := readyq.New[int](readyq.WithMode(readyq.Level), readyq.WithRecheck(p.ready))
+			q := readyq.NewWithConfig(readyq.Config[int]{Mode: readyq.Level, Recheck: p.ready})
 			items := make([]int, n)
 			for i := range items {
 				items[i] = i
@@ -258,7 +258,7 @@ func TestReadyqPanickingRecheck(t *testing.T) {
 // the next Next finishes the Done and hands out what is queued.
 func TestReadyqPanickingRecheckInNext(t *testing.T) {
 	p := &recheckPanics{bad: 1}
-	q := readyq.New[int](readyq.WithMode(readyq.Level), readyq.WithRecheck(p.ready))
+	q := readyq.NewWithConfig(readyq.Config[int]{Mode: readyq.Level, Recheck: p.ready})
 	defer q.Close()
 	q.Add(1)
 	batch := q.TryTake(1)

@@ -2,9 +2,10 @@
 // work-queue calls built on it. The calls map onto the model as follows:
 //
 //	readyq                                  ReadyQ
-//	New(WithMode(m), WithRecheck(f))        NewReadyQ(m, f)
-//	  ..., WithFairness(t),                 NewReadyQWith(ReadyQOpts{...})
-//	  WithRateLimiter(Exponential...(b, x))
+//	New(), NewWithConfig(Config{Mode: m,    NewReadyQ(m, f)
+//	  Recheck: f})
+//	  ..., Fairness: t,                     NewReadyQWith(ReadyQOpts{...})
+//	  RateLimiter: Exponential...(b, x)}
 //	Add(k), AddMode(k, m)                   Add(k), AddMode(k, m)
 //	AddAfter(k, d)                          AddAfter(k, d)
 //	AddWith(k, AddOpts{After, RateLimited,  AddWith(k, after, rateLimited, priority)
@@ -110,22 +111,23 @@ type ReadyQ struct {
 // queue without recheck or fair share and with the default limiter.
 type ReadyQOpts struct {
 	Mode    uint8            // the queue's mode: Edge, Level or OneShot
-	Recheck func(int) bool   // WithRecheck; nil: level items stay ready
-	Tenant  func(int) string // WithFairness; nil: no fair share
+	Recheck func(int) bool   // Config.Recheck; nil: level items stay ready
+	Tenant  func(int) string // Config.Fairness; nil: no fair share
 
 	// The limiter, ExponentialRateLimiter(BaseDelay, MaxDelay); zero
 	// values stand for RQBaseDelay and RQMaxDelay.
 	BaseDelay, MaxDelay time.Duration
 }
 
-// NewReadyQ returns a model of readyq.New with WithMode(mode) and, if
-// recheck is not nil, WithRecheck(recheck). It panics for an unknown mode.
+// NewReadyQ returns a model of readyq.NewWithConfig with Config's Mode
+// and Recheck (nil: none). It panics for an unknown mode.
 func NewReadyQ(mode uint8, recheck func(int) bool) *ReadyQ {
 	return NewReadyQWith(ReadyQOpts{Mode: mode, Recheck: recheck})
 }
 
-// NewReadyQWith returns a model of readyq.New with the options of o. It
-// panics for an unknown mode, a negative delay, or MaxDelay < BaseDelay.
+// NewReadyQWith returns a model of readyq.NewWithConfig with the Config
+// that o describes. It panics for an unknown mode, a negative delay, or
+// MaxDelay < BaseDelay.
 func NewReadyQWith(o ReadyQOpts) *ReadyQ {
 	if o.Mode > OneShot {
 		panic("model: unknown readyq mode")

@@ -63,7 +63,8 @@ func oneProblem(t *testing.T, problems []string, pos, what string) {
 }
 
 // The README once showed kube.NewQueueFunc(kube.Config{...}), which does
-// not compile: T appears only in the result, so it cannot be inferred.
+// not compile: kube.Config is generic now, and the block must name its
+// item type.
 const newQueueFunc = "# Example\n" +
 	"\n" +
 	"With metrics:\n" +
@@ -72,12 +73,12 @@ const newQueueFunc = "# Example\n" +
 	"```go\n" +
 	"c, err := controller.NewUnmanaged(\"pods\", controller.Options{\n" +
 	"\tReconciler: r,\n" +
-	"\tNewQueue:   kube.NewQueueFunc%s(kube.Config{MetricsProvider: p}),\n" +
+	"\tNewQueue:   kube.NewQueueFunc(kube.Config%s{MetricsProvider: p}),\n" +
 	"})\n" +
 	"```\n"
 
-func TestCannotInferIsReportedAtItsLine(t *testing.T) {
-	oneProblem(t, check(t, strings.Replace(newQueueFunc, "%s", "", 1)), "DOC.md:9:14", "cannot infer T")
+func TestUninstantiatedConfigIsReportedAtItsLine(t *testing.T) {
+	oneProblem(t, check(t, strings.Replace(newQueueFunc, "%s", "", 1)), "DOC.md:9:32", "without instantiation")
 }
 
 func TestTypeArgumentFixesNewQueueFunc(t *testing.T) {
