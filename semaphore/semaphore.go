@@ -1,6 +1,7 @@
-// Package semaphore provides a FIFO-fair counting semaphore with the
-// semantics of a Linux eventfd opened with EFD_SEMAPHORE, plus a limit,
-// cancellation, Close and a select-able acquire.
+// Package semaphore provides a concurrency limiter (Limiter, and Group on
+// top of it) for the users of golang.org/x/sync/semaphore and errgroup,
+// and a FIFO-fair counting semaphore (Semaphore) with the semantics of a
+// Linux eventfd opened with EFD_SEMAPHORE.
 package semaphore
 
 import (
@@ -28,7 +29,11 @@ var (
 )
 
 // A Semaphore is a counting semaphore: a count of available units,
-// 0 ≤ count ≤ limit, taken by Acquire and added by Release.
+// 0 ≤ count ≤ limit, taken by Acquire and added by Release. It has
+// eventfd's semantics: the limit is Max unless WithLimit sets one, so a
+// Release is refused only past it. To bound how much work runs at once,
+// use a Limiter (NewLimiter), which counts in ints, reports an
+// over-release, and whose Close stops new work.
 //
 // The zero value is a semaphore with count 0 and limit Max; New sets a
 // starting count and options. A Semaphore must not be copied after first
