@@ -6,37 +6,39 @@ import "sync/atomic"
 type Result uint8
 
 const (
-	// Granted: the waiter was served; its payload holds what it was handed.
+	// Granted means the waiter was served. Its payload holds what it was
+	// handed.
 	Granted Result = iota
-	// Closed: the primitive was closed before the waiter could be served.
+	// Closed means the primitive was closed before the waiter could be
+	// served.
 	Closed
-	// Cancelled: the waiter's context ended first and it was handed
+	// Cancelled means the waiter's context ended first and it was handed
 	// nothing.
 	Cancelled
 )
 
 // An Owner is a primitive's lock. Its Unlock ends a locked section the
-// way every one of the primitive's locked sections ends: it serves the
-// waiters the change may have unblocked, then unlocks.
+// way all of the primitive's locked sections end. It serves the waiters
+// the change may have unblocked, then unlocks.
 type Owner interface {
 	Lock()
 	Unlock()
 }
 
-// A Waiter is one parked caller. P is its payload: what it asks for until
+// A Waiter is one parked caller. Its payload P is what it asks for until
 // it is served, then what it was handed.
 type Waiter[P any] struct {
 	P P
 
 	next, prev *Waiter[P]
-	queued     bool            // on its Queue; only with the owner's lock held
+	queued     bool            // on its Queue, only with the owner's lock held
 	verdict    Result          // written before the wake-up, read by the waiter after it
 	sel        bool            // woken by closing wake (a select-able waiter)
 	kept       bool            // the primitive's own record: never recycled
 	wake       chan struct{}   // one token per settlement, or closed if sel
-	done       <-chan struct{} // the caller's ctx.Done(); nil if it never ends
+	done       <-chan struct{} // the caller's ctx.Done(), nil if it never ends
 	free       *Waiter[P]      // next in the Queue's freed stack
-	woken      *Waiter[P]      // next on the Queue's list to wake; only with the lock held
+	woken      *Waiter[P]      // next on the Queue's list to wake, only with the lock held
 }
 
 // Sleep parks the caller until w is settled (true) or its context ends
@@ -65,8 +67,9 @@ func (w *Waiter[P]) Keep() {
 // it. Only by the record's owner.
 func (w *Waiter[P]) Arm(done <-chan struct{}) { w.done = done }
 
-// Live reports whether w's context has not ended. Only by whoever owns
-// w: the owner's lock holder for a queued waiter, or a claimer.
+// Live reports whether w's context has not ended. Only whoever owns w
+// calls it. That is the owner's lock holder for a queued waiter, or a
+// claimer.
 func (w *Waiter[P]) Live() bool { return w.done == nil || !isDone(w.done) }
 
 // Settle hands a kept record that its primitive claimed outside any
@@ -76,12 +79,12 @@ func (w *Waiter[P]) Settle(r Result, p P) {
 	w.wake <- struct{}{}
 }
 
-// Done is the channel of a select-able waiter: closed once it is
+// Done returns the channel of a select-able waiter, closed once it is
 // settled.
 func (w *Waiter[P]) Done() <-chan struct{} { return w.wake }
 
-// Settled reports a select-able waiter's state: whether it is still
-// queued, and if not, its verdict. Only with the owner's lock held.
+// Settled reports a select-able waiter's state. It returns whether w is
+// still queued and, if not, its verdict. Only with the owner's lock held.
 func (w *Waiter[P]) Settled() (queued bool, r Result) { return w.queued, w.verdict }
 
 // A Queue is a FIFO list of parked callers, kept under its owner's lock.
@@ -89,19 +92,19 @@ func (w *Waiter[P]) Settled() (queued bool, r Result) { return w.queued, w.verdi
 // channel made in one synctest bubble never reaches another.
 type Queue[P any] struct {
 	head, tail *Waiter[P]
-	n          atomic.Int32              // queued waiters; written under the lock, read by observers
-	spare      *Waiter[P]                // recycled records; only with the lock held
+	n          atomic.Int32              // queued waiters, written under the lock and read by observers
+	spare      *Waiter[P]                // recycled records, only with the lock held
 	freed      atomic.Pointer[Waiter[P]] // records their waiters gave back, without the lock
-	woken      *Waiter[P]                // settled, to wake after the unlock; only with the lock held
+	woken      *Waiter[P]                // settled waiters to wake after the unlock, only with the lock held
 }
 
 // Len returns the number of queued waiters. It may be called without the
 // lock, by observers.
 func (q *Queue[P]) Len() int { return int(q.n.Load()) }
 
-// Push queues a caller asking for p, whose context's Done channel is done
-// (nil if it never ends), and returns its record, for Sleep and Finish.
-// Only with the owner's lock held.
+// Push queues a caller asking for p and returns its record, for Sleep and
+// Finish. The done channel is the caller's context's Done channel, nil if
+// it never ends. Only with the owner's lock held.
 func (q *Queue[P]) Push(done <-chan struct{}, p P) *Waiter[P] {
 	w := q.record()
 	w.P, w.done = p, done
@@ -109,7 +112,7 @@ func (q *Queue[P]) Push(done <-chan struct{}, p P) *Waiter[P] {
 	return w
 }
 
-// PushSelectable queues a select-able waiter asking for p: its Done
+// PushSelectable queues a select-able waiter asking for p. Its Done
 // channel is closed once it is settled. It is never recycled. Only with
 // the owner's lock held.
 func (q *Queue[P]) PushSelectable(p P) *Waiter[P] {
@@ -118,12 +121,13 @@ func (q *Queue[P]) PushSelectable(p P) *Waiter[P] {
 	return w
 }
 
-// PushFront queues the kept record w ahead of everyone: a waiter that
-// waited outside the queue and came first. Only with the lock held.
+// PushFront queues the kept record w ahead of everyone. It is for a
+// waiter that waited outside the queue and came first. Only with the lock
+// held.
 func (q *Queue[P]) PushFront(w *Waiter[P]) { q.insert(w, nil) }
 
-// record returns a recycled record, or a new one. Records are made a few
-// at a time, so that the spare ones save most Pushes the swap that takes
+// record returns a recycled record, or a new one. It makes records a few
+// at a time. The spare ones then save most Pushes the swap that takes
 // back the records waiters have given back.
 func (q *Queue[P]) record() *Waiter[P] {
 	if q.spare == nil {
@@ -189,8 +193,8 @@ func (q *Queue[P]) MaxNeed(need func(P) uint64) uint64 {
 }
 
 // Front returns the waiter that has waited longest and whose context is
-// still live, or nil. Waiters whose context has ended are settled as
-// Cancelled on the way, so a granter never hands anything to a caller
+// still live, or nil. It settles waiters whose context has ended as
+// Cancelled on the way. So a granter never hands anything to a caller
 // that has given up. Only with the owner's lock held.
 func (q *Queue[P]) Front() *Waiter[P] {
 	for w := q.head; w != nil; w = q.head {
@@ -226,7 +230,8 @@ func (q *Queue[P]) Reject(w *Waiter[P]) { q.settle(w, Closed) }
 func (q *Queue[P]) Cancel(w *Waiter[P]) { q.settle(w, Cancelled) }
 
 // settle takes w off the queue with verdict r and wakes it. The wake-up
-// never blocks: a record's channel holds one token, and it is settled once.
+// never blocks, because a record's channel holds one token and a record
+// is settled once.
 func (q *Queue[P]) settle(w *Waiter[P], r Result) {
 	q.Remove(w)
 	w.verdict = r
@@ -241,12 +246,12 @@ func (q *Queue[P]) Woken() *Waiter[P] {
 	return w
 }
 
-// WakeAll wakes the waiters of a Woken list. Without the lock: waking is
-// the dearest step of a hand-off, and done after the unlock it does not
-// lengthen the critical section.
+// WakeAll wakes the waiters of a Woken list. It runs without the lock.
+// Waking is the dearest step of a hand-off, and after the unlock it does
+// not lengthen the critical section.
 func WakeAll[P any](w *Waiter[P]) {
 	for w != nil {
-		next := w.woken // before the wake: after it, w belongs to its goroutine
+		next := w.woken // read before the wake, after which w belongs to its goroutine
 		if w.sel {
 			close(w.wake)
 		} else {
@@ -256,12 +261,15 @@ func WakeAll[P any](w *Waiter[P]) {
 	}
 }
 
-// Finish ends the wait of w after Sleep returned woke, without the lock,
-// and returns what w was handed and how its wait ended. If the context
-// ended first, it takes the owner's lock: a waiter still queued leaves
-// (Cancelled, and the owner's Unlock serves those behind it); one already
-// settled was settled while its context was live, or just as it ended,
-// and that verdict stands (a grant is never lost: the call succeeds).
+// Finish ends the wait of w after Sleep returned woke. It is called
+// without the lock. It returns what w was handed and how its wait ended.
+// If the context ended first, Finish takes the owner's lock. Then:
+//   - A waiter still queued leaves with Cancelled. The owner's Unlock
+//     serves those behind it.
+//   - A waiter already settled keeps its verdict. It was settled while its
+//     context was live, or just as it ended. A grant is never lost, and
+//     the call succeeds.
+//
 // Then w is recycled, unless it is kept.
 func (q *Queue[P]) Finish(o Owner, w *Waiter[P], woke bool) (p P, r Result) {
 	if !woke {
@@ -273,7 +281,7 @@ func (q *Queue[P]) Finish(o Owner, w *Waiter[P], woke bool) (p P, r Result) {
 			return p, Cancelled
 		}
 		o.Unlock()
-		<-w.wake // settled: the token is there or on its way
+		<-w.wake // settled, so the token is there or on its way
 	}
 	p, r = w.P, w.verdict
 	q.recycle(w)
@@ -281,7 +289,8 @@ func (q *Queue[P]) Finish(o Owner, w *Waiter[P], woke bool) (p P, r Result) {
 }
 
 // recycle clears w and, unless it is kept, gives it back to q's freed
-// stack, which only the lock holder pops: so no record is popped twice.
+// stack. Only the lock holder pops that stack, so no record is popped
+// twice.
 func (q *Queue[P]) recycle(w *Waiter[P]) {
 	w.done, w.verdict = nil, Granted
 	if w.kept {

@@ -1,13 +1,13 @@
 package spin
 
-// A Notifier is the channel behind a primitive's Ready: closed at the
-// first Fire that finds the primitive ready. The zero value has no
-// channel armed. Only with the owner's lock held.
+// A Notifier is the channel behind a primitive's Ready. The first Fire
+// that finds the primitive ready closes it. The zero value has no channel
+// armed. Its methods are called only with the owner's lock held.
 type Notifier struct {
 	ch chan struct{}
 }
 
-// closedCh is always ready: Ready's answer when no wait is needed.
+// closedCh is always ready. Ready returns it when no wait is needed.
 var closedCh = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // ClosedChan returns a channel that is always ready (closed), without
