@@ -1,5 +1,5 @@
 // Package window is the coalescing window behind coalesce.Waker and
-// signal.WithWakeDelay: it counts the events noted since the last wakeup,
+// signal.WithWakeDelay. It counts the events noted since the last wakeup,
 // decides by its policy when they make one, and hands that wakeup to its
 // owner. One timer mechanism serves both.
 package window
@@ -10,67 +10,73 @@ import (
 	"time"
 )
 
-// AdaptiveWakeups is the adaptive policy's threshold: coalescing starts
-// after a period of one delay with more than this many immediate wakeups,
-// and stops after a window that catches this many events or fewer.
+// AdaptiveWakeups is the adaptive policy's threshold. Coalescing starts
+// after a period of one delay with more than this many immediate wakeups.
+// It stops after a window that catches this many events or fewer.
 const AdaptiveWakeups = 4
 
 // A Policy says when a window's events make a wakeup. The options of
 // coalesce and of signal.WithWakeDelay document each field for users.
-// signal leaves MaxBatch at 0: its batch counts units, not events.
+// Package signal leaves MaxBatch at 0, because its batch counts units,
+// not events.
 type Policy struct {
-	Delay    time.Duration // the window's length; 0 wakes at once
-	MaxBatch uint64        // wake at once at this many pending events; 0: no threshold
-	MaxWait  time.Duration // 0: audit; else trailing debounce, never past MaxWait
+	Delay    time.Duration // the window's length, 0 to wake at once
+	MaxBatch uint64        // wake at once at this many pending events, 0 for no threshold
+	MaxWait  time.Duration // 0 for audit, else a trailing debounce never past MaxWait
 	Adaptive bool          // coalesce only while wakeups would come often
 }
 
 // An Owner takes a window's wakeups. Deliver gets the events of one
 // wakeup, never 0. It runs with the window's lock held, so calls never
-// overlap, and none runs once Close has returned; it must be short and
-// must not call the window's Wake, Flush or Close. Lock order: the
-// window's lock comes before any lock Deliver takes (signal's Deliver
-// takes the counter's in Serve; the counter calls Note, which takes the
-// window's, never with its own held).
+// overlap. None runs once Close has returned. Deliver must be short and
+// must not call the window's Wake, Flush or Close.
+//
+// In the lock order, the window's lock comes before any lock Deliver
+// takes. Package signal's Deliver takes the counter's lock in Serve. The
+// counter calls Note, which takes the window's lock, never with its own
+// held.
 type Owner interface{ Deliver(events uint64) }
 
-// A Window coalesces events into wakeups. By default (audit) the first
-// event after an idle period arms one timer for the delay; later events
-// neither re-arm nor extend it, and when it fires the owner gets one
-// wakeup. MaxBatch wakes at once at that many pending events; MaxWait
-// makes a trailing debounce (see extend); Adaptive wakes at once while
-// wakeups are rare (see immediate). Flush wakes now. No timer is armed
-// while nothing is pending.
+// A Window coalesces events into wakeups. Its policy works as follows.
+//   - By default (audit), the first event after an idle period arms one
+//     timer for the delay. Later events neither re-arm nor extend it. When
+//     it fires, the owner gets one wakeup.
+//   - MaxBatch wakes at once at that many pending events.
+//   - MaxWait makes a trailing debounce (see extend).
+//   - Adaptive wakes at once while wakeups are rare (see immediate).
 //
-// The zero value is a Window with a delay of 0 and the default policy;
+// Flush wakes now. No timer is armed while nothing is pending.
+//
+// The zero value is a Window with a delay of 0 and the default policy.
 // Init sets a policy. Wake and Flush take the owner, always the same one,
 // rather than Init, so that an owner's zero value works too. A Window
 // must not be copied after first use.
 type Window struct {
-	// The policy comes first: with pending at offset 0 of this struct,
+	// The policy comes first. With pending at offset 0 of this struct,
 	// BenchmarkWake (g=1) ran 40% slower on our machine, for a reason not
-	// pinned down (the old Waker's same first fields did not show it).
+	// pinned down. The old Waker's same first fields did not show it.
 	p       Policy        // set before use
 	pending atomic.Uint64 // events noted since the last wakeup
-	closed  atomic.Bool   // set under mu by Close; read by Wake without it
-	seen    atomic.Uint64 // MaxWait: pending when the timer was last set; set under mu, read by Seen without it
+	closed  atomic.Bool   // set under mu by Close, read by Wake without it
+	seen    atomic.Uint64 // for MaxWait, pending when the timer was last set, written under mu and read by Seen without it
 
-	// Written only with mu held; atomic so that Stats can read them
-	// without it (observers never slow writers).
+	// Written only with mu held. They are atomic so that Stats can read
+	// them without it, because observers never slow writers.
 	wakeups atomic.Uint64 // wakeups fired
 	armed   atomic.Bool   // cur != nil (see setCur)
 
+	// mu guards the fields below. Each is used only with mu held.
 	mu       sync.Mutex
-	owner    Owner         // the timer's wakeups go to it; only with mu held
-	slots    []*slot       // the timers, made on first use (see slot); only with mu held
-	cur      *slot         // the armed timer, nil if none; only with mu held
-	stale    int           // slots whose run Stop came too late for; only with mu held
-	done     chan struct{} // made by Close, closed once no stale run is left; set with mu held
-	start    time.Time     // debounce: when the window's first event armed the timer; only with mu held
-	lastFire time.Time     // Adaptive: when the last wakeup fired; only with mu held
-	hot      bool          // Adaptive: coalescing; only with mu held
-	period   time.Time     // Adaptive, not hot: when the counted wakeups began; only with mu held
-	fires    int           // Adaptive, not hot: immediate wakeups since period; only with mu held
+	owner    Owner         // the timer's wakeups go to it
+	slots    []*slot       // the timers, made on first use (see slot)
+	cur      *slot         // the armed timer, nil if none
+	stale    int           // slots whose run Stop came too late for
+	done     chan struct{} // made by Close, closed once no stale run is left
+	start    time.Time     // for the debounce, when the window's first event armed the timer
+	lastFire time.Time     // for Adaptive, when the last wakeup fired
+	hot      bool          // for Adaptive, whether it is coalescing
+	period   time.Time     // for Adaptive when not hot, when the counted wakeups began
+	fires    int           // for Adaptive when not hot, the immediate wakeups since period
 }
 
 // Init sets the policy. Only before the Window is shared.
@@ -79,9 +85,9 @@ func (w *Window) Init(p Policy) {
 	w.hot = p.Adaptive // it starts out coalescing (see immediate)
 }
 
-// Wake notes one event. It does not allocate and never waits for o; only
-// the first event of a window (and the one that reaches MaxBatch) takes
-// the lock, to arm the timer or to deliver. After Close it does nothing.
+// Wake notes one event. It does not allocate and never waits for o. At most
+// two events of a window take the lock: the first, to arm the timer, and
+// the one that reaches MaxBatch, to deliver. After Close it does nothing.
 func (w *Window) Wake(o Owner) {
 	if w.closed.Load() {
 		return
@@ -115,19 +121,24 @@ func (w *Window) arm(o Owner) {
 }
 
 // immediate decides, for Adaptive, whether the event opening a window now
-// wakes the owner at once. Out of coalescing, it counts the immediate
-// wakeups over periods of at least one delay, each starting at the first
-// event after the last one ended. When a period ends with more than
-// AdaptiveWakeups wakeups and the stream goes on (the last wakeup is
-// within a delay), coalescing (hot) starts; it lasts until a window runs
-// its whole delay and catches AdaptiveWakeups events or fewer (expire).
-// A burst shorter than the delay, however dense, so never arms a timer:
-// the timer would wake an idle process for events that cost little to
+// wakes the owner at once. Only with mu held.
+//
+// Out of coalescing, it counts the immediate wakeups over periods of at
+// least one delay. Each period starts at the first event after the last
+// one ended. Coalescing (hot) starts when a period ends with more than
+// AdaptiveWakeups wakeups and the stream goes on. The stream goes on if
+// the last wakeup is within a delay. Coalescing lasts until a window runs
+// its whole delay and catches AdaptiveWakeups events or fewer (see
+// expire).
+//
+// So a burst shorter than the delay, however dense, never arms a timer.
+// That timer would wake an idle process for events that cost little to
 // deliver at once. The way back is judged by what windows catch, not by
-// gaps between them, so a consumer slow to come back does not end
-// coalescing. It starts out coalescing, so that a stream is coalesced
-// from its first event, and a trickle costs one window before it is
-// served at once. Only with mu held.
+// gaps between them. So a consumer slow to come back does not end
+// coalescing.
+//
+// It starts out coalescing, so that a stream is coalesced from its first
+// event. A trickle then costs one window before it is served at once.
 func (w *Window) immediate() bool {
 	if w.hot {
 		return false
@@ -145,17 +156,20 @@ func (w *Window) immediate() bool {
 	return true
 }
 
-// A slot is one of a Window's timers. time.AfterFunc cannot take back a
-// run that has started, so a timer that Stop came too late for is stale:
-// its run is on its way and will find nothing to do. A stale slot is
-// never Reset until that run has come (Reset would fold the new window
-// into the run under way, or add a second one, and no run could tell
-// which window it belongs to); the next window takes another slot. So a
-// slot has at most one run in the air, every run knows from its slot's
-// state whether it is the armed timer's or a stale one, and Close can
-// wait for exactly the stale ones. There are rarely more than two slots:
-// a new one is made only when every slot is stale, which takes a Flush
-// or Close racing each timer that fires.
+// A slot is one of a Window's timers. A time.AfterFunc timer cannot take
+// back a run that has started. So a timer that Stop came too late for is
+// stale. Its run is on its way and will find nothing to do.
+//
+// A stale slot is never Reset until that run has come. Reset would fold
+// the new window into the run under way, or add a second one. No run could
+// then tell which window it belongs to. So the next window takes another
+// slot. This way a slot has at most one run in the air. Every run knows
+// from its slot's state whether it is the armed timer's or a stale one,
+// and Close can wait for exactly the stale ones.
+//
+// There are rarely more than two slots. A new one is made only when every
+// slot is stale, which takes a Flush or Close racing each timer that
+// fires.
 type slot struct {
 	w     *Window
 	t     *time.Timer
@@ -167,11 +181,11 @@ type slotState uint8
 const (
 	slotIdle  slotState = iota // no run pending or on its way
 	slotArmed                  // the Window's armed timer (w.cur)
-	slotStale                  // stopped too late: its run is on its way
+	slotStale                  // stopped too late, with its run on its way
 )
 
-// set arms a timer for d, in the first idle slot (a new slot if none is).
-// Only with mu held, and with no timer armed.
+// set arms a timer for d, in the first idle slot or in a new slot if none
+// is idle. Only with mu held, and with no timer armed.
 func (w *Window) set(d time.Duration) {
 	var sl *slot
 	for _, c := range w.slots {
@@ -199,7 +213,7 @@ func (w *Window) setCur(sl *slot) {
 }
 
 // stop disarms the timer. A run that has already started cannot be
-// stopped; its slot turns stale and the run will find nothing to do.
+// stopped. Its slot turns stale, and the run will find nothing to do.
 // Only with mu held.
 func (w *Window) stop() {
 	if w.cur == nil {
@@ -215,8 +229,8 @@ func (w *Window) stop() {
 }
 
 // expire is a slot's timer run. It runs under mu, so runs never overlap.
-// A stale run only frees its slot (and lets Close return after the last
-// one); the armed timer's run fires the wakeup, or re-arms a debounce.
+// A stale run only frees its slot, and lets Close return after the last
+// one. The armed timer's run fires the wakeup, or re-arms a debounce.
 func (sl *slot) expire() {
 	w := sl.w
 	w.mu.Lock()
@@ -230,21 +244,21 @@ func (sl *slot) expire() {
 		return
 	}
 	sl.state = slotIdle
-	w.setCur(nil) // this run is the timer's: nothing left to stop
+	w.setCur(nil) // this run is the timer's, so nothing is left to stop
 	if w.p.MaxWait != 0 && w.extend() {
 		return
 	}
 	if w.hot && w.pending.Load() <= AdaptiveWakeups {
-		w.hot = false // a whole window caught few events: the stream is thin
+		w.hot = false // a whole window caught few events, so the stream is thin
 	}
 	w.fire(w.owner)
 }
 
 // extend re-arms a debounce timer while events keep arriving and MaxWait
-// allows, reporting whether it did. The quiet is measured in timer
-// periods (measuring it from each event would take the time in every
-// Wake), so the wakeup comes one to two delays after the last event, and
-// never later than MaxWait after the window's first.
+// allows, and reports whether it did. The quiet is measured in timer
+// periods, because measuring it from each event would take the time in
+// every Wake. So the wakeup comes one to two delays after the last event.
+// It never comes later than MaxWait after the window's first event.
 func (w *Window) extend() bool {
 	p := w.pending.Load()
 	left := w.p.MaxWait - time.Since(w.start)
@@ -257,7 +271,7 @@ func (w *Window) extend() bool {
 }
 
 // fire delivers the pending events to o as one wakeup, if there are any,
-// and disarms the timer: the same events never make a second wakeup.
+// and disarms the timer. So the same events never make a second wakeup.
 // Only with mu held.
 func (w *Window) fire(o Owner) {
 	w.stop()
@@ -282,10 +296,10 @@ func (w *Window) Flush(o Owner) {
 	w.mu.Unlock()
 }
 
-// Close stops the window: the timer is stopped, later calls deliver
-// nothing, and when Close returns no Deliver is running, none will, and
-// no timer run is left (each call returns only once the first has got
-// there). The pending events stay, for Drain. Close is idempotent.
+// Close stops the window. The timer is stopped and later calls deliver
+// nothing. When Close returns, no Deliver is running or will run, and no
+// timer run is left. Each call returns only once the first has got there.
+// The pending events stay, for Drain. Close is idempotent.
 func (w *Window) Close() {
 	w.mu.Lock()
 	if !w.closed.Load() {
@@ -302,7 +316,7 @@ func (w *Window) Close() {
 }
 
 // Drain returns the events pending after Close, which nothing will
-// deliver, and resets them; on an open Window it returns 0.
+// deliver, and resets them. On an open Window it returns 0.
 func (w *Window) Drain() uint64 {
 	if !w.closed.Load() {
 		return 0
@@ -310,7 +324,7 @@ func (w *Window) Drain() uint64 {
 	return w.pending.Swap(0)
 }
 
-// Lock takes the window's lock, under which Deliver runs: an owner guards
+// Lock takes the window's lock, under which Deliver runs. An owner guards
 // with it the state its Deliver writes. It must not call Wake, Flush or
 // Close while it holds it.
 func (w *Window) Lock() { w.mu.Lock() }
@@ -319,7 +333,7 @@ func (w *Window) Lock() { w.mu.Lock() }
 func (w *Window) Unlock() { w.mu.Unlock() }
 
 // Pending returns the events noted since the last wakeup, with one atomic
-// load: non-zero while a window is open.
+// load. It is non-zero while a window is open.
 func (w *Window) Pending() uint64 { return w.pending.Load() }
 
 // Seen returns, under MaxWait, what Pending was when the timer was last
