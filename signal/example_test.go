@@ -9,7 +9,7 @@ import (
 	"github.com/evsync/evsync/signal"
 )
 
-// Many writers add; one reader takes the whole sum at each wakeup.
+// Many writers add, and one reader takes the whole sum at each wakeup.
 func Example() {
 	sig := signal.New(0)
 	var wg sync.WaitGroup
@@ -94,8 +94,8 @@ func ExampleWithAdaptive() {
 	sig := signal.New(0, signal.WithWakeDelay(5*time.Millisecond, signal.WithAdaptive()))
 	defer sig.Close()
 	for range 3 {
-		// One add at a time: the first waits for a window, which catches
-		// too few adds to go on coalescing, so the next are served at once.
+		// One add at a time. The first waits for a window, which catches
+		// too few adds to go on coalescing. So the next are served at once.
 		go sig.Add(1)
 		n, _ := sig.Wait(context.Background())
 		fmt.Println("read", n)
@@ -106,7 +106,7 @@ func ExampleWithAdaptive() {
 	// read 1
 }
 
-// WithMaxWait debounces: the reader is woken once the adds pause for a
+// WithMaxWait debounces. The reader is woken once the adds pause for a
 // delay, but a steady stream still wakes it every maxWait.
 func ExampleWithMaxWait() {
 	sig := signal.New(0, signal.WithWakeDelay(time.Millisecond, signal.WithMaxWait(10*time.Millisecond)))
@@ -125,7 +125,7 @@ func ExampleWithMaxWait() {
 	// Output: events: 5
 }
 
-// Writable is poll's POLLOUT on a signal: it is ready once an Add(1) would
+// Writable is poll's POLLOUT on a signal. It is ready once an Add(1) would
 // not block for want of room, here when the reader takes a full count.
 func ExampleSignal_Writable() {
 	s := signal.New(signal.Max) // full

@@ -9,7 +9,7 @@ import (
 // An Option configures a Signal in New.
 type Option interface{ apply(*options) }
 
-// options is what the options set; New reads it.
+// options holds what the options set. New reads it.
 type options struct {
 	wake    wakePolicy
 	delayed bool // WithWakeDelay was given
@@ -20,23 +20,23 @@ type optionFunc func(*options)
 func (f optionFunc) apply(o *options) { f(o) }
 
 // A WakeOption sets the policy of WithWakeDelay, the only call that takes
-// one. So a policy without a delay cannot be written: it does not compile.
+// one. So a policy without a delay does not compile.
 // The options have package coalesce's names and meanings.
 type WakeOption interface{ applyWake(*wakePolicy) }
 
 // wakePolicy is what WithWakeDelay and its options set.
 type wakePolicy struct {
-	win   window.Policy // Delay, MaxWait and Adaptive; its MaxBatch stays 0 (see batch)
-	batch uint64        // WithMaxBatch: wake at once at this count, in units; 0 if not set
+	win   window.Policy // Delay, MaxWait and Adaptive, with MaxBatch left at 0 (see batch)
+	batch uint64        // wake at once at this count of units (WithMaxBatch), 0 if not set
 }
 
 type wakeOptionFunc func(*wakePolicy)
 
 func (f wakeOptionFunc) applyWake(p *wakePolicy) { f(p) }
 
-// WithWakeDelay delays the wakeup of readers already blocked in Wait (and
-// of Ready channels) by up to d after an Add. The adds of a burst so cost
-// one wakeup. The count itself is visible at once: Take, Count and a Wait
+// WithWakeDelay delays the wakeup of readers already blocked in Wait, and
+// of Ready channels, by up to d after an Add. The adds of a burst so cost
+// one wakeup. The count itself is visible at once. Take, Count and a Wait
 // that finds it non-zero never wait for the delay.
 //
 // The policy is package coalesce's, and the two share one window. By
@@ -65,7 +65,7 @@ func WithWakeDelay(d time.Duration, opts ...WakeOption) Option {
 
 // WithMaxBatch wakes blocked readers at once when an Add brings the count
 // to n or more, without waiting for the delay. It is coalesce's count
-// threshold, counted in units: one Add(64) reaches a batch of 64. A burst
+// threshold, counted in units. One Add(64) reaches a batch of 64. A burst
 // worth a wakeup so gets one at once, and only a trickle waits for the
 // delay. It panics if n is 0.
 func WithMaxBatch(n uint64) WakeOption {
@@ -96,14 +96,14 @@ func WithMaxWait(maxWait time.Duration) WakeOption {
 // more than AdaptiveWakeups adds finding a reader blocked. Once a window
 // catches fewer, blocked readers are woken at once. That lasts until a
 // whole delay has needed more than AdaptiveWakeups wakeups again. A
-// trickle or a short burst of adds is then served as without a delay
-// (after the first window). A sustained stream costs one wakeup per delay.
+// trickle or a short burst of adds is then served as without a delay,
+// after the first window. A sustained stream costs one wakeup per delay.
 // This is the recommended setting.
 func WithAdaptive() WakeOption {
 	return wakeOptionFunc(func(p *wakePolicy) { p.win.Adaptive = true })
 }
 
-// AdaptiveWakeups is WithAdaptive's threshold, coalesce.AdaptiveWakeups:
-// coalescing starts after a period of one delay with more than this many
+// AdaptiveWakeups is WithAdaptive's threshold, coalesce.AdaptiveWakeups.
+// Coalescing starts after a period of one delay with more than this many
 // immediate wakeups.
 const AdaptiveWakeups = window.AdaptiveWakeups

@@ -1,6 +1,6 @@
 // Package signal provides a sum-and-reset signal with the semantics of a
-// plain Linux eventfd: writers add to a count, a reader takes the whole sum
-// and resets it to zero.
+// plain Linux eventfd. Writers add to a count, and a reader takes the whole
+// sum and resets it to zero.
 package signal
 
 import (
@@ -14,7 +14,7 @@ import (
 // Max is the largest count: 1<<64-2, the eventfd counter's maximum.
 const Max uint64 = counter.Max
 
-// Errors returned by this package; they are the same values in every
+// Errors returned by this package. They are the same values in every
 // evsync package and work with errors.Is.
 var (
 	// ErrWouldBlock is returned by Add when count+n would pass Max.
@@ -27,34 +27,35 @@ var (
 	ErrClosed = spin.ErrClosed
 )
 
-// A Signal is a sum-and-reset counter. Any number of goroutines may Add;
-// each read (Take or Wait) takes the whole count, so every added unit is
-// read exactly once: the sum of all reads plus the final count equals the
-// initial count plus the sum of all successful adds, whatever the
-// interleaving, cancellations or Close.
+// A Signal is a sum-and-reset counter. Any number of goroutines may Add.
+// Each read, by Take or Wait, takes the whole count. So every added unit
+// is read exactly once, whatever the interleaving, cancellations or Close:
 //
-// The zero value is a signal with count 0; New sets a starting count. A
-// Signal must not be copied after first use.
+//	sum of all reads + final count = initial count + sum of successful adds
+//
+// The zero value is a signal with count 0, and New sets a starting count.
+// A Signal must not be copied after first use.
 //
 // An Add synchronizes before the read that returns its units.
 //
-// Fairness: blocked Wait callers are served in FIFO order, and each
-// wakeup hands the whole sum to exactly one of them (no thundering herd).
-// Take never blocks and takes whatever is there, even while others wait.
-// Blocked AddWait callers are FIFO among themselves; Add does not wait
-// behind them.
+// Fairness: blocked Wait callers are served in FIFO order. Each wakeup
+// hands the whole sum to exactly one of them, so there is no thundering
+// herd. Take never blocks and takes whatever is there, even while others
+// wait. Blocked AddWait callers are FIFO among themselves. Add does not
+// wait behind them.
 //
 // Cancel safety: a Wait or AddWait that returns ctx.Err() changed nothing.
 // A call whose context is already done when it starts returns ctx.Err() at
-// once, even if the count is there to take: a done context is a request to
-// stop (Take takes what is there). A sum is never handed to a reader whose
-// context is already done; it goes to the next reader or stays in the
-// count. If a sum was handed over while the context was still live and it
-// ended before the reader woke, the read took effect first and Wait
-// returns the sum with a nil error: no unit is ever lost or read twice.
+// once, even if the count is there to take. A done context is a request to
+// stop, while Take takes what is there. A sum is never handed to a reader
+// whose context is already done. It goes to the next reader or stays in the
+// count. A sum may be handed over while the context is still live, and the
+// context may end before the reader wakes. Then the read took effect first,
+// and Wait returns the sum with a nil error. No unit is ever lost or read
+// twice.
 type Signal struct {
 	c    counter.Counter // in Plain mode
-	wake *delayer        // WithWakeDelay: delays waking blocked readers; nil if not set
+	wake *delayer        // delays waking blocked readers (WithWakeDelay), nil if not set
 }
 
 // New returns a signal whose count starts at initial. It panics if initial
@@ -76,9 +77,13 @@ func New(initial uint64, opts ...Option) *Signal {
 	return s
 }
 
-// Add adds n to the count. It never blocks: it returns ErrWouldBlock,
-// changing nothing, if count+n would pass Max; ErrInvalid for
-// n = 1<<64-1; ErrClosed after Close. Add(0) changes nothing.
+// Add adds n to the count. It never blocks. It returns:
+//   - nil once n is added
+//   - ErrWouldBlock if count+n would pass Max
+//   - ErrInvalid for n = 1<<64-1
+//   - ErrClosed after Close
+//
+// A failed Add changes nothing. Add(0) changes nothing.
 func (s *Signal) Add(n uint64) error {
 	if s.c.AddFast(n) {
 		return nil
@@ -86,17 +91,22 @@ func (s *Signal) Add(n uint64) error {
 	return s.c.Write(counter.Plain, n)
 }
 
-// AddWait adds n, waiting while count+n would pass Max (a blocking eventfd
-// write). It returns nil once n is added; ErrInvalid at once for a nil ctx
-// or n = 1<<64-1; ctx.Err() at once if ctx is already done, and if ctx
-// ends while it waits (nothing added either way); ErrClosed after Close.
-// AddWait(ctx, 0) never waits.
+// AddWait adds n, waiting while count+n would pass Max, as a blocking
+// eventfd write does. It returns:
+//   - nil once n is added
+//   - ErrInvalid at once for a nil ctx or n = 1<<64-1
+//   - ctx.Err() at once if ctx is already done, or when ctx ends while it
+//     waits
+//   - ErrClosed after Close
+//
+// A failed AddWait adds nothing. AddWait(ctx, 0) never waits.
 func (s *Signal) AddWait(ctx context.Context, n uint64) error {
 	return s.c.WriteWait(ctx, counter.Plain, n)
 }
 
-// Take returns the whole count and resets it to 0, or returns 0 if there is
-// nothing. It never blocks; after Close it returns what is left, then 0.
+// Take returns the whole count and resets it to 0. It returns 0 if there
+// is nothing. It never blocks. After Close it returns what is left, then
+// 0.
 func (s *Signal) Take() uint64 {
 	if v := s.c.TakeAllFast(); v != 0 {
 		return v
@@ -105,40 +115,45 @@ func (s *Signal) Take() uint64 {
 	return v
 }
 
-// Wait waits until the count is non-zero, then takes all of it. It returns
-// the sum and nil; 0 and ErrInvalid for a nil ctx; 0 and ctx.Err() at
-// once if ctx is already done (the count stays, for Take or a later Wait),
-// and if ctx ends while it waits; 0 and ErrClosed once the signal is closed
-// and empty.
+// Wait waits until the count is non-zero, then takes all of it. It
+// returns:
+//   - the sum and nil
+//   - 0 and ErrInvalid for a nil ctx
+//   - 0 and ctx.Err() at once if ctx is already done, or when ctx ends
+//     while it waits
+//   - 0 and ErrClosed once the signal is closed and empty
+//
+// A failed Wait takes nothing. The count stays for Take or a later Wait.
 func (s *Signal) Wait(ctx context.Context) (uint64, error) {
 	return s.c.Read(ctx, counter.Plain, 0)
 }
 
 // Ready returns a channel that is closed once the count is non-zero or the
-// signal is closed (poll's POLLIN). Each call returns a channel for the
-// next such moment. A goroutine woken by it may find the sum already taken
-// by another reader: Take then returns 0, and it calls Ready again.
+// signal is closed, like poll's POLLIN. Each call returns a channel for
+// the next such moment. A goroutine woken by it may find the sum already
+// taken by another reader. Take then returns 0, and the goroutine calls
+// Ready again.
 func (s *Signal) Ready() <-chan struct{} { return s.c.Ready() }
 
 // Writable returns a channel that is closed once an Add(1) would not
-// block for want of room: the count is below the limit (poll's POLLOUT);
-// or once the signal is closed, when writes fail at once. Each call
-// returns a channel for the next such moment; a goroutine woken by it may
-// find the room taken by another writer, so follow it with Add (or
-// use AddWait, which keeps its place in line).
+// block for want of room, or once the signal is closed. There is room
+// while the count is below Max, like poll's POLLOUT. After Close, writes
+// fail at once. Each call returns a channel for the next such moment.
+// A goroutine woken by it may find the room taken by another writer. So
+// follow it with Add, or use AddWait, which keeps its place in line.
 func (s *Signal) Writable() <-chan struct{} { return s.c.Writable() }
 
-// Count returns the current count without taking it (after Close: what is
-// left to read).
+// Count returns the current count without taking it. After Close, that is
+// what is left to read.
 func (s *Signal) Count() uint64 { return s.c.Count() }
 
-// Close closes the signal. What was added stays readable: Take and Wait
+// Close closes the signal. What was added stays readable. Take and Wait
 // return it, then Wait returns ErrClosed and Take 0. Add and AddWait return
 // ErrClosed from then on, blocked AddWait callers included. Close is
 // idempotent.
 func (s *Signal) Close() {
 	if s.wake != nil {
-		s.wake.Close() // a delayed wakeup under way ends first; Close serves every reader
+		s.wake.Close() // a delayed wakeup under way ends first, then c.Close serves every reader
 	}
 	s.c.Close()
 }
@@ -151,7 +166,7 @@ type Stats struct {
 	Closed         bool   // Close has been called
 }
 
-// Stats returns a snapshot read with atomic loads only: it never takes the
+// Stats returns a snapshot read with atomic loads only. It never takes the
 // lock, so observers never slow writers. The fields are read one by one and
 // may be mutually inconsistent under concurrent use.
 func (s *Signal) Stats() Stats {
