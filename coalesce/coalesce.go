@@ -1,6 +1,6 @@
-// Package coalesce provides a coalescing waker: producers note events
-// with Wake, and the consumer gets one wakeup for many events, at most a
-// bounded delay after the first of them.
+// Package coalesce provides a coalescing waker. Producers note events
+// with Wake, and the consumer gets one wakeup for many events. The wakeup
+// comes at most a bounded delay after the first of them.
 package coalesce
 
 import (
@@ -14,7 +14,7 @@ import (
 	"github.com/evsync/evsync/internal/window"
 )
 
-// Errors returned by this package; they are the same values in every
+// Errors returned by this package. They are the same values in every
 // evsync package and work with errors.Is.
 var (
 	// ErrInvalid is returned by Wait for a nil context.
@@ -24,26 +24,30 @@ var (
 	ErrClosed = spin.ErrClosed
 )
 
-// A Waker coalesces events: Wake notes one, and the consumer is woken
-// once per window, through C (or Ready) or Wait, which reports how many
-// events the wakeup covers.
+// A Waker coalesces events. Wake notes one, and the consumer is woken once
+// per window, through C (or Ready) or Wait. Wait reports how many events
+// the wakeup covers.
 //
-// Policies: by default (audit) the first event after an idle period arms
-// one timer for the delay; later events neither re-arm nor extend it, and
-// when it fires the consumer gets one wakeup for all of them. WithAdaptive
-// (recommended) wakes at once while wakeups are rare and coalesces only
-// while they would come often. WithMaxBatch wakes at once when that many
-// events are pending. WithMaxWait switches to a trailing debounce, which
-// wakes between one and two delays after the last event of a burst, and
-// never later than maxWait after the window's first event. A delay of 0
-// wakes at once. No timer is armed while nothing is pending, and no
-// goroutine exists per Waker.
+// The policies are these:
+//   - By default (audit), the first event after an idle period arms one
+//     timer for the delay. Later events neither re-arm nor extend it. When
+//     it fires, the consumer gets one wakeup for all of them.
+//   - WithAdaptive (recommended) wakes at once while wakeups are rare. It
+//     coalesces only while they would come often.
+//   - WithMaxBatch wakes at once when that many events are pending.
+//   - WithMaxWait switches to a trailing debounce. It wakes between one and
+//     two delays after the last event of a burst, and never later than
+//     maxWait after the window's first event.
+//   - A delay of 0 wakes at once.
 //
-// Wakeups never double up: a wakeup that finds the previous one not yet
-// consumed merges into it (C holds at most one token), and Flush cancels
-// the pending timer, so the same events are never reported twice.
+// No timer is armed while nothing is pending, and no goroutine exists per
+// Waker.
 //
-// The zero value is a Waker with a delay of 0 and the default policy:
+// Wakeups never double up. A wakeup that finds the previous one not yet
+// consumed merges into it, since C holds at most one token. Flush cancels
+// the pending timer. So the same events are never reported twice.
+//
+// The zero value is a Waker with a delay of 0 and the default policy, so
 // every Wake is a wakeup at once. New sets a delay and options. A Waker
 // must not be copied after first use.
 //
@@ -51,34 +55,35 @@ var (
 // event.
 //
 // Fairness and consumers: every event is reported exactly once, to one
-// consumer. Several goroutines may call Wait at once: the events of each
-// wakeup go to one of them, in no promised order (there is no queue: the
-// token goes to whichever receiver the channel serves), and Wait never
-// returns 0 events with a nil error, since a Wait whose token's events
-// another consumer took first goes back to waiting. A receive from C
-// followed by Events promises less: Events returns the events of every
-// wakeup so far, so with several consumers one's Events may take the
-// events of the token another has just received, whose Events then
-// returns 0. Such a consumer should go back to receiving; several
+// consumer. Several goroutines may call Wait at once. The events of each
+// wakeup go to one of them, in no promised order. There is no queue, and
+// the token goes to whichever receiver the channel serves. Wait never
+// returns 0 events with a nil error, because a Wait whose token's events
+// another consumer took first goes back to waiting.
+//
+// A receive from C followed by Events promises less. Events returns the
+// events of every wakeup so far. So with several consumers, one's Events
+// may take the events of the token another has just received. The other's
+// Events then returns 0, and it should go back to receiving. Several
 // consumers should rather use Wait. With one consumer, a receive from C
 // never finds a wakeup with no events.
 //
-// Cancel safety: a Wait that returns ctx.Err() has taken nothing; the
+// Cancel safety: a Wait that returns ctx.Err() has taken nothing. The
 // events stay for the next call. If ctx ends just as a wakeup comes, Wait
-// may return the events with a nil error instead: they are never lost.
-// After Close, the events noted before it are reported exactly once (by
-// Wait or Events), then Wait returns ErrClosed.
+// may return the events with a nil error instead, so they are never lost.
+// After Close, Wait or Events report the events noted before it exactly
+// once. Then Wait returns ErrClosed.
 type Waker struct {
-	win window.Window // the policy and the pending events; its lock guards out too
+	win window.Window // the policy and the pending events, whose lock guards out too
 	out outbox
 }
 
-// outbox is a Waker's consumer side: the window delivers wakeups to it,
+// outbox is a Waker's consumer side. The window delivers wakeups to it
 // under the window's lock, which Events takes too.
 type outbox struct {
-	delivered atomic.Uint64 // events handed over, not yet reported; written with the window's lock held
+	delivered atomic.Uint64 // events handed over and not yet reported, written with the window's lock held
 	once      sync.Once     // makes c on first use, so that the zero value works
-	c         chan struct{} // the wakeup token; read through ch; closed by Close
+	c         chan struct{} // the wakeup token, read through ch and closed by Close
 	shut      sync.Once     // closes c, once the window is closed
 }
 
@@ -102,10 +107,10 @@ func New(delay time.Duration, opts ...Option) *Waker {
 	return w
 }
 
-// ch returns the token channel. The zero value has none, so the first
-// use makes it; the Once makes concurrent first uses (C, Wait, a wakeup)
-// agree on one channel without a data race, and costs one atomic load
-// after that. Wake's fast path never gets here.
+// ch returns the token channel. The zero value has none, so the first use
+// makes it. The Once makes concurrent first uses (C, Wait, a wakeup) agree
+// on one channel without a data race. After that it costs one atomic load.
+// Wake's fast path never gets here.
 func (b *outbox) ch() chan struct{} {
 	b.once.Do(b.makeCh)
 	return b.c
@@ -113,8 +118,9 @@ func (b *outbox) ch() chan struct{} {
 
 func (b *outbox) makeCh() { b.c = make(chan struct{}, 1) }
 
-// Deliver hands a wakeup of n events to the consumer: a token on C, or,
-// if the last one is not consumed yet, nothing more (they merge).
+// Deliver hands a wakeup of n events to the consumer as a token on C. If
+// the last token is not consumed yet, it sends none, and the two wakeups
+// merge.
 func (b *outbox) Deliver(n uint64) {
 	b.delivered.Add(n)
 	select {
@@ -138,20 +144,20 @@ func (b *outbox) close() {
 }
 
 // Wake notes one event. It does not allocate and never waits for the
-// consumer; only the first event of a window (and the one that reaches the
-// batch threshold) takes the lock, to arm the timer or to wake the
+// consumer. At most two events of a window take the lock. The first arms
+// the timer, and the one that reaches the batch threshold wakes the
 // consumer. After Close it does nothing.
 func (w *Waker) Wake() { w.win.Wake(&w.out) }
 
 // Flush wakes the consumer now for the pending events, if any, and cancels
-// the pending timer: the same events never cause a second wakeup.
+// the pending timer. So the same events never cause a second wakeup.
 func (w *Waker) Flush() { w.win.Flush(&w.out) }
 
-// C returns the channel that receives one token per wakeup (wakeups that
-// find a token still there merge into it). After a receive, Events reports
-// how many events the wakeup covers; with several consumers that may be 0
-// (see the Waker doc). Close closes C with no token left in it, so a
-// receive after Close returns at once: then call Events for the events
+// C returns the channel that receives one token per wakeup. Wakeups that
+// find a token still there merge into it. After a receive, Events reports
+// how many events the wakeup covers. With several consumers that may be 0
+// (see the Waker doc). Close closes C with no token left in it. So a
+// receive after Close returns at once, and Events then returns the events
 // left.
 func (w *Waker) C() <-chan struct{} { return w.out.ch() }
 
@@ -159,11 +165,11 @@ func (w *Waker) C() <-chan struct{} { return w.out.ch() }
 func (w *Waker) Ready() <-chan struct{} { return w.out.ch() }
 
 // Events returns the events handed over by wakeups and not yet reported,
-// and resets that count. Call it after a receive from C; Wait calls it for
+// and resets that count. Call it after a receive from C. Wait calls it for
 // you. If a later wakeup left a token on C meanwhile, Events takes that
-// token too, since it returns that wakeup's events: so a single
-// consumer's receive from C never finds a wakeup with no events. After
-// Close it also returns the events still pending.
+// token too, since it returns that wakeup's events. So a single consumer's
+// receive from C never finds a wakeup with no events. After Close, Events
+// also returns the events still pending.
 func (w *Waker) Events() uint64 {
 	w.win.Lock()
 	defer w.win.Unlock()
@@ -175,12 +181,16 @@ func (w *Waker) Events() uint64 {
 }
 
 // Wait waits for the next wakeup and returns how many events it covers,
-// always at least one. It returns ErrInvalid for a nil ctx; ctx.Err() at
-// once if ctx is already done, even if a wakeup is there, and if ctx ends
-// while it waits (no event is lost either way: they stay for the next
-// call); and, after Close, the events noted before Close and then
-// ErrClosed. A token whose events another consumer took meanwhile does
-// not end the wait: Wait waits for the next one.
+// always at least one. It returns:
+//   - the events and nil, once a wakeup comes
+//   - 0 and ErrInvalid for a nil ctx
+//   - 0 and ctx.Err() at once if ctx is already done, even if a wakeup is
+//     there, or when ctx ends while it waits
+//   - after Close, the events noted before Close, and then 0 and ErrClosed
+//
+// A Wait that returns ctx.Err() loses no event. The events stay for the
+// next call. A token whose events another consumer took meanwhile does
+// not end the wait. Wait then waits for the next one.
 func (w *Waker) Wait(ctx context.Context) (events uint64, err error) {
 	if ctx == nil {
 		return 0, ErrInvalid
@@ -201,10 +211,10 @@ func (w *Waker) Wait(ctx context.Context) (events uint64, err error) {
 	}
 }
 
-// received is what Wait returns for a token it received from C (open is
-// false once C is closed): the events, or ErrClosed once none are left
-// after Close. It returns (0, nil), and Wait waits on, if another
-// consumer's Events took the events: the next wakeup brings a token of
+// received is what Wait returns for a token it received from C. The flag
+// open is false once C is closed. It returns the events, or ErrClosed once
+// none are left after Close. If another consumer's Events took the events,
+// it returns (0, nil) and Wait waits on. The next wakeup brings a token of
 // its own.
 func (w *Waker) received(open bool) (uint64, error) {
 	n := w.Events()
@@ -214,12 +224,11 @@ func (w *Waker) received(open bool) (uint64, error) {
 	return n, nil
 }
 
-// Close stops the waker: the timer is stopped, and when Close returns no
+// Close stops the waker. The timer is stopped, and when Close returns no
 // timer run is left and none will come. C is closed, with no token left in
-// it; the events noted before Close stay readable through Events and
-// Wait, each reported once. Later Wake calls do nothing. Close is
-// idempotent, and every call returns only once the first one has
-// finished.
+// it. The events noted before Close stay readable through Events and Wait,
+// each reported once. Later Wake calls do nothing. Close is idempotent,
+// and every call returns only once the first one has finished.
 func (w *Waker) Close() {
 	w.win.Close()
 	w.out.shut.Do(w.out.close) // no wakeup comes now to send on C
@@ -234,12 +243,12 @@ type Stats struct {
 	Closed    bool   // Close has been called
 }
 
-// Pending returns the events noted since the last wakeup: non-zero while
-// a window is open. It is one atomic load, for producers that need to
-// know whether a wakeup is already on its way.
+// Pending returns the events noted since the last wakeup. It is non-zero
+// while a window is open. It is one atomic load, for producers that need
+// to know whether a wakeup is already on its way.
 func (w *Waker) Pending() uint64 { return w.win.Pending() }
 
-// Stats returns a snapshot read with atomic loads only: it never takes the
+// Stats returns a snapshot read with atomic loads only. It never takes the
 // lock, so observers never slow writers. The fields are read one by one and
 // may be mutually inconsistent under concurrent use.
 func (w *Waker) Stats() Stats {

@@ -9,7 +9,7 @@ import (
 	"github.com/evsync/evsync/coalesce"
 )
 
-// Many events, one wakeup: the consumer learns how many it covers.
+// Many events make one wakeup, and the consumer learns how many it covers.
 func Example() {
 	w := coalesce.New(time.Millisecond)
 	defer w.Close()
@@ -19,7 +19,7 @@ func Example() {
 		go func() { defer wg.Done(); w.Wake() }()
 	}
 	wg.Wait()
-	w.Flush() // don't wait for the window: report what is pending now
+	w.Flush() // report what is pending now, without waiting for the window
 	n, _ := w.Wait(context.Background())
 	fmt.Println("events:", n)
 	// Output: events: 10
@@ -43,8 +43,8 @@ func ExampleWithAdaptive() {
 	w := coalesce.New(5*time.Millisecond, coalesce.WithAdaptive())
 	defer w.Close()
 	for range 3 {
-		// One event at a time: the first waits for a window, which catches
-		// too few events to go on coalescing, so the next wake at once.
+		// One event at a time. The first waits for a window, which catches
+		// too few events to go on coalescing. So the next wake at once.
 		w.Wake()
 		n, _ := w.Wait(context.Background())
 		fmt.Println("events:", n)
@@ -55,7 +55,7 @@ func ExampleWithAdaptive() {
 	// events: 1
 }
 
-// WithMaxWait debounces: the wakeup waits for a quiet period, but a steady
+// WithMaxWait debounces. The wakeup waits for a quiet period, but a steady
 // stream is still served every maxWait.
 func ExampleWithMaxWait() {
 	w := coalesce.New(time.Millisecond, coalesce.WithMaxWait(10*time.Millisecond))
