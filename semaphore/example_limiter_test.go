@@ -11,8 +11,8 @@ import (
 )
 
 // A pool of workers runs at most two jobs at once. Closed after ten jobs,
-// it refuses the eleventh even though units are free, while the jobs
-// still running give theirs back; Drain waits for them.
+// it refuses the eleventh even though units are free. The jobs still
+// running give theirs back, and Drain waits for them.
 func ExampleLimiter() {
 	lim := semaphore.NewLimiter(2)
 	ctx := context.Background()
@@ -54,7 +54,7 @@ func ExampleNewLimiter() {
 }
 
 // SetLimit resizes a running limiter. A cut below what is in use takes
-// nothing from the jobs: no new job starts until the in-use count is
+// nothing from the jobs. No new job starts until the in-use count is
 // below the new limit.
 func ExampleLimiter_SetLimit() {
 	lim := semaphore.NewLimiter(4)
@@ -72,7 +72,7 @@ func ExampleLimiter_SetLimit() {
 	// a new job starts: true
 }
 
-// A permit gives back exactly what it took, once: the deferred Release
+// A permit gives back exactly what it took, once. The deferred Release
 // after an explicit one is a no-op instead of a second give-back.
 func ExampleLimiter_AcquirePermit() {
 	lim := semaphore.NewLimiter(4)
@@ -80,7 +80,7 @@ func ExampleLimiter_AcquirePermit() {
 	if err != nil {
 		return
 	}
-	defer p.Release() // a no-op: released below
+	defer p.Release() // a no-op, since it is released below
 	half, _ := p.Split(1)
 	fmt.Println(half.Release(), p.Release(), p.Release(), lim.Stats().Free)
 	// Output: true true false 4
@@ -126,7 +126,7 @@ func ExamplePermit_Merge() {
 }
 
 // Forget keeps a permit's units out of circulation for good, here to
-// retire one slot of a pool: the capacity shrinks by what was forgotten.
+// retire one slot of a pool. The capacity shrinks by what was forgotten.
 func ExamplePermit_Forget() {
 	lim := semaphore.NewLimiter(3)
 	p, _ := lim.AcquirePermit(context.Background(), 1)
@@ -158,7 +158,7 @@ func ExampleGroup() {
 	// never more than 2 at once: true
 }
 
-// SetLimit changes a Group's limit while its goroutines run: here a
+// SetLimit changes a Group's limit while its goroutines run. Here a
 // group of one widens to three once the first job has started.
 func ExampleGroup_SetLimit() {
 	g := semaphore.NewGroup(1)

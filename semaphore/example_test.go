@@ -33,7 +33,7 @@ func Example() {
 	// Output: jobs done: 5 units back: 2
 }
 
-// Reserve is the select-able acquire: it keeps its place in line, and
+// Reserve is the select-able acquire. It keeps its place in line, and
 // Cancel gives back units that arrived just as the caller gave up.
 func ExampleSemaphore_Reserve() {
 	sem := semaphore.New(0)
@@ -57,7 +57,7 @@ func ExampleSemaphore_TryAcquire() {
 }
 
 // ReleaseWait applies back-pressure at the limit, like a blocking eventfd
-// write; Release refuses instead.
+// write. Release refuses instead.
 func ExampleSemaphore_ReleaseWait() {
 	sem := semaphore.New(2, semaphore.WithLimit(2))
 	fmt.Println(sem.Release(1))
@@ -71,7 +71,7 @@ func ExampleSemaphore_ReleaseWait() {
 
 // Close keeps what was released readable, then refuses.
 // After Close, what is left is still handed out, and holders may still
-// give their units back: Drain waits until they all have.
+// give their units back. Drain waits until they all have.
 func ExampleSemaphore_Close() {
 	sem := semaphore.New(2, semaphore.WithLimit(2))
 	ctx := context.Background()
@@ -86,7 +86,7 @@ func ExampleSemaphore_Close() {
 	// <nil> 2
 }
 
-// AcquireUpTo takes a batch of slots when several are free: a worker that
+// AcquireUpTo takes a batch of slots when several are free. A worker that
 // can run up to four jobs at once takes what there is, at least one.
 func ExampleSemaphore_AcquireUpTo() {
 	slots := semaphore.New(6, semaphore.WithLimit(6))
@@ -111,10 +111,10 @@ func ExampleSemaphore_TakeAll() {
 	// free 3
 }
 
-// Writable is poll's POLLOUT: it is ready once a Release(1) would not
+// Writable is poll's POLLOUT. It is ready once a Release(1) would not
 // block for want of room, here when a full semaphore's holder gives back.
 func ExampleSemaphore_Writable() {
-	lim := semaphore.New(1, semaphore.WithLimit(1)) // full: count 1 = limit 1
+	lim := semaphore.New(1, semaphore.WithLimit(1)) // full, count 1 = limit 1
 	out := lim.Writable()
 	_ = lim.Acquire(context.Background(), 1) // the count drops below the limit
 	<-out
@@ -122,7 +122,7 @@ func ExampleSemaphore_Writable() {
 	// Output: writable, count 0
 }
 
-// Drain waits until every unit is back: after Close, holders still give
+// Drain waits until every unit is back. After Close, holders still give
 // their units back, and Drain returns once all of them have.
 func ExampleSemaphore_Drain() {
 	sem := semaphore.New(2, semaphore.WithLimit(2))
@@ -133,14 +133,14 @@ func ExampleSemaphore_Drain() {
 	// Output: <nil> 2
 }
 
-// SetLimit resizes a running semaphore: cutting it below what is held
-// takes nothing from the holders; their releases pay the difference first.
+// SetLimit resizes a running semaphore. Cutting it below what is held
+// takes nothing from the holders. Their releases pay the difference first.
 func ExampleSemaphore_SetLimit() {
 	lim := semaphore.New(4, semaphore.WithLimit(4))
 	_ = lim.Acquire(context.Background(), 3) // three jobs running
 	_ = lim.SetLimit(2)                      // 1 free unit goes, 1 is owed
 	fmt.Println(lim)
-	_ = lim.Release(3) // the jobs finish: 1 pays the debt, 2 are free
+	_ = lim.Release(3) // the jobs finish, 1 pays the debt and 2 are free
 	fmt.Println(lim)
 	// Output:
 	// semaphore{count=0 limit=2 waiting=0 writers=0 debt=1}

@@ -6,12 +6,12 @@ import (
 )
 
 // A Group runs goroutines, at most its limit of them at a time, and waits
-// for them: errgroup's Group with a limit that may change while they run.
-// Lower the limit and no goroutine starts until fewer than the new limit
-// run; raise it and waiting Go calls start at once, in the order they
-// came.
+// for them. It is errgroup's Group with a limit that may change while
+// they run. Lower the limit, and no goroutine starts until fewer than the
+// new limit run. Raise it, and waiting Go calls start at once, in the
+// order they came.
 //
-// Create a Group with NewGroup or WithContext; the zero value is not
+// Create a Group with NewGroup or WithContext. The zero value is not
 // usable. A Group must not be copied after first use.
 //
 // A Go call synchronizes before its function runs. The end of every
@@ -19,9 +19,9 @@ import (
 type Group struct {
 	l      *Limiter // one unit per running goroutine
 	wg     sync.WaitGroup
-	cancel context.CancelCauseFunc // WithContext's; nil for NewGroup
+	cancel context.CancelCauseFunc // WithContext's, nil for NewGroup
 	once   sync.Once
-	err    error // the first error a function returned; written once
+	err    error // the first error a function returned, written once
 }
 
 // NewGroup returns a group that runs at most limit goroutines at a time.
@@ -38,9 +38,10 @@ func WithContext(ctx context.Context, limit int) (*Group, context.Context) {
 
 // Go waits until fewer goroutines than the limit run, then calls fn in a
 // new goroutine. Callers that wait are served in the order they came. It
-// returns nil once fn is started, and otherwise does not call fn:
-//   - ctx.Err() at once if ctx is already done, and if ctx ends first;
-//   - ErrInvalid for a nil ctx.
+// returns nil once fn is started. Otherwise it does not call fn, and it
+// returns:
+//   - ctx.Err() at once if ctx is already done, or when ctx ends first
+//   - ErrInvalid for a nil ctx
 //
 // The first error fn returns is what Wait returns.
 func (g *Group) Go(ctx context.Context, fn func() error) error {
@@ -66,7 +67,7 @@ func (g *Group) start(fn func() error) {
 	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
-		defer g.l.Release(1) // the unit Go took: never an over-release
+		defer g.l.Release(1) // the unit Go took, so never an over-release
 		if err := fn(); err != nil {
 			g.once.Do(func() {
 				g.err = err
@@ -79,14 +80,14 @@ func (g *Group) start(fn func() error) {
 }
 
 // SetLimit changes how many goroutines may run at once, while they run.
-// A cut stops no goroutine: new ones wait until fewer than the new limit
+// A cut stops no goroutine. New ones wait until fewer than the new limit
 // run. It returns ErrInvalid, changing nothing, for a limit below 1.
 func (g *Group) SetLimit(limit int) error { return g.l.SetLimit(limit) }
 
-// Wait waits until every function started by Go and TryGo has returned,
-// then returns the first error one of them returned (nil if none). With
-// WithContext, it cancels the group's context. As errgroup's does, a
-// Group keeps its first error for good: start a new round with a new
+// Wait waits until every function started by Go and TryGo has returned.
+// Then it returns the first error one of them returned, or nil if none.
+// With WithContext, it cancels the group's context. As errgroup's does, a
+// Group keeps its first error for good. Start a new round with a new
 // Group.
 func (g *Group) Wait() error {
 	g.wg.Wait()

@@ -12,14 +12,16 @@ import (
 // its holders hold. The Limiter is unchanged.
 var ErrOverRelease = spin.ErrOverRelease
 
-// A Limiter bounds how many units of work run at once: it has a limit of
+// A Limiter bounds how many units of work run at once. It has a limit of
 // units, all free at first, which Acquire takes and Release gives back.
-// It is what golang.org/x/sync/semaphore's Weighted is, with a limit that
-// can change while units are held (SetLimit), a Close that stops new
-// work, permits that cannot be released twice, and an over-release that
-// is an error (ErrOverRelease) rather than a panic.
+// It is what golang.org/x/sync/semaphore's Weighted is, with four
+// differences:
+//   - Its limit can change while units are held (SetLimit).
+//   - Its Close stops new work.
+//   - Its permits cannot be released twice.
+//   - An over-release is an error (ErrOverRelease) rather than a panic.
 //
-// Create a Limiter with NewLimiter; the zero value is not usable. A
+// Create a Limiter with NewLimiter. The zero value is not usable. A
 // Limiter must not be copied after first use.
 //
 // A Release synchronizes before the Acquire that takes the units it gave
@@ -27,19 +29,19 @@ var ErrOverRelease = spin.ErrOverRelease
 //
 // Fairness: acquirers that have to wait are served strictly in the order
 // they started waiting. A large request at the head holds back smaller
-// ones behind it, so it is never starved, and TryAcquire fails rather
-// than jump the queue.
+// ones behind it, so it is never starved. TryAcquire fails rather than
+// jump the queue.
 //
 // Cancel safety: an Acquire that returns ctx.Err() took nothing. A call
 // whose context is already done returns ctx.Err() at once, even with
 // units free. Units handed to a waiter whose context ends just then are
-// kept: the call returns nil, and the caller holds them.
+// kept. The call returns nil, and the caller holds them.
 //
-// Close ends new work: every later Acquire fails with ErrClosed, even with
+// Close ends new work. Every later Acquire fails with ErrClosed, even with
 // units free, and so do the acquirers waiting then. Holders still give
 // their units back, and Drain waits until they all have.
 type Limiter struct {
-	c counter.Counter // in Semaphore mode; Close stops reads
+	c counter.Counter // in Semaphore mode, with reads stopped by Close
 }
 
 // NewLimiter returns a limiter of n units, all free. It panics if n is
@@ -55,10 +57,10 @@ func NewLimiter(n int) *Limiter {
 }
 
 // Acquire waits until n units are free and takes them all at once. It
-// returns nil once it holds them, and otherwise takes nothing:
-//   - ErrInvalid at once for a nil ctx, or n negative or above the limit;
-//   - ctx.Err() at once if ctx is already done, and if ctx ends first;
-//   - ErrClosed once the limiter is closed.
+// returns nil once it holds them. Otherwise it takes nothing and returns:
+//   - ErrInvalid at once for a nil ctx, or n negative or above the limit
+//   - ctx.Err() at once if ctx is already done, or when ctx ends first
+//   - ErrClosed once the limiter is closed
 //
 // Acquire(ctx, 0) returns nil at once on an open limiter.
 func (l *Limiter) Acquire(ctx context.Context, n int) error {
@@ -88,10 +90,10 @@ func (l *Limiter) TryAcquire(n int) bool {
 }
 
 // Reserve is the select-able Acquire. It joins the queue for n units and
-// returns at once with a Reservation, whose Done channel is closed once
-// the units are held or the limiter is closed. It returns ErrInvalid for
-// n negative or above the limit, and ErrClosed once the limiter is
-// closed. Give granted units back with Release, or Cancel the
+// returns at once with a Reservation. The Reservation's Done channel is
+// closed once the units are held or the limiter is closed. It returns
+// ErrInvalid for n negative or above the limit, and ErrClosed once the
+// limiter is closed. Give granted units back with Release, or Cancel the
 // reservation (see Reservation).
 func (l *Limiter) Reserve(n int) (*Reservation, error) {
 	if n < 0 {
@@ -105,9 +107,12 @@ func (l *Limiter) Reserve(n int) (*Reservation, error) {
 }
 
 // Release gives back n units that its caller holds. It never blocks, and
-// it works after Close too. It returns ErrOverRelease, changing nothing,
-// if the holders hold fewer than n units, and ErrInvalid for n negative.
-// Release(0) does nothing.
+// it works after Close too. It returns:
+//   - nil once the units are back
+//   - ErrOverRelease if the holders hold fewer than n units
+//   - ErrInvalid for n negative
+//
+// A failed Release changes nothing. Release(0) does nothing.
 func (l *Limiter) Release(n int) error {
 	if n > 0 && l.c.AddFast(uint64(n)) {
 		return nil
@@ -116,7 +121,7 @@ func (l *Limiter) Release(n int) error {
 		return ErrInvalid
 	}
 	if l.c.Write(counter.Semaphore, uint64(n)) != nil {
-		return ErrOverRelease // free units would pass limit plus debt: more than is held
+		return ErrOverRelease // free units would pass limit plus debt, so more than is held
 	}
 	return nil
 }
@@ -128,8 +133,8 @@ func (l *Limiter) Release(n int) error {
 //     then pay that back before they free anything.
 //
 // It returns ErrInvalid, changing nothing, for n below 1 or below a
-// waiting Acquire (which could never be served then), and ErrClosed after
-// Close.
+// waiting Acquire, which could never be served then. It returns ErrClosed
+// after Close.
 func (l *Limiter) SetLimit(n int) error {
 	if n < 1 {
 		return ErrInvalid
@@ -137,10 +142,13 @@ func (l *Limiter) SetLimit(n int) error {
 	return l.c.SetLimit(uint64(n))
 }
 
-// Drain waits until every unit is back: nothing is held. It is a
-// limiter's shutdown, after Close. It returns nil then (at once if it is
-// now), ErrInvalid for a nil ctx, and ctx.Err() at once if ctx is done and
-// if ctx ends first. It changes nothing and works on an open limiter too.
+// Drain waits until every unit is back and nothing is held. It is a
+// limiter's shutdown, after Close. It returns:
+//   - nil then, at once if it is now
+//   - ErrInvalid for a nil ctx
+//   - ctx.Err() at once if ctx is done, or when ctx ends first
+//
+// It changes nothing and works on an open limiter too.
 func (l *Limiter) Drain(ctx context.Context) error { return l.c.Drain(ctx) }
 
 // Close ends new work (see Limiter). It is idempotent.
@@ -149,7 +157,7 @@ func (l *Limiter) Close() { l.c.Close() }
 // LimiterStats is a snapshot of a limiter's state.
 type LimiterStats struct {
 	Limit   int  // the number of units
-	InUse   int  // units held; above Limit for a while after a cut
+	InUse   int  // units held, above Limit for a while after a cut
 	Free    int  // units not held (after Close, no Acquire takes them)
 	Waiting int  // acquirers queued
 	Closed  bool // Close has been called

@@ -4,24 +4,30 @@ import "context"
 
 // A Permit is a number of units held from a Limiter, to be given back
 // with Release exactly once. Unlike a bare Release(n), a permit cannot
-// give back more than it holds or give back twice: a second Release, or a
-// Release after Forget, after Merge into another permit, or of the zero
-// Permit that a failed AcquirePermit returns, reports false and changes
-// nothing. So a cleanup path that releases twice (a deferred Release after
-// an explicit one, a Release after an ignored Acquire error) never
-// inflates the count or panics. Chosen over a panic: the double release
-// x/sync users hit comes from error paths, where a panic turns a harmless
-// repeat into a crash.
+// give back more than it holds or give back twice. These Releases report
+// false and change nothing:
+//   - a second Release
+//   - a Release after Forget, or after Merge into another permit
+//   - a Release of the zero Permit that a failed AcquirePermit returns
 //
-// A Permit is a value that owns its units, like an open file: keep it in
-// one variable and call its methods through that variable (defer
-// p.Release() works). It must not be copied: a copy would hold the same
-// units, and go vet's copylocks check reports copies. Hand it on with a
-// pointer, or move its units into a new permit with Split(p.N()). Its
-// methods are not safe for concurrent use; a goroutine that gives a
-// permit to another hands it over, as it would any value. Getting and
-// releasing a permit allocates nothing and costs what Acquire and Release
-// cost: the units are taken and given back as they take and give them.
+// So a cleanup path that releases twice never inflates the count or
+// panics. Such a path is a deferred Release after an explicit one, or a
+// Release after an ignored Acquire error. This was chosen over a panic.
+// The double release x/sync users hit comes from error paths, where a
+// panic turns a harmless repeat into a crash.
+//
+// A Permit is a value that owns its units, like an open file. Keep it in
+// one variable and call its methods through that variable. A deferred
+// p.Release() works. A Permit must not be copied, because a copy would
+// hold the same units. The copylocks check of go vet reports copies. Hand
+// a permit on with a pointer, or move its units into a new permit with
+// Split(p.N()).
+//
+// A Permit's methods are not safe for concurrent use. A goroutine that
+// gives a permit to another hands it over, as it would any value. Getting
+// and releasing a permit allocates nothing. It costs what Acquire and
+// Release cost, since the units are taken and given back as they take and
+// give them.
 //
 // The zero Permit holds nothing.
 type Permit struct {
@@ -33,7 +39,7 @@ type Permit struct {
 // noCopy makes go vet's copylocks check report a copied Permit.
 type noCopy struct{}
 
-// Lock and Unlock do nothing: they make noCopy a sync.Locker, which is
+// Lock and Unlock do nothing. They make noCopy a sync.Locker, which is
 // what go vet's copylocks check looks for.
 func (*noCopy) Lock() {}
 
@@ -41,8 +47,9 @@ func (*noCopy) Lock() {}
 func (*noCopy) Unlock() {}
 
 // AcquirePermit is Acquire returning a permit for the n units, which
-// Release gives back. On error it returns the zero Permit (holding
-// nothing, so that a deferred Release of it reports false) and the error.
+// Release gives back. On error it returns the zero Permit and the error.
+// The zero Permit holds nothing, so a deferred Release of it reports
+// false.
 func (l *Limiter) AcquirePermit(ctx context.Context, n int) (Permit, error) {
 	if err := l.Acquire(ctx, n); err != nil {
 		return Permit{}, err
@@ -63,26 +70,28 @@ func (l *Limiter) TryAcquirePermit(n int) (Permit, bool) {
 func (p *Permit) N() int { return p.n }
 
 // Release gives the permit's units back to its limiter and reports
-// whether it did: false if it holds nothing (released, forgotten or
-// merged before, or the zero Permit). If the limiter cannot take them
-// back (ErrOverRelease, which only another caller's stray Release can
-// cause) the permit keeps them and Release returns false.
+// whether it did. It returns false if the permit holds nothing, because
+// it was released, forgotten or merged before, or is the zero Permit. If
+// the limiter cannot take the units back, the permit keeps them and
+// Release returns false. That is an ErrOverRelease, which only another
+// caller's stray Release can cause.
 func (p *Permit) Release() bool {
 	n := p.n
 	if n == 0 {
 		return false
 	}
 	if p.l.Release(n) != nil {
-		return false // not taken back: still held
+		return false // not taken back, so still held
 	}
 	p.n = 0
 	return true
 }
 
-// Split moves k of the permit's units into a new permit and returns it;
-// both are released separately. It returns the zero Permit and
+// Split moves k of the permit's units into a new permit and returns it.
+// Both are released separately. It returns the zero Permit and
 // ErrInvalid, changing nothing, if the permit holds fewer than k units or
-// k is not positive. Split(p.N()) moves all of them: a way to hand a permit on.
+// k is not positive. Split(p.N()) moves all of them, which is a way to
+// hand a permit on.
 func (p *Permit) Split(k int) (Permit, error) {
 	if k <= 0 || p.n < k {
 		return Permit{}, ErrInvalid
@@ -92,9 +101,9 @@ func (p *Permit) Split(k int) (Permit, error) {
 }
 
 // Merge moves every unit of q into p, so that one Release gives back
-// both; q holds nothing afterwards. Merging into the zero Permit makes it
-// a permit of q's limiter. It returns ErrInvalid, changing nothing, if
-// q is p or comes from another limiter than p's units.
+// both. Afterwards q holds nothing. Merging into the zero Permit makes it
+// a permit of q's limiter. It returns ErrInvalid, changing nothing, if q
+// is p or comes from another limiter than p's units.
 func (p *Permit) Merge(q *Permit) error {
 	switch {
 	case q == p:
@@ -111,10 +120,10 @@ func (p *Permit) Merge(q *Permit) error {
 	return nil
 }
 
-// Forget drops the permit's units without giving them back: they leave
-// circulation for good (the limiter's capacity shrinks by them, as
-// tokio's forget does), and Drain, which waits for every unit, no longer
-// returns. It returns how many units it dropped.
+// Forget drops the permit's units without giving them back. They leave
+// circulation for good, and the limiter's capacity shrinks by them, as
+// tokio's forget does. Drain, which waits for every unit, then no longer
+// returns. Forget returns how many units it dropped.
 func (p *Permit) Forget() int {
 	n := p.n
 	p.n = 0

@@ -1,7 +1,7 @@
-// Package semaphore provides a concurrency limiter (Limiter, and Group on
-// top of it) for the users of golang.org/x/sync/semaphore and errgroup,
-// and a FIFO-fair counting semaphore (Semaphore) with the semantics of a
-// Linux eventfd opened with EFD_SEMAPHORE.
+// Package semaphore provides a concurrency limiter and a counting
+// semaphore. The Limiter, and the Group on top of it, are for the users of
+// golang.org/x/sync/semaphore and errgroup. The Semaphore is FIFO-fair and
+// has the semantics of a Linux eventfd opened with EFD_SEMAPHORE.
 package semaphore
 
 import (
@@ -12,11 +12,11 @@ import (
 	"github.com/evsync/evsync/internal/spin"
 )
 
-// Max is the largest count and the default limit: 1<<64-2, the eventfd
-// counter's maximum.
+// Max is the largest count and the default limit. It is 1<<64-2, the
+// eventfd counter's maximum.
 const Max uint64 = counter.Max
 
-// Errors returned by this package; they are the same values in every
+// Errors returned by this package. They are the same values in every
 // evsync package and work with errors.Is.
 var (
 	// ErrWouldBlock is returned by Release when the count has no room.
@@ -28,14 +28,14 @@ var (
 	ErrClosed = spin.ErrClosed
 )
 
-// A Semaphore is a counting semaphore: a count of available units,
-// 0 ≤ count ≤ limit, taken by Acquire and added by Release. It has
-// eventfd's semantics: the limit is Max unless WithLimit sets one, so a
+// A Semaphore is a counting semaphore. It holds a count of available
+// units, 0 ≤ count ≤ limit, which Acquire takes and Release adds. It has
+// eventfd's semantics. The limit is Max unless WithLimit sets one, so a
 // Release is refused only past it. To bound how much work runs at once,
-// use a Limiter (NewLimiter), which counts in ints, reports an
-// over-release, and whose Close stops new work.
+// use a Limiter (NewLimiter). It counts in ints, reports an over-release,
+// and its Close stops new work.
 //
-// The zero value is a semaphore with count 0 and limit Max; New sets a
+// The zero value is a semaphore with count 0 and limit Max. New sets a
 // starting count and options. A Semaphore must not be copied after first
 // use.
 //
@@ -44,28 +44,28 @@ var (
 //
 // Fairness: acquirers that have to wait are served strictly in the order
 // they started waiting. A large request at the head blocks smaller ones
-// behind it until it is served, so it cannot be starved, and TryAcquire
-// fails rather than take units while anyone is queued. Release and
-// ReleaseWait never wait behind acquirers; ReleaseWait callers are FIFO
-// among themselves.
+// behind it until it is served, so it cannot be starved. TryAcquire fails
+// rather than take units while anyone is queued. Release and ReleaseWait
+// never wait behind acquirers. ReleaseWait callers are FIFO among
+// themselves.
 //
 // Cancel safety: an Acquire or ReleaseWait that returns ctx.Err() changed
 // nothing. A call whose context is already done when it starts returns
-// ctx.Err() at once, even if it could succeed without waiting: a done
-// context is a request to stop (TryAcquire takes what is there). Units
-// are never handed to a waiter whose context is already done: they go to
-// the next waiter in line, so a cancelled waiter at the head never holds
-// up those behind it. If the units were handed over while the context was
-// still live and it ended before the waiter woke, the call took effect
-// first and returns nil: the grant is never lost and the caller holds the
-// units. (Handing them back instead would let other callers observe a
-// count that the history cannot explain.)
+// ctx.Err() at once, even if it could succeed without waiting. A done
+// context is a request to stop, while TryAcquire takes what is there.
+// Units are never handed to a waiter whose context is already done. They
+// go to the next waiter in line, so a cancelled waiter at the head never
+// holds up those behind it. Units may be handed over while the context is
+// still live, and the context may end before the waiter wakes. Then the
+// call took effect first and returns nil. The grant is never lost, and the
+// caller holds the units. Handing them back instead would let other
+// callers observe a count that the history cannot explain.
 type Semaphore struct {
 	c counter.Counter // in Semaphore mode
 }
 
 // New returns a semaphore holding initial units. It panics if initial is
-// above the limit (Max unless set with WithLimit).
+// above the limit, which is Max unless set with WithLimit.
 func New(initial uint64, opts ...Option) *Semaphore {
 	o := options{limit: Max}
 	for _, opt := range opts {
@@ -80,12 +80,16 @@ func New(initial uint64, opts ...Option) *Semaphore {
 }
 
 // Acquire waits until n units can be taken and takes them all at once. It
-// returns nil on success; ErrInvalid at once if ctx is nil or n is above the
-// limit; ctx.Err() at once if ctx is already done, even if the units are
-// there (use TryAcquire to take them regardless), and ctx.Err() if ctx ends
-// while it waits; ErrClosed if the semaphore is closed and fewer than n
-// units are left. On failure the count is unchanged. Acquire(ctx, 0)
-// returns nil at once (ctx.Err() if ctx is done).
+// returns:
+//   - nil once it holds them
+//   - ErrInvalid at once if ctx is nil or n is above the limit
+//   - ctx.Err() at once if ctx is already done, even if the units are
+//     there, or when ctx ends while it waits
+//   - ErrClosed if the semaphore is closed and fewer than n units are left
+//
+// On failure the count is unchanged. To take the units regardless of a
+// done ctx, use TryAcquire. Acquire(ctx, 0) returns nil at once, or
+// ctx.Err() if ctx is done.
 func (s *Semaphore) Acquire(ctx context.Context, n uint64) error {
 	if ctx != nil && n != 0 && ctx.Err() == nil && s.c.TakeFast(n) {
 		return nil
@@ -96,8 +100,8 @@ func (s *Semaphore) Acquire(ctx context.Context, n uint64) error {
 
 // TryAcquire takes n units if they are available and nobody is queued
 // ahead, and reports whether it did. It never blocks and never jumps the
-// queue (a waiter whose context has ended does not count as queued).
-// TryAcquire(0) is true; a request above the limit is false.
+// queue. A waiter whose context has ended does not count as queued.
+// TryAcquire(0) is true, and a request above the limit is false.
 func (s *Semaphore) TryAcquire(n uint64) bool {
 	if n != 0 && s.c.TakeFast(n) {
 		return true
@@ -107,30 +111,38 @@ func (s *Semaphore) TryAcquire(n uint64) bool {
 }
 
 // AcquireUpTo waits until at least one unit is available and takes as
-// many as there are, at most max, at once; it returns how many it took.
-// It waits in the same FIFO line as Acquire (a waiter ahead of it is
-// served first). It returns 0 and nil at once for max 0; ErrInvalid for a
-// nil ctx; ctx.Err() at once if ctx is already done, and if ctx ends
-// while it waits (nothing taken); ErrClosed once the semaphore is closed
-// and empty. It is Java's drainPermits with a wait, and a worker pool's
-// "give me up to k slots".
+// many as there are, at most max, at once. It waits in the same FIFO line
+// as Acquire, so a waiter ahead of it is served first. It returns:
+//   - how many units it took, and nil
+//   - 0 and nil at once for max 0
+//   - 0 and ErrInvalid for a nil ctx
+//   - 0 and ctx.Err() at once if ctx is already done, or when ctx ends
+//     while it waits
+//   - 0 and ErrClosed once the semaphore is closed and empty
+//
+// A failed call takes nothing. AcquireUpTo is Java's drainPermits with a
+// wait, and a worker pool's "give me up to k slots".
 func (s *Semaphore) AcquireUpTo(ctx context.Context, max uint64) (uint64, error) {
 	return s.c.ReadUpTo(ctx, max)
 }
 
-// TakeAll takes every available unit at once, unless an acquirer is
-// queued (it never takes what a waiter ahead of it is owed), and returns
-// how many it took (0 if none). Release them as usual, or keep them out
-// of circulation.
+// TakeAll takes every available unit at once and returns how many it
+// took, 0 if none. It takes nothing while an acquirer is queued, so it
+// never takes what a waiter ahead of it is owed. Release the units as
+// usual, or keep them out of circulation.
 func (s *Semaphore) TakeAll() uint64 { return s.c.TryReadUpTo(0) }
 
-// Release adds n units. It never blocks: if count+n would pass the limit it
-// returns ErrWouldBlock and changes nothing. It returns ErrInvalid if n is
-// above the limit. After Close it still takes units back (a holder gives
-// back what it took, and nothing is lost), so that Drain can tell when
-// every unit is home. Release(0) changes nothing.
-// Release does not wait behind ReleaseWait callers, and judges the room
-// only once the acquirers that the count serves have been served.
+// Release adds n units. It never blocks. It returns:
+//   - nil once the units are added
+//   - ErrWouldBlock if count+n would pass the limit
+//   - ErrInvalid if n is above the limit
+//
+// A failed Release changes nothing. Release(0) changes nothing.
+//
+// After Close, Release still takes units back, so that Drain can tell when
+// every unit is home. A holder gives back what it took, and nothing is
+// lost. Release does not wait behind ReleaseWait callers. It judges the
+// room only once the acquirers that the count serves have been served.
 func (s *Semaphore) Release(n uint64) error {
 	if s.c.AddFast(n) {
 		return nil
@@ -138,88 +150,100 @@ func (s *Semaphore) Release(n uint64) error {
 	return s.c.Write(counter.Semaphore, n)
 }
 
-// ReleaseWait adds n units, waiting while count+n would pass the limit
-// (back-pressure, like a blocking eventfd write). It returns nil once the
-// units are added; ErrInvalid at once for a nil ctx or n above the limit;
-// ctx.Err() at once if ctx is already done, and if ctx ends while it waits
-// (nothing added either way). After Close it adds the units if there is
-// room and returns ErrClosed if there is not (a closed semaphore is never
-// waited on); callers waiting at Close get ErrClosed. Waiting callers are
-// served in FIFO order; ReleaseWait(ctx, 0) never waits.
+// ReleaseWait adds n units, waiting while count+n would pass the limit.
+// This is back-pressure, like a blocking eventfd write. It returns:
+//   - nil once the units are added
+//   - ErrInvalid at once for a nil ctx or n above the limit
+//   - ctx.Err() at once if ctx is already done, or when ctx ends while it
+//     waits
+//   - ErrClosed after Close if there is no room
+//
+// A failed ReleaseWait adds nothing. After Close it still adds the units
+// if there is room, but a closed semaphore is never waited on. Callers
+// waiting at Close get ErrClosed. Waiting callers are served in FIFO
+// order. ReleaseWait(ctx, 0) never waits.
 //
 // As with eventfd, the count never passes the limit, not even for an
-// instant, so units are not passed straight through to a waiting acquirer:
-// with count c, a head acquirer waiting for a > c units and a head writer
-// waiting to add w > limit-c units wait for each other until some other
-// call moves the count. A limit of at least the largest acquire plus the
-// largest ReleaseWait rules this out.
+// instant. So units are not passed straight through to a waiting
+// acquirer. Take a count c, a head acquirer waiting for a > c units and a
+// head writer waiting to add w > limit-c units. The two wait for each
+// other until some other call moves the count. A limit of at least the
+// largest acquire plus the largest ReleaseWait rules this out.
 func (s *Semaphore) ReleaseWait(ctx context.Context, n uint64) error {
 	return s.c.WriteWait(ctx, counter.Semaphore, n)
 }
 
-// SetLimit changes the limit of a running semaphore to limit. Raising it
-// adds the difference as free units (after paying any debt, below), so
-// queued acquirers are served at once, in FIFO order. Lowering it takes
-// the difference from the free units; what they cannot cover becomes a
-// debt, because units are never taken from their holders: the releases
-// that follow pay the debt first and add to the count only once it is
-// paid, so the count settles at the new limit once every holder has given
-// back. While in debt, a Release of up to limit+debt units is accepted and
-// the semaphore's fast paths take its lock. SetLimit returns ErrInvalid,
-// changing nothing, unless 1 ≤ limit ≤ Max, or if limit is below a queued
-// Acquire, Reservation or ReleaseWait (which could then never be served:
-// cancel it first); ErrClosed after Close (a closed semaphore keeps its
-// limit and is never reopened).
+// SetLimit changes the limit of a running semaphore to limit.
+//   - Raising it adds the difference as free units, after paying any debt.
+//     So queued acquirers are served at once, in FIFO order.
+//   - Lowering it takes the difference from the free units. What they
+//     cannot cover becomes a debt, because units are never taken from
+//     their holders. The releases that follow pay the debt first, and add
+//     to the count only once it is paid. So the count settles at the new
+//     limit once every holder has given back.
+//
+// While in debt, a Release of up to limit+debt units is accepted, and the
+// semaphore's fast paths take its lock.
+//
+// SetLimit returns ErrInvalid, changing nothing, unless 1 ≤ limit ≤ Max.
+// It does the same if limit is below a queued Acquire, Reservation or
+// ReleaseWait, which could then never be served. Cancel that request
+// first. SetLimit returns ErrClosed after Close, since a closed semaphore
+// keeps its limit and is never reopened.
 func (s *Semaphore) SetLimit(limit uint64) error { return s.c.SetLimit(limit) }
 
 // Ready returns a channel that is closed once the count is non-zero or the
-// semaphore is closed (poll's POLLIN). Each call returns a channel for the
-// next such moment; a goroutine woken by it may still find the units gone
-// (taken by another caller or handed to a queued acquirer), so follow it
-// with TryAcquire, or use Reserve for a select-able acquire that keeps its
-// place in line.
+// semaphore is closed, like poll's POLLIN. Each call returns a channel for
+// the next such moment. A goroutine woken by it may still find the units
+// gone, taken by another caller or handed to a queued acquirer. So follow
+// it with TryAcquire, or use Reserve for a select-able acquire that keeps
+// its place in line.
 func (s *Semaphore) Ready() <-chan struct{} { return s.c.Ready() }
 
 // Writable returns a channel that is closed once a Release(1) would not
-// block for want of room: the count is below the limit (poll's POLLOUT);
-// or once the semaphore is closed, when writes fail at once. Each call
-// returns a channel for the next such moment; a goroutine woken by it may
-// find the room taken by another writer, so follow it with Release (or
-// use ReleaseWait, which keeps its place in line).
+// block for want of room, or once the semaphore is closed. There is room
+// while the count is below the limit, like poll's POLLOUT. After Close,
+// writes fail at once. Each call returns a channel for the next such
+// moment. A goroutine woken by it may find the room taken by another
+// writer. So follow it with Release, or use ReleaseWait, which keeps its
+// place in line.
 func (s *Semaphore) Writable() <-chan struct{} { return s.c.Writable() }
 
-// Count returns the number of available units (after Close: those left).
+// Count returns the number of available units. After Close, those are
+// the units left.
 func (s *Semaphore) Count() uint64 { return s.c.Count() }
 
 // Close closes the semaphore. Units already released stay available to
-// Acquire and TryAcquire; queued acquirers are served while what is left
-// covers them, in FIFO order, and the rest get ErrClosed, as does every
-// later Acquire that does not fit what is there. Holders may still give
-// their units back with Release (and those units serve later acquires);
-// Drain waits until they all have. Close never reopens anything and is
+// Acquire and TryAcquire. Queued acquirers are served in FIFO order while
+// what is left covers them. The rest get ErrClosed, as does every later
+// Acquire that does not fit what is there. Holders may still give their
+// units back with Release, and those units serve later acquires. Drain
+// waits until they all have. Close never reopens anything and is
 // idempotent.
 func (s *Semaphore) Close() { s.c.Close() }
 
-// Drain waits until every unit is back: the count is at the limit. After
-// Close, it waits until the holders still running have released what they
-// hold.
-// It returns nil then (at once if it is now); ErrInvalid for a nil ctx;
-// ctx.Err() at once if ctx is already done, and if ctx ends first. It
-// changes nothing and works on an open semaphore too. With the default
+// Drain waits until every unit is back, with the count at the limit.
+// After Close, it waits until the holders still running have released
+// what they hold. It returns:
+//   - nil then, at once if it is now
+//   - ErrInvalid for a nil ctx
+//   - ctx.Err() at once if ctx is already done, or when ctx ends first
+//
+// It changes nothing and works on an open semaphore too. With the default
 // limit (Max) the count is at the limit only once Max units are there.
 func (s *Semaphore) Drain(ctx context.Context) error { return s.c.Drain(ctx) }
 
 // Stats is a snapshot of a semaphore's state.
 type Stats struct {
 	Count          uint64 // available units
-	Limit          uint64 // the largest count: Max, or what WithLimit set
+	Limit          uint64 // the largest count, Max or what WithLimit set
 	Waiting        int    // queued acquirers (Acquire and pending Reservations)
 	WritersWaiting int    // queued ReleaseWait callers
 	Closed         bool   // Close has been called
 	Debt           uint64 // units a lowered limit took away that holders still have (SetLimit)
 }
 
-// Stats returns a snapshot read with atomic loads only: it never takes the
+// Stats returns a snapshot read with atomic loads only. It never takes the
 // lock, so observers never slow writers. The fields are read one by one and
 // may be mutually inconsistent under concurrent use.
 func (s *Semaphore) Stats() Stats {
