@@ -1,6 +1,6 @@
-// Package kube is a readyq.Queue as a Kubernetes controller work queue:
-// it implements client-go's workqueue.TypedRateLimitingInterface and
-// controller-runtime's priorityqueue.PriorityQueue, so a controller
+// Package kube is a readyq.Queue as a Kubernetes controller work queue.
+// It implements client-go's workqueue.TypedRateLimitingInterface and
+// controller-runtime's priorityqueue.PriorityQueue. So a controller
 // switches to it with one line:
 //
 //	c, err := controller.NewUnmanaged("pods", controller.Options{
@@ -8,9 +8,9 @@
 //		NewQueue:   kube.NewQueue[reconcile.Request],
 //	})
 //
-// (the type argument is needed: Go does not infer it in a composite
-// literal). With metrics, or with a readyq.Config such as fair sharing
-// between namespaces, use NewQueueFunc, which takes the type from its
+// The type argument is needed, because Go does not infer it in a
+// composite literal. With metrics, or with a readyq.Config such as fair
+// sharing between namespaces, use NewQueueFunc. It takes the type from its
 // Config:
 //
 //	NewQueue: kube.NewQueueFunc(kube.Config[reconcile.Request]{
@@ -22,7 +22,7 @@
 //
 // The package is a module of its own (github.com/evsync/evsync/kube), so
 // client-go and controller-runtime never enter the main module's build
-// graph. It requires the main module at the same release version; in the
+// graph. It requires the main module at the same release version. In the
 // repository, go.work serves the tree instead.
 //
 // # The mapping
@@ -41,48 +41,53 @@
 //
 // # Where it differs from client-go and controller-runtime
 //
-// Shutdown. By default ShutDown is client-go's: later adds are ignored,
+// Shutdown. By default ShutDown is client-go's. Later adds are ignored,
 // delayed items are dropped, and Get hands out what is queued, then
-// reports shutdown, even while a worker still holds an item that was
-// added again. controller-runtime's priority queue reports shutdown at
-// once, with items still queued. Config.Lossless keeps readyq's
-// shutdown instead: ShutDown queues every delayed item, so a controller
-// reconciles each delayed key once more (with its context cancelled)
-// before Start returns, and Get waits for items being processed that
-// were added again.
+// reports shutdown. It does so even while a worker still holds an item
+// that was added again. The priority queue of controller-runtime reports
+// shutdown at once, with items still queued. Config.Lossless keeps
+// readyq's shutdown instead. ShutDown then queues every delayed item. So a
+// controller reconciles each delayed key once more, with its context
+// cancelled, before Start returns. And Get waits for items being
+// processed that were added again.
 //
 // Drain. ShutDownWithDrain waits until nothing is queued, delayed or
-// being processed. client-go's waits until nothing is being processed.
-// The two differ only when no worker calls Get any more: then items
-// still queued keep this one waiting, while client-go's returns.
-// controller-runtime's priority queue does not drain at all.
+// being processed. In client-go, it waits until nothing is being
+// processed. The two differ only when no worker calls Get any more. Then
+// items still queued keep this one waiting, while client-go's returns.
+// The priority queue of controller-runtime does not drain at all.
 //
-// Add of a delayed item queues it now and cancels the delay. client-go
-// queues it now and adds it again when the delay ends, so the item may be
-// processed twice.
+// Add of a delayed item queues it now and cancels the delay. In client-go,
+// Add queues it now and adds it again when the delay ends. So the item may
+// be processed twice.
 //
-// Retry state. When an item leaves the queue (its Done finds no new
-// mark), the queue calls the rate limiter's Forget for it if
-// AddRateLimited was called for it, so its next failure starts at the
-// first delay. client-go keeps the failures until the caller's Forget.
+// Retry state. An item leaves the queue when its Done finds no new mark.
+// The queue then calls the rate limiter's Forget for it, if
+// AddRateLimited was called for it. So its next failure starts at the
+// first delay. In client-go, the failures stay until the caller's Forget.
 //
 // Priorities. An item keeps the highest priority of any mark while the
-// queue knows it, including marks made while it is processed; so a
-// reconciler cannot lower a priority with its Result. controller-runtime's
-// priority queue takes the priority of a mark made during processing as
-// it is. GetWithPriority reports the item's priority (readyq's Priority).
+// queue knows it, including marks made while it is processed. So a
+// reconciler cannot lower a priority with its Result. The priority queue
+// of controller-runtime takes the priority of a mark made during
+// processing as it is. GetWithPriority reports the item's priority
+// (readyq's Priority).
 //
 // Metrics. Only a queue given both a Name and a MetricsProvider reports
-// metrics (there is no global provider). Retries count the rate-limited
-// adds only (AddRateLimited, AddWithOpts with RateLimited): client-go
-// counts every AddAfter, and controller-runtime's priority queue every
-// delayed add. Adds count the marks that queue, delay or keep aside an
-// item, and depth the queued items. A provider with controller-runtime's
-// depth gauge per priority (see MetricsProviderWithPriority) gets the
-// depth of each priority, as controller-runtime's priority queue reports
-// it. A depth gauge never reads below zero. Such a queue runs one
-// goroutine, which sets the unfinished-work and longest-running gauges
-// every 500 ms, as client-go's does, until ShutDown or ShutDownWithDrain
-// returns; a queue with metrics that is never shut down keeps it running.
-// Without metrics the queue has no goroutine at all.
+// metrics, since there is no global provider. Retries count the
+// rate-limited adds only (AddRateLimited, AddWithOpts with RateLimited).
+// In contrast, client-go counts every AddAfter, and controller-runtime's
+// priority queue every delayed add. Adds count the marks that queue, delay
+// or keep aside an item, and depth the queued items.
+//
+// A provider with controller-runtime's depth gauge per priority (see
+// MetricsProviderWithPriority) gets the depth of each priority. That is
+// how controller-runtime's priority queue reports it. A depth gauge never
+// reads below zero.
+//
+// A queue with metrics runs one goroutine. It sets the unfinished-work and
+// longest-running gauges every 500 ms, as client-go's does, until ShutDown
+// or ShutDownWithDrain returns. A queue with metrics that is never shut
+// down keeps it running. Without metrics the queue has no goroutine at
+// all.
 package kube

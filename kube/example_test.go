@@ -19,7 +19,7 @@ import (
 )
 
 // A controller-runtime controller switches to the readyq work queue with
-// one line in its Options: NewQueue. This one runs without an API server,
+// one line in its Options, NewQueue. This one runs without an API server,
 // fed by a channel source.
 func ExampleNewQueue() {
 	events := make(chan event.GenericEvent, 3)
@@ -65,9 +65,10 @@ func ExampleNewQueue() {
 	// Output: [ns-0/obj-0 ns-1/obj-1 ns-2/obj-2]
 }
 
-// A Queue is also a client-go work queue: Get, then Done; an item added
-// while it is processed comes back after its Done; priorities order the
-// hand-outs, and an item keeps its priority while the queue knows it.
+// A Queue is also a client-go work queue, used with Get, then Done. An
+// item added while it is processed comes back after its Done. Priorities
+// order the hand-outs, and an item keeps its priority while the queue
+// knows it.
 func ExampleQueue() {
 	q := kube.New(nil, kube.Config[string]{})
 	urgent := 10
@@ -75,7 +76,7 @@ func ExampleQueue() {
 	q.AddWithOpts(priorityqueue.AddOpts{Priority: &urgent}, "b")
 	item, _ := q.Get()
 	fmt.Println(item)
-	q.Add(item) // while processing: kept until Done, at priority 10 still
+	q.Add(item) // added while processing, so kept until Done, still at priority 10
 	q.Done(item)
 	q.ShutDown() // what is queued is still handed out
 	for {
@@ -92,9 +93,9 @@ func ExampleQueue() {
 	// a
 }
 
-// NewQueueFunc passes a readyq.Config through: here a fair share of the
-// hand-outs between namespaces, so that one busy namespace does not hold
-// up the others. The item type comes from the Config.
+// NewQueueFunc passes a readyq.Config through. Here it is a fair share of
+// the hand-outs between namespaces, so that one busy namespace does not
+// hold up the others. The item type comes from the Config.
 func ExampleNewQueueFunc() {
 	opts := controller.Options{
 		NewQueue: kube.NewQueueFunc(kube.Config[reconcile.Request]{

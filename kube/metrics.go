@@ -8,7 +8,7 @@ import (
 )
 
 // DepthMetricWithPriority is a depth gauge per priority, the shape of
-// controller-runtime's: Inc and Dec move the gauge of one priority.
+// controller-runtime's. Inc and Dec move the gauge of one priority.
 type DepthMetricWithPriority interface {
 	Inc(priority int)
 	Dec(priority int)
@@ -19,23 +19,24 @@ type DepthMetricWithPriority interface {
 // Queue given one reports its depth per priority, and never asks for the
 // plain depth gauge. A provider that has the method with another result
 // type, one with the methods of DepthMetricWithPriority, is used the same
-// way (controller-runtime's returns a type of an internal package).
+// way. The provider of controller-runtime returns such a type, of an
+// internal package.
 type MetricsProviderWithPriority interface {
 	workqueue.MetricsProvider
 	NewDepthMetricWithPriority(name string) DepthMetricWithPriority
 }
 
 // metrics is a client-go MetricsProvider's metrics as a readyq.Metrics.
-// The provider's metrics must be safe for concurrent use (Prometheus's
-// are): readyq calls the hooks from the goroutines whose calls cause the
-// events, after releasing its lock, and Depth one call at a time.
+// The provider's metrics must be safe for concurrent use, as Prometheus's
+// are. The hooks run on the goroutines whose calls cause the events,
+// after readyq releases its lock. Depth gets one call at a time.
 type metrics struct {
 	depth    workqueue.GaugeMetric         // nil with byPrio
 	setDepth workqueue.SettableGaugeMetric // depth, if it has Set (Prometheus's gauges do)
-	shown    int                           // the depth gauge's value; only in Depth
+	shown    int                           // the depth gauge's value, used only in Depth
 
 	byPrio  DepthMetricWithPriority // the depth per priority, if the provider has it
-	shownBy map[int]int             // its gauges' values, but 0; only in Depth
+	shownBy map[int]int             // its gauges' values other than 0, used only in Depth
 
 	adds       workqueue.CounterMetric
 	latency    workqueue.HistogramMetric
@@ -66,8 +67,8 @@ func newMetrics(p workqueue.MetricsProvider, name string) *metrics {
 var depthWithPriorityType = reflect.TypeFor[DepthMetricWithPriority]()
 
 // depthWithPriority returns p's depth gauge per priority for the queue
-// name, or nil if p has none. controller-runtime's provider returns its
-// gauge as a type that only controller-runtime can name. So its method
+// name, or nil if p has none. The provider of controller-runtime returns
+// its gauge as a type that only controller-runtime can name. So its method
 // is looked up by name and signature, not through an interface.
 func depthWithPriority(p workqueue.MetricsProvider, name string) DepthMetricWithPriority {
 	if pp, ok := p.(MetricsProviderWithPriority); ok {
@@ -85,10 +86,10 @@ func depthWithPriority(p workqueue.MetricsProvider, name string) DepthMetricWith
 	return d
 }
 
-// Depth brings the depth gauge of priority prio to n, or with a plain
-// depth gauge, that gauge to total. A gauge with Set is set to it.
-// client-go's and controller-runtime's gauges only have Inc and Dec, so
-// they step one item at a time, through values between two depths that
+// Depth brings the depth gauge of priority prio to n. With a plain depth
+// gauge, it brings that gauge to total. A gauge with Set is set to it.
+// The gauges of client-go and controller-runtime only have Inc and Dec.
+// So they step one item at a time, through values between two depths that
 // readyq reported in order.
 func (m *metrics) Depth(prio, n, total int) {
 	switch {

@@ -10,38 +10,38 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 )
 
-// A Queue is a controller work queue built on a readyq.Queue: client-go's
-// workqueue.TypedRateLimitingInterface[T] and controller-runtime's
-// priorityqueue.PriorityQueue[T], with readyq's de-duplication, delays,
-// priorities and shutdown. See the package documentation for where its
-// behaviour differs from client-go's.
+// A Queue is a controller work queue built on a readyq.Queue. It is
+// client-go's workqueue.TypedRateLimitingInterface[T] and
+// controller-runtime's priorityqueue.PriorityQueue[T], with readyq's
+// de-duplication, delays, priorities and shutdown. See the package
+// documentation for where its behaviour differs from client-go's.
 //
-// New, NewQueue and NewQueueFunc make one; the zero value is not usable.
+// New, NewQueue and NewQueueFunc make one. The zero value is not usable.
 // A Queue must not be copied after first use.
 //
-// An Add (or AddAfter, AddRateLimited, AddWithOpts whose time has come)
-// synchronizes before the Get that returns the item, a Done synchronizes
-// before the Get that returns the item next, and every Done synchronizes
-// before the return of the ShutDownWithDrain it lets finish.
+// An Add synchronizes before the Get that returns the item. So does an
+// AddAfter, AddRateLimited or AddWithOpts whose time has come. A Done
+// synchronizes before the Get that returns the item next. Every Done
+// synchronizes before the return of the ShutDownWithDrain it lets finish.
 type Queue[T comparable] struct {
 	_ noCopy
 
 	q *readyq.Queue[T]
 
-	// force ends a ShutDownWithDrain: ShutDown cancels it (client-go:
-	// "ShutDown can be called after ShutDownWithDrain to force
-	// ShutDownWithDrain to stop waiting"). A context made with
+	// force ends a ShutDownWithDrain, and ShutDown cancels it. As
+	// client-go puts it, "ShutDown can be called after ShutDownWithDrain
+	// to force ShutDownWithDrain to stop waiting". A context made with
 	// WithCancel on Background starts no goroutine.
 	force     context.Context
 	forceStop context.CancelFunc
 
-	// gets is what Get waits with: ShutDown cancels it (client-go's
+	// gets is what Get waits with. ShutDown cancels it (client-go's
 	// shutdown), or it never ends (Config.Lossless).
 	gets     context.Context
 	stopGets context.CancelFunc
 	lossless bool
 
-	gauges *gauges // the unfinished-work loop; nil without metrics
+	gauges *gauges // the unfinished-work loop, nil without metrics
 }
 
 // Config is the optional configuration of a Queue of items of type T.
@@ -52,38 +52,38 @@ type Config[T comparable] struct {
 	// a name reports no metrics.
 	Name string
 
-	// MetricsProvider, with a Name, receives the queue's metrics. Depth
-	// (per priority from a MetricsProviderWithPriority), adds, queue
-	// latency, work duration and retries come as they happen. Unfinished
-	// work and longest running processor come every 500 ms, from one
-	// goroutine that runs until ShutDown or ShutDownWithDrain returns. A
-	// queue without a provider starts no goroutine. (client-go
-	// falls back on its global provider, set with workqueue.SetProvider;
-	// it cannot be reached from outside client-go, so here no provider
-	// means no metrics.)
+	// MetricsProvider, with a Name, receives the queue's metrics. Depth,
+	// adds, queue latency, work duration and retries come as they happen.
+	// The depth comes per priority from a MetricsProviderWithPriority.
+	// Unfinished work and longest running processor come every 500 ms.
+	// They come from one goroutine that runs until ShutDown or
+	// ShutDownWithDrain returns. A queue without a provider starts no
+	// goroutine. In client-go, a queue falls back on the global provider
+	// set with workqueue.SetProvider. That provider cannot be reached from
+	// outside client-go, so here no provider means no metrics.
 	MetricsProvider workqueue.MetricsProvider
 
 	// Lossless keeps readyq's shutdown, which loses nothing added. Then
-	// ShutDown queues every delayed item at once, and Get reports
-	// shutdown only once nothing is queued and no item being processed
-	// was added again. The cost: a controller reconciles each delayed key
-	// once more (with its context cancelled) before it stops, and one
+	// ShutDown queues every delayed item at once. Get reports shutdown
+	// only once nothing is queued and no item being processed was added
+	// again. This has a cost. A controller reconciles each delayed key
+	// once more, with its context cancelled, before it stops. And one
 	// worker that holds an item up holds up every Get. By default the
 	// queue shuts down as client-go's does (see the package doc).
 	Lossless bool
 
-	// Queue configures the readyq.Queue underneath: fair share between
-	// namespaces, say. A rate limiter given to New (not nil) wins over
-	// Queue.RateLimiter, and the metrics of a Name and a MetricsProvider
-	// win over Queue.Metrics.
+	// Queue configures the readyq.Queue underneath, for example with a
+	// fair share between namespaces. A rate limiter given to New (not nil)
+	// wins over Queue.RateLimiter. The metrics of a Name and a
+	// MetricsProvider win over Queue.Metrics.
 	Queue readyq.Config[T]
 }
 
 // New returns an empty queue whose AddRateLimited waits as rateLimiter
-// says; a nil rateLimiter is config.Queue.RateLimiter, or if that is nil
-// too readyq.DefaultRateLimiter, the same as client-go's
-// DefaultTypedControllerRateLimiter. It panics if config.Queue.Mode is not
-// a readyq.Mode (see readyq.NewWithConfig).
+// says. A nil rateLimiter means config.Queue.RateLimiter. If that is nil
+// too, it means readyq.DefaultRateLimiter, the same as client-go's
+// DefaultTypedControllerRateLimiter. New panics if config.Queue.Mode is
+// not a readyq.Mode (see readyq.NewWithConfig).
 func New[T comparable](rateLimiter workqueue.TypedRateLimiter[T], config Config[T]) *Queue[T] {
 	c := config.Queue
 	if rateLimiter != nil {
@@ -107,7 +107,7 @@ func New[T comparable](rateLimiter workqueue.TypedRateLimiter[T], config Config[
 }
 
 // NewQueue is New without metrics, in the shape of controller-runtime's
-// controller.Options.NewQueue; name is not used (see Config.Name). The
+// controller.Options.NewQueue. The name is not used (see Config.Name). The
 // queue it returns is a *Queue[T], which controller-runtime's controller
 // uses through its PriorityQueue methods.
 func NewQueue[T comparable](name string, rateLimiter workqueue.TypedRateLimiter[T]) workqueue.TypedRateLimitingInterface[T] {
@@ -129,25 +129,30 @@ func NewQueueFunc[T comparable](config Config[T]) func(name string, rateLimiter 
 
 var _ priorityqueue.PriorityQueue[int] = (*Queue[int])(nil)
 
-// Add marks item as needing processing. An item already queued stays
-// where it is; one being processed is queued again at its Done; a delayed
-// one is queued now and its delay cancelled. After ShutDown Add does
-// nothing. It never blocks.
+// Add marks item as needing processing. It never blocks.
+//   - An item already queued stays where it is.
+//   - An item being processed is queued again at its Done.
+//   - A delayed item is queued now, and its delay is cancelled.
+//
+// After ShutDown, Add does nothing.
 func (w *Queue[T]) Add(item T) { w.q.Add(item) }
 
-// AddAfter adds item after duration; a duration ≤ 0 is Add. A delayed item
-// keeps the earlier of its ready times. After ShutDown it does nothing.
+// AddAfter adds item after duration. A duration ≤ 0 is Add. A delayed
+// item keeps the earlier of its ready times. After ShutDown it does
+// nothing.
 func (w *Queue[T]) AddAfter(item T, duration time.Duration) { w.q.AddAfter(item, duration) }
 
 // AddRateLimited adds item after the delay its rate limiter gives it
 // (When) and counts a retry. After ShutDown it does nothing.
 func (w *Queue[T]) AddRateLimited(item T) { w.q.AddRateLimited(item) }
 
-// AddWithOpts adds each item with the options o: the delay is o.After, or
-// with o.RateLimited the smaller of that (if above 0) and the rate
-// limiter's When; the priority is *o.Priority, 0 if nil. The earliest
-// ready time and the highest priority of an item's marks win. After
-// ShutDown it does nothing.
+// AddWithOpts adds each item with the options o.
+//   - The delay is o.After. With o.RateLimited, it is the smaller of
+//     o.After, if above 0, and the rate limiter's When.
+//   - The priority is *o.Priority, or 0 if o.Priority is nil.
+//
+// The earliest ready time and the highest priority of an item's marks
+// win. After ShutDown it does nothing.
 func (w *Queue[T]) AddWithOpts(o priorityqueue.AddOpts, items ...T) {
 	ro := readyq.AddOpts{After: o.After, RateLimited: o.RateLimited}
 	if o.Priority != nil {
@@ -166,17 +171,17 @@ func (w *Queue[T]) Forget(item T) { w.q.Forget(item) }
 // NumRequeues returns the rate limiter's count of item's retries.
 func (w *Queue[T]) NumRequeues(item T) int { return w.q.NumRequeues(item) }
 
-// Len returns the number of items queued: neither delayed nor being
+// Len returns the number of items queued, neither delayed nor being
 // processed.
 func (w *Queue[T]) Len() int { return w.q.Len() }
 
-// Get waits until an item is queued and returns it with shutdown false;
-// the caller processes it and then calls Done. Items are handed out
+// Get waits until an item is queued and returns it with shutdown false.
+// The caller processes it and then calls Done. Items are handed out
 // highest priority first, in the order they were queued within a
-// priority. After ShutDown, Get hands out what is still queued, then
-// returns the zero T and shutdown true, as client-go's Get does. (With
-// Config.Lossless it keeps waiting while an item being processed was
-// added again, since its Done queues it.)
+// priority. After ShutDown, Get hands out what is still queued. Then it
+// returns the zero T and shutdown true, as client-go's Get does. With
+// Config.Lossless, it keeps waiting while an item being processed was
+// added again, since its Done queues it.
 func (w *Queue[T]) Get() (item T, shutdown bool) {
 	items, err := w.q.Wait(w.gets, 1)
 	switch {
@@ -185,15 +190,15 @@ func (w *Queue[T]) Get() (item T, shutdown bool) {
 	case err == readyq.ErrClosed:
 		return item, true
 	}
-	// ShutDown ended the wait: hand out what is queued, without waiting.
+	// ShutDown ended the wait, so hand out what is queued without waiting.
 	if items := w.q.TryTake(1); len(items) == 1 {
 		return items[0], false
 	}
 	return item, true
 }
 
-// GetWithPriority is Get that also returns the item's priority: the
-// highest priority of its adds since the queue last forgot it.
+// GetWithPriority is Get that also returns the item's priority. That is
+// the highest priority of its adds since the queue last forgot it.
 func (w *Queue[T]) GetWithPriority() (item T, priority int, shutdown bool) {
 	item, shutdown = w.Get()
 	if !shutdown {
@@ -202,16 +207,16 @@ func (w *Queue[T]) GetWithPriority() (item T, priority int, shutdown bool) {
 	return item, priority, shutdown
 }
 
-// Done marks item as processed. If it was added while being processed it
-// is queued again (or delayed, if its time has not come). Done of an item
-// not being processed does nothing.
+// Done marks item as processed. If it was added while being processed,
+// it is queued again, or delayed if its time has not come. Done of an
+// item not being processed does nothing.
 func (w *Queue[T]) Done(item T) { w.q.Done(item) }
 
-// ShutDown makes the queue ignore every later add, drops the delayed
-// items, as client-go's ShutDown does, and ends a ShutDownWithDrain that
-// is waiting. Get hands out what is queued and then reports shutdown.
-// With Config.Lossless it queues the delayed items instead (see
-// Config.Lossless). With metrics, ShutDown returns after the
+// ShutDown makes the queue ignore every later add and drops the delayed
+// items, as client-go's ShutDown does. It also ends a ShutDownWithDrain
+// that is waiting. Get hands out what is queued and then reports
+// shutdown. With Config.Lossless, ShutDown queues the delayed items
+// instead (see Config.Lossless). With metrics, ShutDown returns after the
 // unfinished-work goroutine has stopped. It is idempotent.
 func (w *Queue[T]) ShutDown() {
 	w.close()
@@ -220,9 +225,9 @@ func (w *Queue[T]) ShutDown() {
 }
 
 // ShutDownWithDrain is ShutDown that then waits until every item is
-// processed: nothing queued, delayed or being processed. Workers must keep
-// calling Get and Done meanwhile, or it waits until a ShutDown. After a
-// ShutDown it does not wait. With metrics, the unfinished-work figures
+// processed, with nothing queued, delayed or being processed. Workers must
+// keep calling Get and Done meanwhile, or it waits until a ShutDown. After
+// a ShutDown it does not wait. With metrics, the unfinished-work figures
 // keep being reported while it waits.
 func (w *Queue[T]) ShutDownWithDrain() {
 	w.close()
@@ -251,7 +256,7 @@ func (w *Queue[T]) Stats() readyq.Stats { return w.q.Stats() }
 // noCopy lets go vet's copylocks check flag copies of a Queue.
 type noCopy struct{}
 
-// Lock is a no-op; its presence is what go vet looks for.
+// Lock is a no-op. Its presence is what go vet looks for.
 func (*noCopy) Lock() {}
 
 // Unlock is a no-op, the pair of Lock.
@@ -276,7 +281,7 @@ func startGauges[T comparable](q *readyq.Queue[T], m *metrics) *gauges {
 		for {
 			select {
 			case <-g.quit:
-				m.running(q.Running()) // the last figures: 0 after a drain
+				m.running(q.Running()) // the last figures, 0 after a drain
 				return
 			case <-t.C:
 				m.running(q.Running())
@@ -286,7 +291,7 @@ func startGauges[T comparable](q *readyq.Queue[T], m *metrics) *gauges {
 	return g
 }
 
-// stop ends the goroutine and waits for it; g may be nil.
+// stop ends the goroutine and waits for it. It accepts a nil g.
 func (g *gauges) stop() {
 	if g == nil {
 		return
