@@ -114,10 +114,10 @@ func (s *Semaphore) TryAcquire(n uint64) bool {
 // many as there are, at most max, at once. It waits in the same FIFO line
 // as Acquire, so a waiter ahead of it is served first. It returns:
 //   - how many units it took, and nil
-//   - 0 and nil at once for max 0
 //   - 0 and ErrInvalid for a nil ctx
-//   - 0 and ctx.Err() at once if ctx is already done, or when ctx ends
-//     while it waits
+//   - 0 and ctx.Err() at once if ctx is already done, even for max 0, or
+//     when ctx ends while it waits
+//   - 0 and nil at once for max 0
 //   - 0 and ErrClosed once the semaphore is closed and empty
 //
 // A failed call takes nothing. AcquireUpTo is Java's drainPermits with a
@@ -135,7 +135,8 @@ func (s *Semaphore) TakeAll() uint64 { return s.c.TryReadUpTo(0) }
 // Release adds n units. It never blocks. It returns:
 //   - nil once the units are added
 //   - ErrWouldBlock if count+n would pass the limit
-//   - ErrInvalid if n is above the limit
+//   - ErrInvalid if n is above the limit plus the debt of a cut (see
+//     SetLimit)
 //
 // A failed Release changes nothing. Release(0) changes nothing.
 //
