@@ -2,13 +2,37 @@ package counter
 
 import "github.com/evsync/evsync/internal/spin"
 
-// Lock begins a locked section (see the package doc): it takes mu, sets
+// A locked is what only a locked section may touch: the working count,
+// valid between lock and unlock, and the state that mu guards. lock
+// returns it, and every step of a section takes it as a parameter, so that
+// these fields are reached through a section only. Two calls of the queues
+// are the exceptions: Len may be read without the lock, and Finish takes
+// the lock itself.
+type locked struct {
+	cnt      uint64          // the count: read from the word by lock, written back by unlock
+	was      uint64          // the count when the section began
+	serving  bool            // the section is Serve's: delayed readers are served
+	readers  spin.Queue[req] // blocked readers and reservations
+	writers  spin.Queue[req] // back-pressured writers
+	drainers spin.Queue[req] // Drain callers
+	ready    spin.Notifier   // Ready
+	writable spin.Notifier   // Writable
+}
+
+// Lock begins a locked section for spin's Queue.Finish (see lock).
+func (c *Counter) Lock() { c.lock() }
+
+// Unlock ends the section that Lock began (see unlock).
+func (c *Counter) Unlock() { c.unlock(&c.sec) }
+
+// lock begins a locked section (see the package doc): it takes mu, sets
 // slow, moves a reader waiting in the lone slot to the head of the
-// readers' queue, and reads the count into cnt. Every locked section ends
-// with Unlock.
-func (c *Counter) Lock() {
+// readers' queue, and reads the count into cnt. It returns the state that
+// only the section may touch. Every section ends with unlock.
+func (c *Counter) lock() *locked {
 	hook(pLockWait)
 	c.mu.Lock()
+	l := &c.sec
 	for {
 		w := c.word.Load()
 		hook(pLock)
@@ -17,34 +41,34 @@ func (c *Counter) Lock() {
 			if !c.word.CompareAndSwap(w, w&^loneBit|slowBit) {
 				continue
 			}
-			c.readers.PushFront(&c.lone)
+			l.readers.PushFront(&c.lone)
 		case w&slowBit == 0:
 			if !c.word.CompareAndSwap(w, w|slowBit) {
 				continue
 			}
 		}
-		c.cnt = w & countMask
+		l.cnt = w & countMask
 		if w&bigBit != 0 {
-			c.cnt = c.big.Load()
+			l.cnt = c.big.Load()
 		}
-		c.was = c.cnt
-		return
+		l.was = l.cnt
+		return l
 	}
 }
 
-// Unlock ends a locked section: it serves the waiters that can be served
+// unlock ends a locked section: it serves the waiters that can be served
 // and fires Ready, writes the count back with the flags the queues call
 // for, unlocks mu, and then wakes the waiters it served and tells the
 // Delayer about a count that waits for its readers.
-func (c *Counter) Unlock() {
-	c.serve()
-	waiting := c.readers.Len() != 0 || c.ready.Armed()
+func (c *Counter) unlock(l *locked) {
+	c.serve(l)
+	waiting := l.readers.Len() != 0 || l.ready.Armed()
 	held := c.delay != nil && waiting
-	c.publish(c.writers.Len() != 0 || c.writable.Armed() || c.drainers.Len() != 0 || c.debt.Load() != 0 || waiting && !held, held)
-	c.serving = false
-	note := held && c.cnt > c.was && !c.closed() // the section wrote to a count readers wait for
-	count := c.cnt
-	r, w, d := c.readers.Woken(), c.writers.Woken(), c.drainers.Woken()
+	c.publish(l, l.writers.Len() != 0 || l.writable.Armed() || l.drainers.Len() != 0 || c.debt.Load() != 0 || waiting && !held, held)
+	l.serving = false
+	note := held && l.cnt > l.was && !c.closed() // the section wrote to a count readers wait for
+	count := l.cnt
+	r, w, d := l.readers.Woken(), l.writers.Woken(), l.drainers.Woken()
 	c.mu.Unlock()
 	spin.WakeAll(r)
 	spin.WakeAll(w)
@@ -56,9 +80,9 @@ func (c *Counter) Unlock() {
 
 // publish writes cnt back into the word (into big, with bigBit, if it does
 // not fit), with slow and notify as given, keeping the closed bit and the
-// generation. Only the busy bit can have changed since Lock.
-func (c *Counter) publish(slow, notify bool) {
-	low, flags := c.cnt, uint64(0)
+// generation. Only the busy bit can have changed since lock.
+func (c *Counter) publish(l *locked, slow, notify bool) {
+	low, flags := l.cnt, uint64(0)
 	if low > countMask {
 		c.big.Store(low)
 		low, flags = 0, bigBit
@@ -82,37 +106,36 @@ func (c *Counter) publish(slow, notify bool) {
 // serve hands the count to the readers that can be served, oldest first,
 // and lets back-pressured writers in while there is room, until neither
 // can move; after Close it refuses those that never can be. With a
-// Delayer, readers and Ready wait for Serve (or Close). Only in a locked
-// section.
-func (c *Counter) serve() {
-	readers := c.delay == nil || c.serving || c.closed()
+// Delayer, readers and Ready wait for Serve (or Close).
+func (c *Counter) serve(l *locked) {
+	readers := c.delay == nil || l.serving || c.closed()
 	for {
 		if readers {
-			c.serveReaders()
+			c.serveReaders(l)
 		}
-		if !c.serveWriters() {
+		if !c.serveWriters(l) {
 			break // the readers have had what the writers added
 		}
 	}
 	if c.closed() {
 		// Nothing will be added: refuse each head what is left cannot
 		// serve, and see whether the next one fits.
-		for w := c.readers.Front(); w != nil; w = c.readers.Front() {
-			if v, ok := c.take(w.P.need, w.P.max); ok {
-				c.readers.Grant(w, req{need: w.P.need, max: w.P.max, got: v})
+		for w := l.readers.Front(); w != nil; w = l.readers.Front() {
+			if v, ok := c.take(l, w.P.need, w.P.max); ok {
+				l.readers.Grant(w, req{need: w.P.need, max: w.P.max, got: v})
 			} else {
-				c.readers.Reject(w)
+				l.readers.Reject(w)
 			}
 		}
-		c.writers.RejectAll()
+		l.writers.RejectAll()
 	}
 	if readers {
-		c.ready.Fire(c.cnt != 0 || c.closed())
+		l.ready.Fire(l.cnt != 0 || c.closed())
 	}
-	c.writable.Fire(c.cnt < c.Limit() || c.closed())
-	if c.cnt == c.Limit() {
-		for w := c.drainers.Front(); w != nil; w = c.drainers.Front() {
-			c.drainers.Grant(w, req{})
+	l.writable.Fire(l.cnt < c.Limit() || c.closed())
+	if l.cnt == c.Limit() {
+		for w := l.drainers.Front(); w != nil; w = l.drainers.Front() {
+			l.drainers.Grant(w, req{})
 		}
 	}
 }
@@ -120,33 +143,33 @@ func (c *Counter) serve() {
 // serveReaders hands the count to the readers at the head of the queue
 // while it covers them. With the count at 0 it serves nobody, so it need
 // not look at the head (whose context Front would check).
-func (c *Counter) serveReaders() {
-	for c.cnt != 0 {
-		w := c.readers.Front()
+func (c *Counter) serveReaders(l *locked) {
+	for l.cnt != 0 {
+		w := l.readers.Front()
 		if w == nil {
 			return
 		}
-		v, ok := c.take(w.P.need, w.P.max)
+		v, ok := c.take(l, w.P.need, w.P.max)
 		if !ok {
 			return
 		}
-		c.readers.Grant(w, req{need: w.P.need, max: w.P.max, got: v})
+		l.readers.Grant(w, req{need: w.P.need, max: w.P.max, got: v})
 	}
 }
 
 // serveWriters adds what the writers at the head of the queue bring while
 // there is room, and reports whether it let any in.
-func (c *Counter) serveWriters() bool {
+func (c *Counter) serveWriters(l *locked) bool {
 	moved := false
-	for w := c.writers.Front(); w != nil && c.add(Plain, w.P.need) == nil; w = c.writers.Front() { // Plain: none is let in after Close
-		c.writers.Grant(w, w.P)
+	for w := l.writers.Front(); w != nil && c.add(l, Plain, w.P.need) == nil; w = l.writers.Front() { // Plain: none is let in after Close
+		l.writers.Grant(w, w.P)
 		moved = true
 	}
 	return moved
 }
 
-// add adds n to the count. Only in a locked section.
-func (c *Counter) add(m Mode, n uint64) error {
+// add adds n to the count.
+func (c *Counter) add(l *locked, m Mode, n uint64) error {
 	debt := c.debt.Load()
 	pay := min(n, debt) // a write pays SetLimit's debt before it adds to the count
 	switch {
@@ -154,27 +177,27 @@ func (c *Counter) add(m Mode, n uint64) error {
 		return spin.ErrInvalid // no count could ever take it: a bad argument, even after Close
 	case c.closed() && m == Plain:
 		return spin.ErrClosed
-	case n-pay > c.Limit()-c.cnt:
+	case n-pay > c.Limit()-l.cnt:
 		return spin.ErrWouldBlock
 	}
 	c.debt.Store(debt - pay)
-	c.cnt += n - pay
+	l.cnt += n - pay
 	return nil
 }
 
 // take takes need units (the whole count if 0). It never takes after a
-// Close that stops reads (StopReadsAtClose). Only in a locked section.
-func (c *Counter) take(need, max uint64) (uint64, bool) {
-	if c.cnt == 0 || c.cnt < need || c.stops && c.closed() {
+// Close that stops reads (StopReadsAtClose).
+func (c *Counter) take(l *locked, need, max uint64) (uint64, bool) {
+	if l.cnt == 0 || l.cnt < need || c.stops && c.closed() {
 		return 0, false
 	}
 	if need == 0 {
-		need = c.cnt
+		need = l.cnt
 		if max != 0 {
 			need = min(need, max)
 		}
 	}
-	c.cnt -= need
+	l.cnt -= need
 	return need, true
 }
 

@@ -80,7 +80,7 @@ func (c *Counter) finishLone(woke bool) (req, spin.Result) {
 	r := &c.lone
 	p, res := req{}, spin.Cancelled
 	if woke || !c.claimLone(pLoneReclaim) {
-		p, res = c.readers.Finish(c, r, woke)
+		p, res = c.sec.readers.Finish(c, r, woke)
 	}
 	r.Arm(nil)
 	c.clearBits(busyBit)
