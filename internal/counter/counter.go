@@ -84,9 +84,8 @@
 // slot and the queue. lock returns the section's state, a *locked: a copy
 // of the count to work on, and the queues and channels that mu guards.
 // Every step of a section takes it; no other code touches those fields.
-// unlock serves the waiters that can be served, fires Ready, writes the
-// count back, and clears slow only if nobody is queued and no Ready
-// channel is armed.
+// unlock serves the waiters that can be served, fires Ready, and writes
+// the count back. It clears slow only if no waiter needs it (needsSlow).
 //
 // # Why no wakeup is lost
 //

@@ -57,14 +57,13 @@ func (c *Counter) lock() *locked {
 }
 
 // unlock ends a locked section: it serves the waiters that can be served
-// and fires Ready, writes the count back with the flags the queues call
-// for, unlocks mu, and then wakes the waiters it served and tells the
+// and fires Ready, writes the count back with slow (needsSlow) and notify,
+// unlocks mu, and then wakes the waiters it served. Last, it tells the
 // Delayer about a count that waits for its readers.
 func (c *Counter) unlock(l *locked) {
 	c.serve(l)
-	waiting := l.readers.Len() != 0 || l.ready.Armed()
-	held := c.delay != nil && waiting
-	c.publish(l, l.writers.Len() != 0 || l.writable.Armed() || l.drainers.Len() != 0 || c.debt.Load() != 0 || waiting && !held, held)
+	held := c.delay != nil && l.readersWait() // readers the Delayer serves: writes tell it (notify)
+	c.publish(l, c.needsSlow(l), held)
 	l.serving = false
 	note := held && l.cnt > l.was && !c.closed() // the section wrote to a count readers wait for
 	count := l.cnt
@@ -77,6 +76,26 @@ func (c *Counter) unlock(l *locked) {
 		c.delay.Note(count)
 	}
 }
+
+// needsSlow reports whether slow stays set when the section ends: whether
+// every change of the count must go through a locked section, which ends
+// by serving. It lists what needs this, one a line: each kind of waiter,
+// and the debt. A new kind of waiter adds its line here.
+//
+// Two kinds need no line. The lone reader has the lone bit, which stops
+// every fast path. A Delayer's readers have notify instead (see unlock):
+// writes stay lock-free and tell the Delayer, whose Serve serves them.
+func (c *Counter) needsSlow(l *locked) bool {
+	return l.writers.Len() != 0 || // back-pressured writers: a read must let them in
+		l.writable.Armed() || // Writable: a read must fire it
+		l.drainers.Len() != 0 || // Drain: a write must release it at the limit
+		c.debt.Load() != 0 || // a debt: a write must pay it before it adds (add)
+		c.delay == nil && l.readersWait() // readers and Ready: a write must serve them
+}
+
+// readersWait reports whether readers wait for a write: queued readers or
+// an armed Ready channel.
+func (l *locked) readersWait() bool { return l.readers.Len() != 0 || l.ready.Armed() }
 
 // publish writes cnt back into the word (into big, with bigBit, if it does
 // not fit), with slow and notify as given, keeping the closed bit and the
