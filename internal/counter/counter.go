@@ -62,9 +62,9 @@
 // The commonest wait has one waiter: a signal's reader, or an acquirer of
 // one unit. It needs no lock on either side. The words below keep the
 // generation. A reader whose context never ends publishes itself with
-// one CAS (0 → lone|busy) and sleeps. One whose
-// context can end first claims the record (0 → busy), stores its Done
-// channel there, then publishes (busy → lone|busy).
+// one CAS (0 → lone|busy) and sleeps. One whose context can end first
+// claims the record (0 → busy), stores its Done channel there, then
+// publishes (busy → lone|busy).
 //
 // A writer claims the reader with one CAS (lone|busy → busy). If the
 // reader's context is live, the writer hands it the units and wakes it.
@@ -74,6 +74,9 @@
 // lost). To give up, the reader takes its record back (lone|busy → busy);
 // if that fails, someone claimed it first and it waits for the verdict.
 // The reader clears the record, then releases busy.
+//
+// A loneSlot (lone.go) owns the record and these steps. Its doc gives the
+// protocol as a table: the next word, by the word found and the actor.
 //
 // # Locked sections
 //
@@ -175,8 +178,7 @@ type Counter struct {
 	mu  sync.Mutex
 	sec locked // reached through the *locked that lock returns
 
-	lone      spin.Waiter[req] // the lone slot's record (lone.go); its need is set by its first reader (one mode per Counter)
-	loneReady atomic.Bool      // lone has its channel and its need
+	lone loneSlot // the lone slot (lone.go)
 
 	delay Delayer // a wake delay; nil if none
 	stops bool    // Close refuses every later read (a limiter's Close)
@@ -397,7 +399,7 @@ func (c *Counter) zeroRead() error {
 // once (a nil record) if the read need not wait.
 func (c *Counter) readWait(done <-chan struct{}, p req) (*spin.Waiter[req], uint64, error) {
 	if p.need <= 1 && p.max == 0 && c.delay == nil { // the lone record keeps one need: no capped reads there
-		if w := c.parkLone(done, p.need); w != nil {
+		if w := c.lone.park(&c.word, done, p.need); w != nil {
 			return w, 0, nil
 		}
 	}
@@ -419,7 +421,7 @@ func (c *Counter) readWait(done <-chan struct{}, p req) (*spin.Waiter[req], uint
 
 // finishRead ends a parked read.
 func (c *Counter) finishRead(w *spin.Waiter[req], woke bool) (req, spin.Result) {
-	if w == &c.lone {
+	if w == &c.lone.rec {
 		return c.finishLone(woke)
 	}
 	return c.sec.readers.Finish(c, w, woke)

@@ -38,10 +38,9 @@ func (c *Counter) lock() *locked {
 		hook(pLock)
 		switch {
 		case w&loneBit != 0:
-			if !c.word.CompareAndSwap(w, w&^loneBit|slowBit) {
+			if !c.lone.moveTo(&c.word, w, &l.readers) {
 				continue
 			}
-			l.readers.PushFront(&c.lone)
 		case w&slowBit == 0:
 			if !c.word.CompareAndSwap(w, w|slowBit) {
 				continue
@@ -222,14 +221,9 @@ func (c *Counter) take(l *locked, need, max uint64) (uint64, bool) {
 
 func (c *Counter) closed() bool { return c.word.Load()&closedBit != 0 }
 
-// setBits and clearBits change flags, keeping the rest of the word.
+// setBits sets the flags b, keeping the rest of the word.
 func (c *Counter) setBits(b uint64) {
 	for w := c.word.Load(); !c.word.CompareAndSwap(w, w|b); w = c.word.Load() {
-	}
-}
-
-func (c *Counter) clearBits(b uint64) {
-	for w := c.word.Load(); w&b != 0 && !c.word.CompareAndSwap(w, w&^b); w = c.word.Load() {
 	}
 }
 
