@@ -8,11 +8,11 @@
 // the low 36 bits, a generation above it, and flags in the high bits.
 //
 //   - closed: Close has run.
-//   - big: the count is too large for the low bits; it lives in big, and
-//     every access takes the lock.
-//   - slow: waiters are queued or a Ready channel is armed; the count
-//     changes only under the lock.
-//   - lone: one reader waits in the lone slot; the count is then 0.
+//   - big: the count is too large for the low bits, which are 0; it
+//     lives in big. Every change takes the lock, and Count peeks.
+//   - slow: a locked section is under way, or needsSlow says one is
+//     needed (waiters queued, a channel armed, a debt).
+//   - lone: one reader waits in the lone slot.
 //   - busy: the lone slot's record is owned (by its reader, or by a writer
 //     handing it units).
 //   - notify: with a wake delay, readers wait or a Ready channel is armed;
@@ -20,25 +20,41 @@
 //   - generation: 22 bits that SetLimit steps each time it changes the
 //     limit, so that the word never comes back to a value read before.
 //
-// With none of closed, big, slow and lone set, a read or a write is one
-// load and one compare-and-swap that keeps the busy bit. The load comes
-// first, so a CAS that cannot succeed is never tried.
+// With none of closed, big, slow, lone and notify set, a read or a write
+// is one load and one compare-and-swap that keeps the busy bit. The load
+// comes first, so a CAS that cannot succeed is never tried. The facades'
+// exported methods inline these paths (TakeFast, TakeAllFast, AddFast), so
+// that an uncontended call runs in their own frame. A call level less
+// saves about a tenth of an uncontended acquire. Each fast path reports
+// false, having changed nothing, where it cannot decide; the full call
+// then does.
 //
 // # Invariants
 //
+// These hold at every moment:
+//
 //   - slow set implies the count changes only under the lock.
+//   - slow clear implies needsSlow is false: no waiter needs a locked
+//     section but the lone reader and a Delayer's readers.
 //   - lone set implies the word is lone|busy and its generation: the
 //     count is 0 and no other flag is set.
+//   - busy clear implies nobody owns the lone slot's record.
 //   - debt > 0 implies slow set.
-//   - count ≤ limit outside a locked section.
 //   - a generation unchanged since a load implies the limit is what it
 //     was then, provided slow was clear at that load.
+//
+// These hold outside a locked section, and of a section's working count
+// at its end:
+//
+//   - count ≤ limit.
+//   - debt > 0 implies count = 0. A cut takes the free units before it
+//     makes a debt, and a write pays the debt before it adds.
 //
 // # The snapshot rule
 //
 // Every lock-free outcome stands on one state of the word, the limit and
 // the debt. SetLimit stores the limit inside its locked section, and the
-// count goes out only at Unlock. So two reads can see two states, and
+// count goes out only at unlock. So two reads can see two states, and
 // only two ways pair them right:
 //
 //   - A grant is a CAS from the word w it judged, with the limit read
@@ -95,8 +111,10 @@
 // The waiter flags and the count are in one word. A writer that read the
 // word before a waiter set lone or slow fails its CAS and reads it again.
 // With slow set, the count changes only under the lock, and every locked
-// section ends by serving. With lone set, the count is 0, and a writer
-// must claim the waiter before it can add anything.
+// section ends by serving. Slow stays set while anyone waits for a change
+// of the count (needsSlow). A Delayer's readers have notify instead, which
+// sends every write to the Delayer. With lone set, the count is 0, and a
+// writer must claim the waiter before it can add anything.
 package counter
 
 import (
@@ -262,13 +280,8 @@ func (c *Counter) tryFast(need, mask uint64) (uint64, bool, uint64) {
 	}
 }
 
-// The fast paths of the facades' exported methods: one load and one
-// compare-and-swap, small enough to be inlined there, so that an
-// uncontended call runs in the exported method's own frame (a call level
-// less costs about a tenth of an uncontended acquire). Each reports false,
-// having changed nothing, where it cannot decide; the full call then does.
-
-// TakeFast takes n ≥ 1 units if nobody waits and they are there.
+// TakeFast takes n ≥ 1 units if nobody waits and they are there: a fast
+// path for the facades to inline (see the package doc).
 func (c *Counter) TakeFast(n uint64) bool {
 	w := c.word.Load()
 	if w&(fastMask|notifyBit) != 0 || w&countMask < n {
@@ -278,7 +291,8 @@ func (c *Counter) TakeFast(n uint64) bool {
 	return c.word.CompareAndSwap(w, w-n)
 }
 
-// TakeAllFast takes the whole count (Take) if no locked section is needed.
+// TakeAllFast takes the whole count (Take) if no locked section is
+// needed: a fast path for the facades to inline.
 func (c *Counter) TakeAllFast() uint64 {
 	w := c.word.Load()
 	if v := w & countMask; w&fastMask == 0 && v != 0 && c.word.CompareAndSwap(w, w-v) {
@@ -287,9 +301,9 @@ func (c *Counter) TakeAllFast() uint64 {
 	return 0
 }
 
-// AddFast adds n if nobody waits and the count has room for it. The
-// limit it reads after the word is the word's if its CAS succeeds (see the
-// snapshot rule).
+// AddFast adds n if nobody waits and the count has room for it: a fast
+// path for the facades to inline. The limit it reads after the word is the
+// word's if its CAS succeeds (see the snapshot rule).
 func (c *Counter) AddFast(n uint64) bool {
 	w := c.word.Load()
 	v := w & countMask

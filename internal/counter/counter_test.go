@@ -148,7 +148,7 @@ func TestWriteRoomAtTheLimit(t *testing.T) {
 	})
 }
 
-// TestBigCount covers counts above 1<<58-1, which live outside the word:
+// TestBigCount covers counts above 1<<36-1, which live outside the word:
 // into big mode and out of it, in both modes, with the fast paths working
 // again once the count fits.
 func TestBigCount(t *testing.T) {

@@ -1,8 +1,7 @@
 package counter
 
-// White-box access for the external tests: the word and its flags (see
-// the package doc).
-
+// The word's flags and its count field, for the external tests' white-box
+// checks (see the package doc).
 const (
 	ClosedBit = closedBit
 	BigBit    = bigBit
