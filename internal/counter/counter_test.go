@@ -846,6 +846,9 @@ func TestConservation(t *testing.T) {
 		if read.Load()+rest != written.Load() {
 			t.Fatalf("mode %d: read %d + left %d != written %d", m, read.Load(), rest, written.Load())
 		}
+		if err := counter.CheckInvariants(c); err != nil {
+			t.Fatalf("mode %d, at the end: %v", m, err)
+		}
 	}
 }
 
