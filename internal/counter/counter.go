@@ -8,8 +8,8 @@
 // the low 36 bits, a generation above it, and flags in the high bits.
 //
 //   - closed: Close has run.
-//   - big: the count is too large for the low bits, which are 0; it
-//     lives in big. Every change takes the lock, and Count peeks.
+//   - big: the count is too large for the low bits (then 0) and lives in
+//     big. Every change of it takes the lock, and Count reads it without.
 //   - slow: a locked section is under way, or needsSlow says one is
 //     needed (waiters queued, a channel armed, a debt).
 //   - lone: one reader waits in the lone slot.
@@ -34,8 +34,8 @@
 // These hold at every moment:
 //
 //   - slow set implies the count changes only under the lock.
-//   - slow clear implies needsSlow is false: no waiter needs a locked
-//     section but the lone reader and a Delayer's readers.
+//   - slow clear implies needsSlow is false: the only waiters are the
+//     lone reader and a Delayer's readers.
 //   - lone set implies the word is lone|busy and its generation: the
 //     count is 0 and no other flag is set.
 //   - busy clear implies nobody owns the lone slot's record.
