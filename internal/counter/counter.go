@@ -8,11 +8,11 @@
 // the low 36 bits, a generation above it, and flags in the high bits.
 //
 //   - closed: Close has run.
-//   - big: the count is too large for the low bits; it lives in big, and
-//     every access takes the lock.
-//   - slow: waiters are queued or a Ready channel is armed; the count
-//     changes only under the lock.
-//   - lone: one reader waits in the lone slot; the count is then 0.
+//   - big: the count is too large for the low bits (then 0) and lives in
+//     big. Every change of it takes the lock, and Count reads it without.
+//   - slow: a locked section is under way, or needsSlow says one is
+//     needed (waiters queued, a channel armed, a debt).
+//   - lone: one reader waits in the lone slot.
 //   - busy: the lone slot's record is owned (by its reader, or by a writer
 //     handing it units).
 //   - notify: with a wake delay, readers wait or a Ready channel is armed;
@@ -20,25 +20,41 @@
 //   - generation: 22 bits that SetLimit steps each time it changes the
 //     limit, so that the word never comes back to a value read before.
 //
-// With none of closed, big, slow and lone set, a read or a write is one
-// load and one compare-and-swap that keeps the busy bit. The load comes
-// first, so a CAS that cannot succeed is never tried.
+// With none of closed, big, slow, lone and notify set, a read or a write
+// is one load and one compare-and-swap that keeps the busy bit. The load
+// comes first, so a CAS that cannot succeed is never tried. The facades'
+// exported methods inline these paths (TakeFast, TakeAllFast, AddFast), so
+// that an uncontended call runs in their own frame. A call level less
+// saves about a tenth of an uncontended acquire. Each fast path reports
+// false, having changed nothing, where it cannot decide; the full call
+// then does.
 //
 // # Invariants
 //
+// These hold at every moment:
+//
 //   - slow set implies the count changes only under the lock.
+//   - slow clear implies needsSlow is false: the only waiters are the
+//     lone reader and a Delayer's readers.
 //   - lone set implies the word is lone|busy and its generation: the
 //     count is 0 and no other flag is set.
+//   - busy clear implies nobody owns the lone slot's record.
 //   - debt > 0 implies slow set.
-//   - count ≤ limit outside a locked section.
 //   - a generation unchanged since a load implies the limit is what it
 //     was then, provided slow was clear at that load.
+//
+// These hold outside a locked section, and of a section's working count
+// at its end:
+//
+//   - count ≤ limit.
+//   - debt > 0 implies count = 0. A cut takes the free units before it
+//     makes a debt, and a write pays the debt before it adds.
 //
 // # The snapshot rule
 //
 // Every lock-free outcome stands on one state of the word, the limit and
 // the debt. SetLimit stores the limit inside its locked section, and the
-// count goes out only at Unlock. So two reads can see two states, and
+// count goes out only at unlock. So two reads can see two states, and
 // only two ways pair them right:
 //
 //   - A grant is a CAS from the word w it judged, with the limit read
@@ -62,9 +78,9 @@
 // The commonest wait has one waiter: a signal's reader, or an acquirer of
 // one unit. It needs no lock on either side. The words below keep the
 // generation. A reader whose context never ends publishes itself with
-// one CAS (0 → lone|busy) and sleeps. One whose
-// context can end first claims the record (0 → busy), stores its Done
-// channel there, then publishes (busy → lone|busy).
+// one CAS (0 → lone|busy) and sleeps. One whose context can end first
+// claims the record (0 → busy), stores its Done channel there, then
+// publishes (busy → lone|busy).
 //
 // A writer claims the reader with one CAS (lone|busy → busy). If the
 // reader's context is live, the writer hands it the units and wakes it.
@@ -75,23 +91,30 @@
 // if that fails, someone claimed it first and it waits for the verdict.
 // The reader clears the record, then releases busy.
 //
+// A loneSlot (lone.go) owns the record and these steps. Its doc gives the
+// protocol as a table: the next word, by the word found and the actor.
+//
 // # Locked sections
 //
-// Every locked section starts with Lock. It sets slow, so that the count
-// changes only under the lock from then on. If a reader waits in the lone
-// slot, Lock claims it and puts it at the head of the (then empty) queue,
-// so that FIFO order holds across the slot and the queue. The section
-// works on a copy of the count. Unlock serves the waiters that can be
-// served, fires Ready, writes the count back, and clears slow only if
-// nobody is queued and no Ready channel is armed.
+// Every locked section starts with lock and ends with unlock (locked.go).
+// lock sets slow, so that the count changes only under the lock from then
+// on. If a reader waits in the lone slot, lock claims it and puts it at
+// the head of the (then empty) queue, so that FIFO order holds across the
+// slot and the queue. lock returns the section's state, a *locked: a copy
+// of the count to work on, and the queues and channels that mu guards.
+// Every step of a section takes it; no other code touches those fields.
+// unlock serves the waiters that can be served, fires Ready, and writes
+// the count back. It clears slow only if no waiter needs it (needsSlow).
 //
 // # Why no wakeup is lost
 //
 // The waiter flags and the count are in one word. A writer that read the
 // word before a waiter set lone or slow fails its CAS and reads it again.
 // With slow set, the count changes only under the lock, and every locked
-// section ends by serving. With lone set, the count is 0, and a writer
-// must claim the waiter before it can add anything.
+// section ends by serving. Slow stays set while anyone waits for a change
+// of the count (needsSlow). A Delayer's readers have notify instead, which
+// sends every write to the Delayer. With lone set, the count is 0, and a
+// writer must claim the waiter before it can add anything.
 package counter
 
 import (
@@ -158,33 +181,35 @@ type Delayer interface{ Note(count uint64) }
 
 // A Counter is an eventfd counter. The zero value is an open counter of 0
 // with the limit Max. A Counter must not be copied after first use.
+//
+// Its fields come in four groups:
+//   - the word and the limits, read without the lock;
+//   - the lock and what only a locked section may touch (locked.go);
+//   - the lone slot (lone.go);
+//   - the configuration, set before the Counter is shared.
 type Counter struct {
 	word atomic.Uint64 // the count and the flags (see the package doc)
+	big  atomic.Uint64 // the count while bigBit is set; written in locked sections
 	lim  atomic.Uint64 // the limit; 0 means Max, so that the zero value works; written in locked sections
 	debt atomic.Uint64 // units SetLimit took away that holders still have: releases pay it first; written in locked sections
 
-	mu        sync.Mutex
-	cnt       uint64           // the count, within a locked section (see Lock)
-	was       uint64           // the count when the locked section began
-	serving   bool             // the locked section is Serve's: delayed readers are served; only with mu held
-	big       atomic.Uint64    // the count while bigBit is set; written with mu held
-	readers   spin.Queue[req]  // blocked readers and reservations; only with mu held
-	writers   spin.Queue[req]  // back-pressured writers; only with mu held
-	drainers  spin.Queue[req]  // Drain callers; only with mu held
-	ready     spin.Notifier    // Ready; only with mu held
-	writable  spin.Notifier    // Writable; only with mu held
-	lone      spin.Waiter[req] // the lone slot's record (lone.go); its need is set by its first reader (one mode per Counter)
-	loneReady atomic.Bool      // lone has its channel and its need
-	delay     Delayer          // a wake delay; nil if none; set before use
-	stops     bool             // Close refuses every later read (a limiter's Close); set before use
+	mu  sync.Mutex
+	sec locked // reached through the *locked that lock returns
+
+	lone loneSlot // the lone slot (lone.go)
+
+	delay Delayer // a wake delay; nil if none
+	stops bool    // Close refuses every later read (a limiter's Close)
 }
 
 // Init sets the limit (Max if 0), the starting count and a Delayer (nil
 // for none). Only before the Counter is shared.
 func (c *Counter) Init(limit, initial uint64, d Delayer) {
 	c.lim.Store(limit)
-	c.cnt, c.delay = initial, d
-	c.publish(false, false)
+	c.delay = d
+	l := c.lock()
+	l.cnt = initial
+	c.unlock(l)
 }
 
 // StopReadsAtClose makes Close refuse every later read, even while units
@@ -221,8 +246,7 @@ func (c *Counter) within(n uint64, withDebt bool) bool {
 		return n <= limit
 	}
 	hook(pJudgeLocked)
-	c.Lock()
-	defer c.Unlock()
+	defer c.unlock(c.lock())
 	l := c.Limit()
 	return n <= l || withDebt && n-l <= c.debt.Load()
 }
@@ -256,13 +280,8 @@ func (c *Counter) tryFast(need, mask uint64) (uint64, bool, uint64) {
 	}
 }
 
-// The fast paths of the facades' exported methods: one load and one
-// compare-and-swap, small enough to be inlined there, so that an
-// uncontended call runs in the exported method's own frame (a call level
-// less costs about a tenth of an uncontended acquire). Each reports false,
-// having changed nothing, where it cannot decide; the full call then does.
-
-// TakeFast takes n ≥ 1 units if nobody waits and they are there.
+// TakeFast takes n ≥ 1 units if nobody waits and they are there: a fast
+// path for the facades to inline (see the package doc).
 func (c *Counter) TakeFast(n uint64) bool {
 	w := c.word.Load()
 	if w&(fastMask|notifyBit) != 0 || w&countMask < n {
@@ -272,7 +291,8 @@ func (c *Counter) TakeFast(n uint64) bool {
 	return c.word.CompareAndSwap(w, w-n)
 }
 
-// TakeAllFast takes the whole count (Take) if no locked section is needed.
+// TakeAllFast takes the whole count (Take) if no locked section is
+// needed: a fast path for the facades to inline.
 func (c *Counter) TakeAllFast() uint64 {
 	w := c.word.Load()
 	if v := w & countMask; w&fastMask == 0 && v != 0 && c.word.CompareAndSwap(w, w-v) {
@@ -281,9 +301,9 @@ func (c *Counter) TakeAllFast() uint64 {
 	return 0
 }
 
-// AddFast adds n if nobody waits and the count has room for it. The
-// limit it reads after the word is the word's if its CAS succeeds (see the
-// snapshot rule).
+// AddFast adds n if nobody waits and the count has room for it: a fast
+// path for the facades to inline. The limit it reads after the word is the
+// word's if its CAS succeeds (see the snapshot rule).
 func (c *Counter) AddFast(n uint64) bool {
 	w := c.word.Load()
 	v := w & countMask
@@ -369,13 +389,13 @@ func (c *Counter) ReadUpTo(ctx context.Context, max uint64) (uint64, error) {
 // waiting, unless a reader is queued: it never takes what a queued
 // reader is owed (TakeAll). It returns what it took.
 func (c *Counter) TryReadUpTo(max uint64) uint64 {
-	c.Lock()
-	defer c.Unlock()
-	c.serve()
-	if c.readers.Len() != 0 {
+	l := c.lock()
+	defer c.unlock(l)
+	c.serve(l)
+	if l.readers.Len() != 0 {
 		return 0
 	}
-	v, _ := c.take(0, max)
+	v, _ := c.take(l, 0, max)
 	return v
 }
 
@@ -393,32 +413,32 @@ func (c *Counter) zeroRead() error {
 // once (a nil record) if the read need not wait.
 func (c *Counter) readWait(done <-chan struct{}, p req) (*spin.Waiter[req], uint64, error) {
 	if p.need <= 1 && p.max == 0 && c.delay == nil { // the lone record keeps one need: no capped reads there
-		if w := c.parkLone(done, p.need); w != nil {
+		if w := c.lone.park(&c.word, done, p.need); w != nil {
 			return w, 0, nil
 		}
 	}
-	c.Lock()
-	defer c.Unlock()
+	l := c.lock()
+	defer c.unlock(l)
 	if p.need > c.Limit() {
 		return nil, 0, spin.ErrInvalid // lowered since the caller looked: never queue what no count can serve
 	}
-	if c.readers.Len() == 0 {
-		if v, ok := c.take(p.need, p.max); ok {
+	if l.readers.Len() == 0 {
+		if v, ok := c.take(l, p.need, p.max); ok {
 			return nil, v, nil
 		}
 	}
 	if c.closed() {
 		return nil, 0, spin.ErrClosed
 	}
-	return c.readers.Push(done, p), 0, nil
+	return l.readers.Push(done, p), 0, nil
 }
 
 // finishRead ends a parked read.
 func (c *Counter) finishRead(w *spin.Waiter[req], woke bool) (req, spin.Result) {
-	if w == &c.lone {
+	if w == &c.lone.rec {
 		return c.finishLone(woke)
 	}
-	return c.readers.Finish(c, w, woke)
+	return c.sec.readers.Finish(c, w, woke)
 }
 
 // TryRead takes what a read of n in mode m asks for, without waiting, and
@@ -438,13 +458,13 @@ func (c *Counter) TryRead(m Mode, n uint64) (uint64, bool) {
 	if ok || w&(closedBit|bigBit|slowBit) == 0 {
 		return v, ok // or, with no locked state, the count it read was short
 	}
-	c.Lock()
-	defer c.Unlock()
-	c.serve()
-	if m == Semaphore && c.readers.Len() != 0 {
+	l := c.lock()
+	defer c.unlock(l)
+	c.serve(l)
+	if m == Semaphore && l.readers.Len() != 0 {
 		return 0, false
 	}
-	return c.take(need, 0)
+	return c.take(l, need, 0)
 }
 
 // Write adds n (Release, Add) in mode m: it never blocks. It returns
@@ -503,13 +523,13 @@ func (c *Counter) noted(w, count uint64) {
 // has just ended must not hold up a write that the live readers behind it
 // make room for.
 func (c *Counter) writeLocked(m Mode, n uint64) error {
-	c.Lock()
-	defer c.Unlock()
+	l := c.lock()
+	defer c.unlock(l)
 	hook(pWriteRoom)
-	err := c.add(m, n)
+	err := c.add(l, m, n)
 	if err == spin.ErrWouldBlock {
-		c.serve()
-		err = c.add(m, n)
+		c.serve(l)
+		err = c.add(l, m, n)
 	}
 	return err
 }
@@ -543,28 +563,28 @@ func (c *Counter) WriteWait(ctx context.Context, m Mode, n uint64) error {
 		return err
 	}
 	woke := w.Sleep()
-	_, r := c.writers.Finish(c, w, woke)
+	_, r := c.sec.writers.Finish(c, w, woke)
 	return result(ctx, r)
 }
 
 // writeWait queues a back-pressured writer in a locked section, or adds n
 // at once (a nil record) if there is room and nobody is ahead.
 func (c *Counter) writeWait(done <-chan struct{}, m Mode, n uint64) (*spin.Waiter[req], error) {
-	c.Lock()
-	defer c.Unlock()
-	c.serve()
+	l := c.lock()
+	defer c.unlock(l)
+	c.serve(l)
 	if c.overDebt(n) {
 		return nil, spin.ErrInvalid // never queue a writer no room can take
 	}
-	if c.writers.Len() == 0 {
-		if err := c.add(m, n); err != spin.ErrWouldBlock {
+	if l.writers.Len() == 0 {
+		if err := c.add(l, m, n); err != spin.ErrWouldBlock {
 			return nil, err
 		}
 	}
 	if c.closed() {
 		return nil, spin.ErrClosed
 	}
-	return c.writers.Push(done, req{need: n}), nil
+	return l.writers.Push(done, req{need: n}), nil
 }
 
 // result is the error of a wait that ended with r.
@@ -585,9 +605,9 @@ func (c *Counter) Ready() <-chan struct{} {
 		return spin.ClosedChan()
 	}
 	hook(pReadyLook)
-	c.Lock()
-	defer c.Unlock()
-	return c.ready.Arm(c.cnt != 0 || c.closed())
+	l := c.lock()
+	defer c.unlock(l)
+	return l.ready.Arm(l.cnt != 0 || c.closed())
 }
 
 // Writable returns a channel that is closed once the count is below the
@@ -598,9 +618,9 @@ func (c *Counter) Writable() <-chan struct{} {
 	if w, limit, ok := c.look(); w&closedBit != 0 || ok && w&countMask < limit {
 		return spin.ClosedChan()
 	}
-	c.Lock()
-	defer c.Unlock()
-	return c.writable.Arm(c.cnt < c.Limit() || c.closed())
+	l := c.lock()
+	defer c.unlock(l)
+	return l.writable.Arm(l.cnt < c.Limit() || c.closed())
 }
 
 // Drain waits until the count is at the limit: every unit taken has been
@@ -616,31 +636,31 @@ func (c *Counter) Drain(ctx context.Context) error {
 	if w, limit, ok := c.look(); ok && w&countMask == limit {
 		return nil
 	}
-	c.Lock()
-	if c.cnt == c.Limit() {
-		c.Unlock()
+	l := c.lock()
+	if l.cnt == c.Limit() {
+		c.unlock(l)
 		return nil
 	}
-	w := c.drainers.Push(ctx.Done(), req{})
-	c.Unlock()
+	w := l.drainers.Push(ctx.Done(), req{})
+	c.unlock(l)
 	woke := w.Sleep()
-	_, r := c.drainers.Finish(c, w, woke)
+	_, r := c.sec.drainers.Finish(c, w, woke)
 	return result(ctx, r)
 }
 
 // Serve serves the readers a Delayer held back, and fires Ready.
 func (c *Counter) Serve() {
-	c.Lock()
-	c.serving = true
-	c.Unlock()
+	l := c.lock()
+	l.serving = true
+	c.unlock(l)
 }
 
 // Close closes the counter: writes fail from now on, what is left stays
 // readable, and queued waiters that it cannot serve get ErrClosed. It is
 // idempotent.
 func (c *Counter) Close() {
-	c.Lock()
-	defer c.Unlock()
+	l := c.lock()
+	defer c.unlock(l)
 	c.setBits(closedBit)
 }
 
@@ -666,12 +686,12 @@ func (c *Counter) SetLimit(limit uint64) error {
 	if limit == 0 || limit > Max {
 		return spin.ErrInvalid
 	}
-	c.Lock()
-	defer c.Unlock()
+	l := c.lock()
+	defer c.unlock(l)
 	if c.closed() {
 		return spin.ErrClosed
 	}
-	if limit < c.readers.MaxNeed(needOf) || limit < c.writers.MaxNeed(needOf) {
+	if limit < l.readers.MaxNeed(needOf) || limit < l.writers.MaxNeed(needOf) {
 		return spin.ErrInvalid
 	}
 	old, debt := c.Limit(), c.debt.Load()
@@ -679,10 +699,10 @@ func (c *Counter) SetLimit(limit uint64) error {
 	case limit > old:
 		pay := min(limit-old, debt)
 		c.debt.Store(debt - pay)
-		c.cnt += limit - old - pay
+		l.cnt += limit - old - pay
 	case limit < old:
-		take := min(old-limit, c.cnt)
-		c.cnt -= take
+		take := min(old-limit, l.cnt)
+		l.cnt -= take
 		c.debt.Store(debt + old - limit - take)
 	}
 	if limit != old {
@@ -723,9 +743,9 @@ func (c *Counter) Debt() uint64 { return c.debt.Load() }
 // one by one and may be mutually inconsistent under concurrent use.
 func (c *Counter) Snapshot() (count uint64, closed bool, readers, writers int) {
 	w := c.word.Load()
-	readers = c.readers.Len()
+	readers = c.sec.readers.Len()
 	if w&loneBit != 0 {
 		readers++
 	}
-	return c.Count(), w&closedBit != 0, readers, c.writers.Len()
+	return c.Count(), w&closedBit != 0, readers, c.sec.writers.Len()
 }

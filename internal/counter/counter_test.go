@@ -148,7 +148,7 @@ func TestWriteRoomAtTheLimit(t *testing.T) {
 	})
 }
 
-// TestBigCount covers counts above 1<<58-1, which live outside the word:
+// TestBigCount covers counts above 1<<36-1, which live outside the word:
 // into big mode and out of it, in both modes, with the fast paths working
 // again once the count fits.
 func TestBigCount(t *testing.T) {
@@ -845,6 +845,9 @@ func TestConservation(t *testing.T) {
 		rest, _ := c.TryRead(plain, 0)
 		if read.Load()+rest != written.Load() {
 			t.Fatalf("mode %d: read %d + left %d != written %d", m, read.Load(), rest, written.Load())
+		}
+		if err := counter.CheckInvariants(c); err != nil {
+			t.Fatalf("mode %d, at the end: %v", m, err)
 		}
 	}
 }

@@ -2,49 +2,71 @@ package counter
 
 import "github.com/evsync/evsync/internal/spin"
 
-// Lock begins a locked section (see the package doc): it takes mu, sets
+// A locked is what only a locked section may touch: the working count,
+// valid between lock and unlock, and the state that mu guards. lock
+// returns it, and every step of a section takes it as a parameter, so that
+// these fields are reached through a section only. Two calls of the queues
+// are the exceptions: Len may be read without the lock, and Finish takes
+// the lock itself.
+type locked struct {
+	cnt      uint64          // the count: read from the word by lock, written back by unlock
+	was      uint64          // the count when the section began
+	serving  bool            // the section is Serve's: delayed readers are served
+	readers  spin.Queue[req] // blocked readers and reservations
+	writers  spin.Queue[req] // back-pressured writers
+	drainers spin.Queue[req] // Drain callers
+	ready    spin.Notifier   // Ready
+	writable spin.Notifier   // Writable
+}
+
+// Lock begins a locked section for spin's Queue.Finish (see lock).
+func (c *Counter) Lock() { c.lock() }
+
+// Unlock ends the section that Lock began (see unlock).
+func (c *Counter) Unlock() { c.unlock(&c.sec) }
+
+// lock begins a locked section (see the package doc): it takes mu, sets
 // slow, moves a reader waiting in the lone slot to the head of the
-// readers' queue, and reads the count into cnt. Every locked section ends
-// with Unlock.
-func (c *Counter) Lock() {
+// readers' queue, and reads the count into cnt. It returns the state that
+// only the section may touch. Every section ends with unlock.
+func (c *Counter) lock() *locked {
 	hook(pLockWait)
 	c.mu.Lock()
+	l := &c.sec
 	for {
 		w := c.word.Load()
 		hook(pLock)
 		switch {
 		case w&loneBit != 0:
-			if !c.word.CompareAndSwap(w, w&^loneBit|slowBit) {
+			if !c.lone.moveTo(&c.word, w, &l.readers) {
 				continue
 			}
-			c.readers.PushFront(&c.lone)
 		case w&slowBit == 0:
 			if !c.word.CompareAndSwap(w, w|slowBit) {
 				continue
 			}
 		}
-		c.cnt = w & countMask
+		l.cnt = w & countMask
 		if w&bigBit != 0 {
-			c.cnt = c.big.Load()
+			l.cnt = c.big.Load()
 		}
-		c.was = c.cnt
-		return
+		l.was = l.cnt
+		return l
 	}
 }
 
-// Unlock ends a locked section: it serves the waiters that can be served
-// and fires Ready, writes the count back with the flags the queues call
-// for, unlocks mu, and then wakes the waiters it served and tells the
+// unlock ends a locked section: it serves the waiters that can be served
+// and fires Ready, writes the count back with slow (needsSlow) and notify,
+// unlocks mu, and then wakes the waiters it served. Last, it tells the
 // Delayer about a count that waits for its readers.
-func (c *Counter) Unlock() {
-	c.serve()
-	waiting := c.readers.Len() != 0 || c.ready.Armed()
-	held := c.delay != nil && waiting
-	c.publish(c.writers.Len() != 0 || c.writable.Armed() || c.drainers.Len() != 0 || c.debt.Load() != 0 || waiting && !held, held)
-	c.serving = false
-	note := held && c.cnt > c.was && !c.closed() // the section wrote to a count readers wait for
-	count := c.cnt
-	r, w, d := c.readers.Woken(), c.writers.Woken(), c.drainers.Woken()
+func (c *Counter) unlock(l *locked) {
+	c.serve(l)
+	held := c.delay != nil && l.readersWait() // readers the Delayer serves: writes tell it (notify)
+	c.publish(l, c.needsSlow(l), held)
+	l.serving = false
+	note := held && l.cnt > l.was && !c.closed() // the section wrote to a count readers wait for
+	count := l.cnt
+	r, w, d := l.readers.Woken(), l.writers.Woken(), l.drainers.Woken()
 	c.mu.Unlock()
 	spin.WakeAll(r)
 	spin.WakeAll(w)
@@ -54,11 +76,31 @@ func (c *Counter) Unlock() {
 	}
 }
 
+// needsSlow reports whether slow stays set when the section ends: whether
+// every change of the count must go through a locked section, which ends
+// by serving. It lists what needs this, one a line: each kind of waiter,
+// and the debt. A new kind of waiter adds its line here.
+//
+// Two kinds need no line. The lone reader has the lone bit, which stops
+// every fast path. A Delayer's readers have notify instead (see unlock):
+// writes stay lock-free and tell the Delayer, whose Serve serves them.
+func (c *Counter) needsSlow(l *locked) bool {
+	return l.writers.Len() != 0 || // back-pressured writers: a read must let them in
+		l.writable.Armed() || // Writable: a read must fire it
+		l.drainers.Len() != 0 || // Drain: a write must release it at the limit
+		c.debt.Load() != 0 || // a debt: a write must pay it before it adds (add)
+		c.delay == nil && l.readersWait() // readers and Ready: a write must serve them
+}
+
+// readersWait reports whether readers wait for a write: queued readers or
+// an armed Ready channel.
+func (l *locked) readersWait() bool { return l.readers.Len() != 0 || l.ready.Armed() }
+
 // publish writes cnt back into the word (into big, with bigBit, if it does
 // not fit), with slow and notify as given, keeping the closed bit and the
-// generation. Only the busy bit can have changed since Lock.
-func (c *Counter) publish(slow, notify bool) {
-	low, flags := c.cnt, uint64(0)
+// generation. Only the busy bit can have changed since lock.
+func (c *Counter) publish(l *locked, slow, notify bool) {
+	low, flags := l.cnt, uint64(0)
 	if low > countMask {
 		c.big.Store(low)
 		low, flags = 0, bigBit
@@ -82,37 +124,36 @@ func (c *Counter) publish(slow, notify bool) {
 // serve hands the count to the readers that can be served, oldest first,
 // and lets back-pressured writers in while there is room, until neither
 // can move; after Close it refuses those that never can be. With a
-// Delayer, readers and Ready wait for Serve (or Close). Only in a locked
-// section.
-func (c *Counter) serve() {
-	readers := c.delay == nil || c.serving || c.closed()
+// Delayer, readers and Ready wait for Serve (or Close).
+func (c *Counter) serve(l *locked) {
+	readers := c.delay == nil || l.serving || c.closed()
 	for {
 		if readers {
-			c.serveReaders()
+			c.serveReaders(l)
 		}
-		if !c.serveWriters() {
+		if !c.serveWriters(l) {
 			break // the readers have had what the writers added
 		}
 	}
 	if c.closed() {
 		// Nothing will be added: refuse each head what is left cannot
 		// serve, and see whether the next one fits.
-		for w := c.readers.Front(); w != nil; w = c.readers.Front() {
-			if v, ok := c.take(w.P.need, w.P.max); ok {
-				c.readers.Grant(w, req{need: w.P.need, max: w.P.max, got: v})
+		for w := l.readers.Front(); w != nil; w = l.readers.Front() {
+			if v, ok := c.take(l, w.P.need, w.P.max); ok {
+				l.readers.Grant(w, req{need: w.P.need, max: w.P.max, got: v})
 			} else {
-				c.readers.Reject(w)
+				l.readers.Reject(w)
 			}
 		}
-		c.writers.RejectAll()
+		l.writers.RejectAll()
 	}
 	if readers {
-		c.ready.Fire(c.cnt != 0 || c.closed())
+		l.ready.Fire(l.cnt != 0 || c.closed())
 	}
-	c.writable.Fire(c.cnt < c.Limit() || c.closed())
-	if c.cnt == c.Limit() {
-		for w := c.drainers.Front(); w != nil; w = c.drainers.Front() {
-			c.drainers.Grant(w, req{})
+	l.writable.Fire(l.cnt < c.Limit() || c.closed())
+	if l.cnt == c.Limit() {
+		for w := l.drainers.Front(); w != nil; w = l.drainers.Front() {
+			l.drainers.Grant(w, req{})
 		}
 	}
 }
@@ -120,33 +161,33 @@ func (c *Counter) serve() {
 // serveReaders hands the count to the readers at the head of the queue
 // while it covers them. With the count at 0 it serves nobody, so it need
 // not look at the head (whose context Front would check).
-func (c *Counter) serveReaders() {
-	for c.cnt != 0 {
-		w := c.readers.Front()
+func (c *Counter) serveReaders(l *locked) {
+	for l.cnt != 0 {
+		w := l.readers.Front()
 		if w == nil {
 			return
 		}
-		v, ok := c.take(w.P.need, w.P.max)
+		v, ok := c.take(l, w.P.need, w.P.max)
 		if !ok {
 			return
 		}
-		c.readers.Grant(w, req{need: w.P.need, max: w.P.max, got: v})
+		l.readers.Grant(w, req{need: w.P.need, max: w.P.max, got: v})
 	}
 }
 
 // serveWriters adds what the writers at the head of the queue bring while
 // there is room, and reports whether it let any in.
-func (c *Counter) serveWriters() bool {
+func (c *Counter) serveWriters(l *locked) bool {
 	moved := false
-	for w := c.writers.Front(); w != nil && c.add(Plain, w.P.need) == nil; w = c.writers.Front() { // Plain: none is let in after Close
-		c.writers.Grant(w, w.P)
+	for w := l.writers.Front(); w != nil && c.add(l, Plain, w.P.need) == nil; w = l.writers.Front() { // Plain: none is let in after Close
+		l.writers.Grant(w, w.P)
 		moved = true
 	}
 	return moved
 }
 
-// add adds n to the count. Only in a locked section.
-func (c *Counter) add(m Mode, n uint64) error {
+// add adds n to the count.
+func (c *Counter) add(l *locked, m Mode, n uint64) error {
 	debt := c.debt.Load()
 	pay := min(n, debt) // a write pays SetLimit's debt before it adds to the count
 	switch {
@@ -154,40 +195,35 @@ func (c *Counter) add(m Mode, n uint64) error {
 		return spin.ErrInvalid // no count could ever take it: a bad argument, even after Close
 	case c.closed() && m == Plain:
 		return spin.ErrClosed
-	case n-pay > c.Limit()-c.cnt:
+	case n-pay > c.Limit()-l.cnt:
 		return spin.ErrWouldBlock
 	}
 	c.debt.Store(debt - pay)
-	c.cnt += n - pay
+	l.cnt += n - pay
 	return nil
 }
 
 // take takes need units (the whole count if 0). It never takes after a
-// Close that stops reads (StopReadsAtClose). Only in a locked section.
-func (c *Counter) take(need, max uint64) (uint64, bool) {
-	if c.cnt == 0 || c.cnt < need || c.stops && c.closed() {
+// Close that stops reads (StopReadsAtClose).
+func (c *Counter) take(l *locked, need, max uint64) (uint64, bool) {
+	if l.cnt == 0 || l.cnt < need || c.stops && c.closed() {
 		return 0, false
 	}
 	if need == 0 {
-		need = c.cnt
+		need = l.cnt
 		if max != 0 {
 			need = min(need, max)
 		}
 	}
-	c.cnt -= need
+	l.cnt -= need
 	return need, true
 }
 
 func (c *Counter) closed() bool { return c.word.Load()&closedBit != 0 }
 
-// setBits and clearBits change flags, keeping the rest of the word.
+// setBits sets the flags b, keeping the rest of the word.
 func (c *Counter) setBits(b uint64) {
 	for w := c.word.Load(); !c.word.CompareAndSwap(w, w|b); w = c.word.Load() {
-	}
-}
-
-func (c *Counter) clearBits(b uint64) {
-	for w := c.word.Load(); w&b != 0 && !c.word.CompareAndSwap(w, w&^b); w = c.word.Load() {
 	}
 }
 

@@ -1,57 +1,111 @@
 package counter
 
-import "github.com/evsync/evsync/internal/spin"
+import (
+	"sync/atomic"
 
-// The lone slot: a single reader waits without the lock, and a writer
-// hands it units without the lock. The word says who owns the slot's
-// record: lone|busy while the reader waits, busy while a writer or the
-// reader itself holds it, neither when it is free. Every transition keeps
-// the generation (SetLimit's, see the snapshot rule), which cannot change
-// while lone is set: a locked section clears lone first.
+	"github.com/evsync/evsync/internal/spin"
+)
 
-// parkLone parks a reader in the lone slot, if the word is free: count
-// 0, nobody waiting, no locked section. It returns nil if it could not.
-// A reader whose context never ends publishes itself with one
-// compare-and-swap; one whose context can end first claims the record,
-// stores its context's Done channel there, then publishes.
-func (c *Counter) parkLone(done <-chan struct{}, need uint64) *spin.Waiter[req] {
-	g := c.word.Load()
+// A loneSlot is the lone slot (see the package doc): the record of the one
+// reader that waits without the lock, which a writer hands units without
+// the lock. Its methods are the protocol's compare-and-swap steps on the
+// word, whose lone and busy bits say who owns the record. Each step keeps
+// the generation, which cannot change while lone is set: a locked section
+// clears lone first.
+//
+// The table gives the word each step leaves, by the word it finds. Bits it
+// does not name stay as they are. "fails" changes nothing: the actor takes
+// the locked path (a writer, its ordinary one). "–" cannot happen: the
+// reader holds busy from its park until it frees the record.
+//
+//	word found  reader parks   reader takes back  reader frees  writer claims  lock moves
+//	free        lone|busy (a)  –                  –             fails          slow
+//	busy        fails (b)      fails (c)          busy cleared  fails          slow|busy
+//	lone|busy   fails          busy               –             busy (d)       slow|busy (e)
+//	other       fails          –                  –             fails          slow
+//
+// Free is a count of 0 and no flag; other is any other word without lone
+// or busy. The notes:
+//
+//	(a) With a context that can end, busy first; it stores the context's
+//	    Done channel, then publishes (busy → lone|busy).
+//	(b) Another reader fails. The one that set busy publishes if the word
+//	    is still busy alone; else it frees the record and takes the
+//	    locked path.
+//	(c) A writer or a locked section was first: it waits for the verdict.
+//	(d) The writer hands the reader its units, or, if the reader's context
+//	    has ended, drops it (handLone).
+//	(e) The record goes to the head of the readers' queue, which serves it.
+//
+// A locked section thus sees slow, with busy while a reader owns the
+// record, and never lone. Only busy can change under it (the reader frees
+// the record), so unlock's publish keeps busy as it finds it.
+type loneSlot struct {
+	rec   spin.Waiter[req] // the record; its need is set by its first reader (one mode per Counter)
+	ready atomic.Bool      // rec has its channel and its need
+}
+
+// park parks a reader in the slot if the word is free, and returns the
+// record; nil if it could not. A reader whose context never ends publishes
+// itself with one compare-and-swap. One whose context can end first claims
+// the record, stores its context's Done channel there, then publishes.
+func (s *loneSlot) park(word *atomic.Uint64, done <-chan struct{}, need uint64) *spin.Waiter[req] {
+	g := word.Load()
 	if g&^genMask != 0 {
 		return nil
 	}
-	r := &c.lone
-	if done == nil && c.loneReady.Load() {
+	r := &s.rec
+	if done == nil && s.ready.Load() {
 		hook(pLonePublish)
-		if c.word.CompareAndSwap(g, g|loneBit|busyBit) {
+		if word.CompareAndSwap(g, g|loneBit|busyBit) {
 			return r
 		}
 		return nil
 	}
-	if !c.word.CompareAndSwap(g, g|busyBit) {
+	if !word.CompareAndSwap(g, g|busyBit) {
 		return nil
 	}
-	if !c.loneReady.Load() {
+	if !s.ready.Load() {
 		r.Keep()
 		r.P.need = need
-		c.loneReady.Store(true)
+		s.ready.Store(true)
 	}
 	r.Arm(done)
 	hook(pLoneClaimed)
-	if c.word.CompareAndSwap(g|busyBit, g|loneBit|busyBit) {
+	if word.CompareAndSwap(g|busyBit, g|loneBit|busyBit) {
 		return r
 	}
-	r.Arm(nil) // a write or a locked section came in between: give up the slot
-	c.clearBits(busyBit)
+	s.free(word) // a write or a locked section came in between: give up the slot
 	return nil
 }
 
-// claimLone takes the lone reader's record (lone|busy → busy), after a
-// look at the word and the window p. It fails if the slot was taken back,
-// claimed or moved first.
-func (c *Counter) claimLone(p point) bool {
-	w := c.word.Load()
+// claim takes the waiting reader's record (lone|busy → busy): the reader
+// takes it back, or a writer claims it. It looks at the word, passes the
+// window p, and fails if the record was taken back, claimed or moved
+// first.
+func (s *loneSlot) claim(word *atomic.Uint64, p point) bool {
+	w := word.Load()
 	hook(p)
-	return w&loneBit != 0 && c.word.CompareAndSwap(w, w&^loneBit)
+	return w&loneBit != 0 && word.CompareAndSwap(w, w&^loneBit)
+}
+
+// free gives the record up (busy cleared): its reader calls it once the
+// verdict is in, or once its publish failed.
+func (s *loneSlot) free(word *atomic.Uint64) {
+	s.rec.Arm(nil)
+	for w := word.Load(); w&busyBit != 0 && !word.CompareAndSwap(w, w&^busyBit); w = word.Load() {
+	}
+}
+
+// moveTo moves the waiting reader to the head of the queue q, for lock
+// (lone|busy → slow|busy). The compare-and-swap is from w, the word lock
+// read; it fails if the word has changed since.
+func (s *loneSlot) moveTo(word *atomic.Uint64, w uint64, q *spin.Queue[req]) bool {
+	if !word.CompareAndSwap(w, w&^loneBit|slowBit) {
+		return false
+	}
+	q.PushFront(&s.rec)
+	return true
 }
 
 // handLone gives n to the reader in the lone slot: it claims the record,
@@ -60,10 +114,10 @@ func (c *Counter) claimLone(p point) bool {
 // if that write succeeded; otherwise it is handed n after all (a grant is
 // never lost). It reports false if the slot was taken back first.
 func (c *Counter) handLone(m Mode, n uint64) bool {
-	if !c.claimLone(pWriterClaim) {
+	if !c.lone.claim(&c.word, pWriterClaim) {
 		return false
 	}
-	r := &c.lone
+	r := &c.lone.rec
 	hook(pWriterClaimed)
 	if !r.Live() && c.Write(m, n) == nil {
 		r.Settle(spin.Cancelled, req{need: r.P.need})
@@ -74,15 +128,14 @@ func (c *Counter) handLone(m Mode, n uint64) bool {
 }
 
 // finishLone ends the lone reader's wait. If its context ended first it
-// takes the slot back; if a writer or a locked section was first, the
+// takes the record back; if a writer or a locked section was first, the
 // record's verdict stands (Finish). Then it frees the record.
 func (c *Counter) finishLone(woke bool) (req, spin.Result) {
-	r := &c.lone
+	r := &c.lone.rec
 	p, res := req{}, spin.Cancelled
-	if woke || !c.claimLone(pLoneReclaim) {
-		p, res = c.readers.Finish(c, r, woke)
+	if woke || !c.lone.claim(&c.word, pLoneReclaim) {
+		p, res = c.sec.readers.Finish(c, r, woke)
 	}
-	r.Arm(nil)
-	c.clearBits(busyBit)
+	c.lone.free(&c.word)
 	return p, res
 }

@@ -14,13 +14,13 @@ const (
 	pWriteFast                  // Write: the count has room; before the CAS that adds
 	pReadSlow                   // Read: the fast path failed; before the lone slot or the locked re-check
 	pSleep                      // Read: the record is parked (lone or queued); before Sleep
-	pLonePublish                // parkLone: before the one-CAS publish 0 → lone|busy
-	pLoneClaimed                // parkLone: record claimed (busy) and armed; before publishing it
+	pLonePublish                // loneSlot.park: before the one-CAS publish 0 → lone|busy
+	pLoneClaimed                // loneSlot.park: record claimed (busy) and armed; before publishing it
 	pLoneReclaim                // finishLone: the word is read; before the take-back CAS (its context may have ended)
 	pWriterClaim                // handLone: the writer read lone|busy; before its claim CAS
 	pWriterClaimed              // handLone: the writer owns the record; before it looks at the context
-	pLock                       // Lock: the word is read; before the CAS that sets slow or moves the lone reader
-	pPublish                    // publish (Unlock): the word is read; before the CAS that writes it back
+	pLock                       // lock: the word is read; before the CAS that sets slow or moves the lone reader
+	pPublish                    // publish (unlock): the word is read; before the CAS that writes it back
 	pReadyLook                  // Ready: the lock-free look found nothing; before the locked arming
 	pTryDecide                  // TryRead: the fast path failed; before it decides whether to lock
 	pWriteRoom                  // writeLocked: in the locked section; before the room is judged
@@ -28,6 +28,6 @@ const (
 	pLook                       // look: the word is read; before the limit is (a SetLimit here pairs them wrongly unless the look notices)
 	pLookAgain                  // look: the limit is read; before the word is read again
 	pJudgeLocked                // within: the look could not vouch; before the locked judgement
-	pLockWait                   // Lock: before it takes mu (a caller stopped here waits for the section under way)
+	pLockWait                   // lock: before it takes mu (a caller stopped here waits for the section under way)
 	nPoints                     // the number of points
 )

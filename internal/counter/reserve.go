@@ -24,16 +24,16 @@ func (c *Counter) Reserve(r *Reservation, n uint64) error {
 	if c.above(n, false) {
 		return spin.ErrInvalid
 	}
-	c.Lock()
-	defer c.Unlock()
+	l := c.lock()
+	defer c.unlock(l)
 	if n > c.Limit() {
 		return spin.ErrInvalid // lowered since the look above: never queue what no count can serve
 	}
-	r.c, r.w = c, c.readers.PushSelectable(req{need: n})
+	r.c, r.w = c, l.readers.PushSelectable(req{need: n})
 	if n == 0 && c.zeroRead() == nil {
-		c.readers.Grant(r.w, req{}) // like a read of 0: never waits, even behind others
+		l.readers.Grant(r.w, req{}) // like a read of 0: never waits, even behind others
 	}
-	c.serve()
+	c.serve(l)
 	if queued, v := r.w.Settled(); !queued && v == spin.Closed {
 		return spin.ErrClosed
 	}
@@ -48,8 +48,7 @@ func (r *Reservation) Done() <-chan struct{} { return r.w.Done() }
 // it was refused, and context.Canceled once Cancel has given it up (and
 // given back what it held).
 func (r *Reservation) Err() error {
-	r.c.Lock()
-	defer r.c.Unlock()
+	defer r.c.unlock(r.c.lock())
 	queued, v := r.w.Settled()
 	switch {
 	case queued:
@@ -68,16 +67,16 @@ func (r *Reservation) Err() error {
 // Later calls return the first answer.
 func (r *Reservation) Cancel() bool {
 	c := r.c
-	c.Lock()
-	defer c.Unlock()
+	l := c.lock()
+	defer c.unlock(l)
 	if r.cancelled {
 		return !r.kept
 	}
 	r.cancelled = true
 	switch queued, v := r.w.Settled(); {
 	case queued:
-		c.readers.Cancel(r.w)
-	case v == spin.Granted && c.add(Semaphore, r.w.P.need) != nil: // after Close too: into what is left to read
+		l.readers.Cancel(r.w)
+	case v == spin.Granted && c.add(l, Semaphore, r.w.P.need) != nil: // after Close too: into what is left to read
 		r.kept = true
 	}
 	return !r.kept
