@@ -12,16 +12,15 @@ import (
 // queue's slab (slab.go); forgotten entries are recycled. Only with mu
 // held.
 type entry[T comparable] struct {
-	seq     uint64 // last place in its lane: on q.list, queued if ≥ list.head, else in flight (state active); released: the free list's next (slab.go)
+	seq     uint64 // its seq on its list (q.list or a lane), see where; released: the free list's next (slab.go)
 	mark    uint64 // arrival number of a kept-aside mark, 0 if none
 	x       int32  // its extra part in the slab (what priorities, fair share and metrics need); 0 until one does
 	id      int32  // its slot in the slab
 	hash    uint32 // the item's hash bits in the index (index.go)
-	state   state
+	state   place  // where it is, as where reads it: listed (on q.list), or the place itself
 	mode    Mode
 	flags   flags
 	retried bool   // AddRateLimited was called for it: Forget the limiter's state with it
-	laned   bool   // queued on a lane (its extra part's lane), not on q.list
 	markAt  int64  // a kept-aside mark's ready time; 0: due at once
 	markSeq uint64 // the order markAt was set, for ties when it becomes a delay
 	item    T      // the item; the zero value once forgotten
@@ -64,22 +63,42 @@ func (q *Queue[T]) lookup(item T) *entry[T] {
 	return e
 }
 
-type state uint8
+// A place is where an item the queue knows is: the nodes of the diagram
+// in doc.go. The function where reads it from an entry's state, as does
+// onLane, which tells the two lists of a queued item apart.
+type place uint8
 
 const (
-	active    state = iota // queued, or in flight if on q.list below its head
-	out                    // in flight, handed out from a lane
-	idle                   // one-shot, armed, not queued: stays known until Remove
-	disarmed               // one-shot, handed out and Done, waiting for Rearm
-	delayed                // waiting for its ready time (delay.go)
-	requeuing              // within Done only: about to be queued again
+	queued   place = iota // on q.list or a lane, to be handed out
+	inFlight              // handed out, not yet Done
+	delayed               // waiting for its ready time (delay.go)
+	idle                  // one-shot, armed, not queued: known until Remove
+	disarmed              // one-shot, Done, waiting for Rearm
+	listed                // stored, never returned: on q.list, queued or in flight (see where)
 )
 
+// where returns the place of e, an entry the queue knows. An entry on
+// q.list stores listed. It is queued while its seq is at or past the
+// list's head, and in flight once a hand-out has moved the head past it.
+// So a hand-out of any size from q.list moves one index (fifo.go). An
+// entry on a lane stores queued, and inFlight once handed out. Only with
+// mu held.
+func (q *Queue[T]) where(e *entry[T]) place {
+	if e.state != listed {
+		return e.state
+	}
+	if e.seq < q.list.head {
+		return inFlight
+	}
+	return queued
+}
+
+// The flags are properties of an item in flight, not places.
 type flags uint8
 
 const (
-	removed flags = 1 << iota // in flight, Removed: Done forgets it
-	rearmed                   // one-shot, in flight, re-armed: Done may queue it
+	removed flags = 1 << iota // Removed: Done forgets it
+	rearmed                   // one-shot, re-armed: Done may queue it
 )
 
 // Add marks item ready in the queue's mode (or the mode it already has,
@@ -163,17 +182,19 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 	if q.closed.Load() {
 		return false
 	}
-	switch {
-	case e == nil:
+	if e == nil {
 		e = q.slab.alloc() // a recycled entry, or one in a new slot
 		e.item, e.mode = item, m
 		q.items.add(e, h)
 		q.fresh(e, o, tenant)
-		q.place(e, o.after)
+		q.admit(e, o.after)
 		return true
-	case e.state == idle:
+	}
+	p := q.where(e)
+	switch {
+	case p == idle:
 		q.raise(e, o)
-		q.place(e, o.after)
+		q.admit(e, o.after)
 		return true
 	case e.flags&removed != 0: // in flight, Removed: known again, in mode m
 		e.mode, e.flags = m, 0
@@ -182,8 +203,8 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 		return true
 	}
 	raised := q.raise(e, o)
-	switch {
-	case e.state == delayed:
+	switch p {
+	case delayed:
 		if o.after > 0 {
 			q.reschedule(e, q.after(o.after))
 			return false
@@ -191,13 +212,14 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 		q.unschedule(e)
 		q.enqueue(e)
 		return true
-	case q.queued(e):
+	case queued:
 		if raised {
 			q.unqueue(e)
 			q.enqueue(e)
 		}
 		return false
-	case e.mark != 0:
+	}
+	if e.mark != 0 { // in flight or disarmed, marked already
 		if o.after <= 0 {
 			e.markAt = 0
 		} else if at := q.after(o.after); at < e.markAt {
@@ -240,13 +262,13 @@ func (q *Queue[T]) keepAside(e *entry[T], o markOpts) {
 	} else {
 		e.markAt = 0
 	}
-	if e.state != disarmed && q.returns(e) {
+	if q.where(e) == inFlight && q.returns(e) {
 		q.aside.Add(1)
 	}
 }
 
-// place queues e now, or delays it by after. Only with mu held.
-func (q *Queue[T]) place(e *entry[T], after time.Duration) {
+// admit queues e now, or delays it by after. Only with mu held.
+func (q *Queue[T]) admit(e *entry[T], after time.Duration) {
 	if after > 0 {
 		q.schedule(e, q.after(after), 0)
 		return
@@ -294,16 +316,6 @@ func (o *owner[T]) Unlock() {
 	q := (*Queue[T])(o)
 	q.settle()
 	q.unlock()
-}
-
-// queued reports whether e is on the ready list; inFlight whether it was
-// handed out and not Done. Only with mu held.
-func (q *Queue[T]) queued(e *entry[T]) bool {
-	return e.state == active && (onLane(e) || e.seq >= q.list.head)
-}
-
-func (q *Queue[T]) inFlight(e *entry[T]) bool {
-	return e.state == out || (e.state == active && !onLane(e) && e.seq < q.list.head)
 }
 
 // returns reports whether Done will queue the in-flight item e again
@@ -421,7 +433,7 @@ func (q *Queue[T]) finish(items []T, ready []bool) int {
 	q.requeue = q.requeue[:0]
 	for i, item := range items {
 		e := q.lookup(item)
-		if e == nil || !q.inFlight(e) {
+		if e == nil || q.where(e) != inFlight {
 			continue
 		}
 		n++
@@ -444,10 +456,10 @@ func (q *Queue[T]) finish(items []T, ready []bool) int {
 			continue
 		case back && !q.later(e):
 			q.requeue = append(q.requeue, requeue{e.mark, e.id})
-			e.state = requeuing // a second Done of it in this call is ignored
+			e.state = queued // by putBack; a second Done of it in this call is ignored
 		case e.mode == Level && !q.closed.Load() && (ready == nil || ready[i]): // also with a mark still to come: ready now is sooner
 			q.requeue = append(q.requeue, requeue{levelKey + uint64(i), e.id})
-			e.state = requeuing
+			e.state = queued
 		case e.mode == OneShot && e.flags&rearmed != 0:
 			e.state = idle
 		case e.mode == OneShot:
@@ -498,16 +510,17 @@ func (q *Queue[T]) Remove(item T) bool {
 	q.mu.Lock()
 	defer q.unlock()
 	e := q.lookup(item)
-	switch {
-	case e == nil:
+	if e == nil {
 		return false
-	case q.queued(e):
+	}
+	switch q.where(e) {
+	case queued:
 		q.unqueue(e)
 		q.forget(item, e)
-	case e.state == delayed:
+	case delayed:
 		q.unschedule(e)
 		q.forget(item, e)
-	case q.inFlight(e):
+	case inFlight:
 		if e.flags&removed != 0 {
 			return false
 		}
@@ -521,10 +534,10 @@ func (q *Queue[T]) Remove(item T) bool {
 			p := q.posting()
 			p.forgot = append(p.forgot, item)
 		}
-	default:
-		if e.state == disarmed {
-			q.disarmed--
-		}
+	case disarmed:
+		q.disarmed--
+		q.forget(item, e)
+	case idle:
 		q.forget(item, e)
 	}
 	q.settle()
@@ -548,8 +561,8 @@ func (q *Queue[T]) Rearm(item T) bool {
 	if e == nil || e.mode != OneShot || q.closed.Load() {
 		return false
 	}
-	switch {
-	case e.state == disarmed:
+	switch p := q.where(e); {
+	case p == disarmed:
 		q.disarmed--
 		e.state = idle
 		if e.mark != 0 {
@@ -561,7 +574,7 @@ func (q *Queue[T]) Rearm(item T) bool {
 				q.enqueue(e)
 			}
 		}
-	case q.inFlight(e) && e.flags&(removed|rearmed) == 0:
+	case p == inFlight && e.flags&(removed|rearmed) == 0:
 		e.flags |= rearmed
 		if q.returns(e) {
 			q.aside.Add(1)
