@@ -9,21 +9,30 @@ import (
 )
 
 // An entry is what the queue knows about one item, kept by value in the
-// queue's slab (slab.go); forgotten entries are recycled. Only with mu
-// held.
+// queue's slab (slab.go); forgotten entries are recycled. Its fields come
+// in three groups: the item and its slots, where it is (state and seq),
+// and what it carries (mode, flags, retried, mark). Only with mu held.
 type entry[T comparable] struct {
-	seq     uint64 // its seq on its list (q.list or a lane), see where; released: the free list's next (slab.go)
-	mark    uint64 // arrival number of a kept-aside mark, 0 if none
-	x       int32  // its extra part in the slab (what priorities, fair share and metrics need); 0 until one does
-	id      int32  // its slot in the slab
-	hash    uint32 // the item's hash bits in the index (index.go)
-	state   place  // where it is, as where reads it: listed (on q.list), or the place itself
+	item T      // the item; the zero value once forgotten
+	hash uint32 // the item's hash bits in the index (index.go)
+	id   int32  // its slot in the slab
+	x    int32  // its extra part in the slab (what priorities, fair share and metrics need); 0 until one does
+
+	state place  // where it is, as where reads it: listed (on q.list), or the place itself
+	seq   uint64 // its number on its list, q.list or a lane's (fifo.go); released: the free list's next (slab.go)
+
 	mode    Mode
-	flags   flags
-	retried bool   // AddRateLimited was called for it: Forget the limiter's state with it
-	markAt  int64  // a kept-aside mark's ready time; 0: due at once
-	markSeq uint64 // the order markAt was set, for ties when it becomes a delay
-	item    T      // the item; the zero value once forgotten
+	flags   flags    // in flight: removed, rearmed
+	retried bool     // AddRateLimited was called for it: Forget the limiter's state with it
+	mark    keptMark // in flight or disarmed: a mark kept aside for Done or Rearm
+}
+
+// A keptMark is a mark made while its item is in flight or disarmed,
+// kept aside until Done or Rearm acts on it (epoll's overflow list).
+type keptMark struct {
+	n   uint64 // its arrival number (Queue.marks), the order Done queues marks in; 0: no mark
+	at  int64  // its ready time; 0: due at once
+	seq uint64 // the order at was set, for ties when it becomes a delay
 }
 
 // extra is the part of an entry that only priorities, fair share and
@@ -219,11 +228,11 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 		}
 		return false
 	}
-	if e.mark != 0 { // in flight or disarmed, marked already
+	if e.mark.n != 0 { // in flight or disarmed, marked already
 		if o.after <= 0 {
-			e.markAt = 0
-		} else if at := q.after(o.after); at < e.markAt {
-			e.markAt, e.markSeq = at, q.delays.next() // the earliest ready time wins (0: due at once)
+			e.mark.at = 0
+		} else if at := q.after(o.after); at < e.mark.at {
+			e.mark.at, e.mark.seq = at, q.delays.next() // the earliest ready time wins (0: due at once)
 		}
 		return false
 	}
@@ -256,11 +265,9 @@ func (q *Queue[T]) raise(e *entry[T], o markOpts) bool {
 // keepAside gives the item e, in flight or disarmed, a kept-aside mark.
 func (q *Queue[T]) keepAside(e *entry[T], o markOpts) {
 	q.marks++
-	e.mark = q.marks
+	e.mark = keptMark{n: q.marks}
 	if o.after > 0 {
-		e.markAt, e.markSeq = q.after(o.after), q.delays.next()
-	} else {
-		e.markAt = 0
+		e.mark.at, e.mark.seq = q.after(o.after), q.delays.next()
 	}
 	if q.where(e) == inFlight && q.returns(e) {
 		q.aside.Add(1)
@@ -321,7 +328,7 @@ func (o *owner[T]) Unlock() {
 // returns reports whether Done will queue the in-flight item e again
 // because of a kept-aside mark (what keeps Wait waiting after Close).
 func (q *Queue[T]) returns(e *entry[T]) bool {
-	return e.mark != 0 && e.flags&removed == 0 && (e.mode != OneShot || e.flags&rearmed != 0)
+	return e.mark.n != 0 && e.flags&removed == 0 && (e.mode != OneShot || e.flags&rearmed != 0)
 }
 
 // Done ends the hand-out of each item and returns how many of them were in
@@ -423,7 +430,7 @@ const levelKey = 1 << 63
 // later reports whether the in-flight item e has a kept-aside mark whose
 // ready time is still to come (before Close). Only with mu held.
 func (q *Queue[T]) later(e *entry[T]) bool {
-	return e.markAt != 0 && !q.closed.Load() && e.markAt > q.now()
+	return e.mark.at != 0 && !q.closed.Load() && e.mark.at > q.now()
 }
 
 // finish is Done under the lock; ready[i] is the recheck of items[i]
@@ -446,16 +453,16 @@ func (q *Queue[T]) finish(items []T, ready []bool) int {
 			q.aside.Add(-1)
 		}
 		switch {
-		case e.flags&removed != 0, back && q.discard && e.markAt > q.now(): // removed, or a mark still to come gone with the delays
+		case e.flags&removed != 0, back && q.discard && e.mark.at > q.now(): // removed, or a mark still to come gone with the delays
 			q.forget(item, e)
 			continue
 		case back && q.later(e) && (e.mode != Level || (ready != nil && !ready[i])):
-			at, seq := e.markAt, e.markSeq
-			e.mark, e.markAt, e.flags = 0, 0, 0
-			q.schedule(e, at, seq) // a second Done of it in this call is ignored
+			m := e.mark
+			e.mark, e.flags = keptMark{}, 0
+			q.schedule(e, m.at, m.seq) // a second Done of it in this call is ignored
 			continue
 		case back && !q.later(e):
-			q.requeue = append(q.requeue, requeue{e.mark, e.id})
+			q.requeue = append(q.requeue, requeue{e.mark.n, e.id})
 			e.state = queued // by putBack; a second Done of it in this call is ignored
 		case e.mode == Level && !q.closed.Load() && (ready == nil || ready[i]): // also with a mark still to come: ready now is sooner
 			q.requeue = append(q.requeue, requeue{levelKey + uint64(i), e.id})
@@ -484,7 +491,7 @@ func (q *Queue[T]) putBack() {
 	for _, rq := range r {
 		e := q.slab.entry(rq.e)
 		q.enqueue(e)
-		e.mark, e.markAt = 0, 0
+		e.mark = keptMark{}
 	}
 }
 
@@ -528,7 +535,7 @@ func (q *Queue[T]) Remove(item T) bool {
 			q.aside.Add(-1)
 		}
 		e.flags = removed
-		e.mark = 0
+		e.mark = keptMark{}
 		if e.retried { // gone from the queue: so is its retry state
 			e.retried = false
 			p := q.posting()
@@ -565,11 +572,10 @@ func (q *Queue[T]) Rearm(item T) bool {
 	case p == disarmed:
 		q.disarmed--
 		e.state = idle
-		if e.mark != 0 {
-			at, seq := e.markAt, e.markSeq
-			e.mark, e.markAt = 0, 0
-			if at != 0 && at > q.now() {
-				q.schedule(e, at, seq)
+		if m := e.mark; m.n != 0 {
+			e.mark = keptMark{}
+			if m.at != 0 && m.at > q.now() {
+				q.schedule(e, m.at, m.seq)
 			} else {
 				q.enqueue(e)
 			}
