@@ -326,7 +326,8 @@ func (o *owner[T]) Unlock() {
 }
 
 // returns reports whether Done will queue the in-flight item e again
-// because of a kept-aside mark (what keeps Wait waiting after Close).
+// because of a kept-aside mark (what keeps Wait waiting after Close):
+// whether it is marked, in the sense of doc.go's table.
 func (q *Queue[T]) returns(e *entry[T]) bool {
 	return e.mark.n != 0 && e.flags&removed == 0 && (e.mode != OneShot || e.flags&rearmed != 0)
 }
@@ -339,7 +340,8 @@ func (q *Queue[T]) returns(e *entry[T]) bool {
 // function reports it ready. After Close, level items are not queued again
 // (that would be a new mark), but kept-aside marks still are. A one-shot
 // item is disarmed until Rearm, unless it was re-armed while in flight.
-// Edge items not marked again are forgotten.
+// Edge items not marked again are forgotten. The package documentation
+// lists these cases in order, in a table.
 //
 // Done finishes all its items in one step, however many there are: an
 // item listed twice counts once, and the repeat never ends the hand-out of
@@ -417,7 +419,7 @@ func (q *Queue[T]) finishAll(items []T, ready []bool) int {
 }
 
 // requeue is an item Done queues again, with its order key: the arrival
-// number of its kept-aside mark, or (level items) levelKey plus its place
+// number of its kept-aside mark, or (level items) levelKey plus its index
 // in Done's arguments.
 type requeue struct {
 	key uint64
@@ -434,7 +436,9 @@ func (q *Queue[T]) later(e *entry[T]) bool {
 }
 
 // finish is Done under the lock; ready[i] is the recheck of items[i]
-// (nil: no recheck function).
+// (nil: no recheck function). Each item in flight goes where decide
+// sends it. A repeat of an item in the same call finds it no longer in
+// flight and is ignored.
 func (q *Queue[T]) finish(items []T, ready []bool) int {
 	n := 0
 	q.requeue = q.requeue[:0]
@@ -448,38 +452,49 @@ func (q *Queue[T]) finish(items []T, ready []bool) int {
 		if q.metrics != nil {
 			q.finished(e)
 		}
-		back := q.returns(e)
-		if back {
-			q.aside.Add(-1)
-		}
-		switch {
-		case e.flags&removed != 0, back && q.discard && e.mark.at > q.now(): // removed, or a mark still to come gone with the delays
-			q.forget(item, e)
-			continue
-		case back && q.later(e) && (e.mode != Level || (ready != nil && !ready[i])):
-			m := e.mark
-			e.mark, e.flags = keptMark{}, 0
-			q.schedule(e, m.at, m.seq) // a second Done of it in this call is ignored
-			continue
-		case back && !q.later(e):
-			q.requeue = append(q.requeue, requeue{e.mark.n, e.id})
-			e.state = queued // by putBack; a second Done of it in this call is ignored
-		case e.mode == Level && !q.closed.Load() && (ready == nil || ready[i]): // also with a mark still to come: ready now is sooner
-			q.requeue = append(q.requeue, requeue{levelKey + uint64(i), e.id})
-			e.state = queued
-		case e.mode == OneShot && e.flags&rearmed != 0:
-			e.state = idle
-		case e.mode == OneShot:
-			e.state = disarmed // with its mark, if any, until Rearm
-			q.disarmed++
-		default:
-			q.forget(item, e)
-			continue
-		}
-		e.flags = 0
+		q.decide(item, e, uint64(i), ready == nil || ready[i])
 	}
 	q.putBack()
 	return n
+}
+
+// decide moves e, Done, to its next place by the first row of the table
+// in doc.go that fits it, in the same order. i is the item's index in
+// Done's arguments. still is whether a level item is still ready: there
+// is no recheck function, or it said so.
+func (q *Queue[T]) decide(item T, e *entry[T], i uint64, still bool) {
+	back := q.returns(e) // marked, in the table's sense
+	if back {
+		q.aside.Add(-1)
+	}
+	switch {
+	case e.flags&removed != 0: // removed: forgotten
+		q.forget(item, e)
+	case back && q.discard && e.mark.at > q.now(): // marked, its time to come, delays dropped: forgotten
+		q.forget(item, e)
+	case back && q.later(e) && (e.mode != Level || !still): // marked for later, unless level and still ready: delayed
+		m := e.mark
+		e.mark, e.flags = keptMark{}, 0
+		q.schedule(e, m.at, m.seq)
+	case back && !q.later(e): // marked, due now: queued
+		q.putLater(e, e.mark.n)
+	case e.mode == Level && !q.closed.Load() && still: // level, still ready: queued
+		q.putLater(e, levelKey+i)
+	case e.mode == OneShot && e.flags&rearmed != 0: // one-shot, re-armed: idle
+		e.state, e.flags = idle, 0
+	case e.mode == OneShot: // one-shot: disarmed
+		e.state, e.flags = disarmed, 0 // with its mark, if any, until Rearm
+		q.disarmed++
+	default: // anything else: forgotten
+		q.forget(item, e)
+	}
+}
+
+// putLater notes e for putBack, which queues the items Done puts back in
+// key order. Until then e stores queued, not inFlight.
+func (q *Queue[T]) putLater(e *entry[T], key uint64) {
+	q.requeue = append(q.requeue, requeue{key, e.id})
+	e.state, e.flags = queued, 0
 }
 
 // putBack queues Done's re-queued items in order (see Done).
