@@ -90,7 +90,7 @@ const (
 // queues it at once and cancels its delay; Remove forgets it. Close
 // queues every delayed item at once, so none is lost (see Close).
 func (q *Queue[T]) AddAfter(item T, d time.Duration) bool {
-	return q.add(item, q.mode, markOpts{after: d})
+	return q.add(item, q.cfg.mode, markOpts{after: d})
 }
 
 // AddOpts are the options of one mark, for AddWith.
@@ -118,7 +118,7 @@ func (q *Queue[T]) AddWith(item T, o AddOpts) bool {
 	if o.RateLimited {
 		return q.addRateLimited(item, m)
 	}
-	return q.add(item, q.mode, m)
+	return q.add(item, q.cfg.mode, m)
 }
 
 // after returns the ready time d from now, at most the clock's end (a

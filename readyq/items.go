@@ -123,7 +123,7 @@ const (
 //   - after Close nothing is marked: false.
 //
 // Add never blocks; if a Wait caller is blocked, the item is handed to it.
-func (q *Queue[T]) Add(item T) bool { return q.add(item, q.mode, markOpts{}) }
+func (q *Queue[T]) Add(item T) bool { return q.add(item, q.cfg.mode, markOpts{}) }
 
 // AddMode is Add with mode m for an item the queue does not know yet. An
 // item's mode is fixed while the queue knows it: edge and level items
@@ -148,7 +148,7 @@ type markOpts struct {
 // function) runs before the lock is taken.
 func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
 	q.checkKey(item)
-	if q.closed.Load() {
+	if q.pub.closed.Load() {
 		return false
 	}
 	return q.addAs(item, m, o, q.tenantOf(item))
@@ -157,10 +157,10 @@ func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
 // tenantOf returns item's tenant with fair share, "" without. It runs the
 // user's function: callers call it before the lock and before any change.
 func (q *Queue[T]) tenantOf(item T) string {
-	if q.tenant == nil {
+	if q.cfg.tenant == nil {
 		return ""
 	}
-	return q.tenant(item)
+	return q.cfg.tenant(item)
 }
 
 // addAs is add once the item's tenant is known.
@@ -168,7 +168,7 @@ func (q *Queue[T]) addAs(item T, m Mode, o markOpts, tenant string) bool {
 	q.mu.Lock()
 	ok := q.mark(item, m, o, tenant)
 	if ok {
-		if q.metrics != nil {
+		if q.cfg.metrics != nil {
 			q.posting().adds++
 		}
 		q.settle()
@@ -183,12 +183,12 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 	if o.retried { // When counted a failure: the limiter forgets it with the item
 		if e != nil {
 			e.retried = true
-		} else if q.closed.Load() {
+		} else if q.pub.closed.Load() {
 			p := q.posting()
 			p.forgot = append(p.forgot, item)
 		}
 	}
-	if q.closed.Load() {
+	if q.pub.closed.Load() {
 		return false
 	}
 	if e == nil {
@@ -244,7 +244,7 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 // it needs one.
 func (q *Queue[T]) fresh(e *entry[T], o markOpts, tenant string) {
 	e.retried = o.retried
-	if e.x == 0 && o.prio == 0 && q.tenant == nil {
+	if e.x == 0 && o.prio == 0 && q.cfg.tenant == nil {
 		return
 	}
 	x := q.extra(e)
@@ -270,7 +270,7 @@ func (q *Queue[T]) keepAside(e *entry[T], o markOpts) {
 		e.mark.at, e.mark.seq = q.after(o.after), q.delays.next()
 	}
 	if q.where(e) == inFlight && q.returns(e) {
-		q.aside.Add(1)
+		q.pub.aside.Add(1)
 	}
 }
 
@@ -298,7 +298,7 @@ func (q *Queue[T]) forget(item T, e *entry[T]) {
 // unlock releases mu, then wakes the callers settled meanwhile (see
 // internal/spin).
 func (q *Queue[T]) unlock() {
-	if q.metrics != nil {
+	if q.cfg.metrics != nil {
 		q.measure()
 	}
 	w, d, p := q.waiters.Woken(), q.drainers.Woken(), q.post
@@ -356,7 +356,7 @@ func (q *Queue[T]) returns(e *entry[T]) bool {
 // item held by another consumer ends that consumer's hand-out.
 func (q *Queue[T]) Done(items ...T) int {
 	q.checkKeys(items)
-	if q.recheck != nil {
+	if q.cfg.recheck != nil {
 		return q.doneRechecked(items)
 	}
 	q.mu.Lock()
@@ -373,7 +373,7 @@ func (q *Queue[T]) doneRechecked(items []T) int {
 	}
 	var ready [smallDone]bool // on the stack: no allocation per Done
 	for i, item := range items {
-		ready[i] = q.recheck(item)
+		ready[i] = q.cfg.recheck(item)
 	}
 	return q.finishAll(items, ready[:len(items)])
 }
@@ -395,7 +395,7 @@ func (q *Queue[T]) doneBig(items []T) int {
 	p := readyBufs.Get().(*[]bool)
 	ready := slices.Grow((*p)[:0], len(items))[:len(items)]
 	for i, item := range items {
-		ready[i] = q.recheck(item)
+		ready[i] = q.cfg.recheck(item)
 	}
 	n := q.finishAll(items, ready)
 	if cap(ready) <= maxPooled {
@@ -432,7 +432,7 @@ const levelKey = 1 << 63
 // later reports whether the in-flight item e has a kept-aside mark whose
 // ready time is still to come (before Close). Only with mu held.
 func (q *Queue[T]) later(e *entry[T]) bool {
-	return e.mark.at != 0 && !q.closed.Load() && e.mark.at > q.now()
+	return e.mark.at != 0 && !q.pub.closed.Load() && e.mark.at > q.now()
 }
 
 // finish is Done under the lock; ready[i] is the recheck of items[i]
@@ -449,7 +449,7 @@ func (q *Queue[T]) finish(items []T, ready []bool) int {
 		}
 		n++
 		q.inflight--
-		if q.metrics != nil {
+		if q.cfg.metrics != nil {
 			q.finished(e)
 		}
 		q.decide(item, e, uint64(i), ready == nil || ready[i])
@@ -465,7 +465,7 @@ func (q *Queue[T]) finish(items []T, ready []bool) int {
 func (q *Queue[T]) decide(item T, e *entry[T], i uint64, still bool) {
 	back := q.returns(e) // marked, in the table's sense
 	if back {
-		q.aside.Add(-1)
+		q.pub.aside.Add(-1)
 	}
 	switch {
 	case e.flags&removed != 0: // removed: forgotten
@@ -478,7 +478,7 @@ func (q *Queue[T]) decide(item T, e *entry[T], i uint64, still bool) {
 		q.schedule(e, m.at, m.seq)
 	case back && !q.later(e): // marked, due now: queued
 		q.putLater(e, e.mark.n)
-	case e.mode == Level && !q.closed.Load() && still: // level, still ready: queued
+	case e.mode == Level && !q.pub.closed.Load() && still: // level, still ready: queued
 		q.putLater(e, levelKey+i)
 	case e.mode == OneShot && e.flags&rearmed != 0: // one-shot, re-armed: idle
 		e.state, e.flags = idle, 0
@@ -547,7 +547,7 @@ func (q *Queue[T]) Remove(item T) bool {
 			return false
 		}
 		if q.returns(e) {
-			q.aside.Add(-1)
+			q.pub.aside.Add(-1)
 		}
 		e.flags = removed
 		e.mark = keptMark{}
@@ -574,13 +574,13 @@ func (q *Queue[T]) Remove(item T) bool {
 // known, already armed, or after Close (re-arming would be a new mark).
 func (q *Queue[T]) Rearm(item T) bool {
 	q.checkKey(item)
-	if q.closed.Load() {
+	if q.pub.closed.Load() {
 		return false
 	}
 	q.mu.Lock()
 	defer q.unlock()
 	e := q.lookup(item)
-	if e == nil || e.mode != OneShot || q.closed.Load() {
+	if e == nil || e.mode != OneShot || q.pub.closed.Load() {
 		return false
 	}
 	switch p := q.where(e); {
@@ -598,7 +598,7 @@ func (q *Queue[T]) Rearm(item T) bool {
 	case p == inFlight && e.flags&(removed|rearmed) == 0:
 		e.flags |= rearmed
 		if q.returns(e) {
-			q.aside.Add(1)
+			q.pub.aside.Add(1)
 		}
 	default:
 		return false

@@ -53,12 +53,12 @@ type lanes[T comparable] struct {
 func onLane[T comparable](e *entry[T]) bool { return e.state == queued }
 
 // laned reports whether an item of priority prio goes to a lane.
-func (q *Queue[T]) laned(prio int) bool { return prio != 0 || q.tenant != nil }
+func (q *Queue[T]) laned(prio int) bool { return prio != 0 || q.cfg.tenant != nil }
 
 // enqueue queues e's item at the tail of its lane: q.list, or the lane
 // of its priority and tenant. Only with mu held.
 func (q *Queue[T]) enqueue(e *entry[T]) {
-	if q.metrics != nil {
+	if q.cfg.metrics != nil {
 		q.extra(e).queuedAt = q.now()
 	}
 	if e.x == 0 {
