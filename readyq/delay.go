@@ -45,7 +45,7 @@ func (w *wait) before(v *wait) bool {
 
 // arity is the heaps' fan-out: a 4-ary heap is half as deep as a binary
 // one, so a wait taken from the top moves half as many others (each move
-// also writes the moved entry's place), for the same comparisons.
+// also writes the moved entry's position), for the same comparisons.
 const arity = 4
 
 // A heap is a 4-ary min-heap of waits.
@@ -90,7 +90,7 @@ const (
 // queues it at once and cancels its delay; Remove forgets it. Close
 // queues every delayed item at once, so none is lost (see Close).
 func (q *Queue[T]) AddAfter(item T, d time.Duration) bool {
-	return q.add(item, q.mode, markOpts{after: d})
+	return q.add(item, q.cfg.mode, markOpts{after: d})
 }
 
 // AddOpts are the options of one mark, for AddWith.
@@ -118,7 +118,7 @@ func (q *Queue[T]) AddWith(item T, o AddOpts) bool {
 	if o.RateLimited {
 		return q.addRateLimited(item, m)
 	}
-	return q.add(item, q.mode, m)
+	return q.add(item, q.cfg.mode, m)
 }
 
 // after returns the ready time d from now, at most the clock's end (a
@@ -162,7 +162,7 @@ func (q *Queue[T]) schedule(e *entry[T], at int64, seq uint64) {
 
 // reschedule moves the delayed item e to at, if that is sooner.
 func (q *Queue[T]) reschedule(e *entry[T], at int64) {
-	h, i := q.where(e)
+	h, i := q.locate(e)
 	w := h.waits.at(i)
 	if at >= w.at {
 		return
@@ -187,7 +187,7 @@ func (q *Queue[T]) unschedule(e *entry[T]) {
 
 // pop is unschedule without the timer.
 func (q *Queue[T]) pop(e *entry[T]) {
-	h, i := q.where(e)
+	h, i := q.locate(e)
 	q.remove(h, i)
 	q.delays.n--
 }
@@ -275,12 +275,12 @@ func (q *Queue[T]) arm() {
 	d.armed = at
 }
 
-// The heaps' moves. The place of a delayed entry (slab.places) is its
-// index in near, or the complement of its index in far (below 0).
+// The heaps' moves. The position of a delayed entry (slab.positions) is
+// its index in near, or the complement of its index in far (below 0).
 
-// where returns the heap of the delayed item e and its place in it.
-func (q *Queue[T]) where(e *entry[T]) (*heap, int) {
-	i := *q.slab.places.at(int(e.id))
+// locate returns the heap of the delayed item e and its position in it.
+func (q *Queue[T]) locate(e *entry[T]) (*heap, int) {
+	i := *q.slab.positions.at(int(e.id))
 	if i < 0 {
 		return &q.delays.far, int(^i)
 	}
@@ -305,7 +305,7 @@ func (q *Queue[T]) insert(h *heap, w wait) {
 	q.up(h, h.n-1, w)
 }
 
-// remove takes the wait at place i out of h: h's last wait fills the hole
+// remove takes the wait at position i out of h: h's last wait fills the hole
 // and moves up or down from there.
 func (q *Queue[T]) remove(h *heap, i int) {
 	h.n--
@@ -342,8 +342,8 @@ func (q *Queue[T]) sink(h *heap, w wait) {
 }
 
 // up and down fill a hole at i with w: up moves the waits above it down
-// until w's place is found, down the waits below it up; every wait moved
-// tells its entry its new place.
+// until w's position is found, down the waits below it up; every wait
+// moved tells its entry its new position.
 
 func (q *Queue[T]) up(h *heap, i int, w wait) {
 	for i > 0 {
@@ -374,8 +374,8 @@ func (q *Queue[T]) down(h *heap, i int, w wait) {
 	q.put(h, i, w)
 }
 
-// least returns the earliest of the children that start at place c
-// (which h has) and its place.
+// least returns the earliest of the children that start at position c
+// (which h has) and its position.
 func (h *heap) least(c int) (int, *wait) {
 	cw := h.waits.at(c)
 	for j, end := c+1, min(c+arity, h.n); j < end; j++ {
@@ -386,14 +386,14 @@ func (h *heap) least(c int) (int, *wait) {
 	return c, cw
 }
 
-// put stores w at place i of h and tells its entry.
+// put stores w at position i of h and tells its entry.
 func (q *Queue[T]) put(h *heap, i int, w wait) {
 	*h.waits.at(i) = w
 	p := int32(i)
 	if h == &q.delays.far {
 		p = ^p
 	}
-	*q.slab.places.at(int(w.e)) = p
+	*q.slab.positions.at(int(w.e)) = p
 }
 
 // Priority returns the priority of an item the queue knows (queued,

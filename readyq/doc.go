@@ -78,6 +78,72 @@
 // the queue tells it to forget an item when the item leaves the queue, so
 // its bookkeeping never outgrows the queue.
 //
+// # Where an item is
+//
+// An item the queue knows is in one of five places: queued, in flight,
+// delayed, idle or disarmed. Idle and disarmed are for one-shot items,
+// armed or waiting for Rearm. The calls move an item between the places:
+//
+//	+-----------+
+//	|           |-------- AddAfter, AddRateLimited ------------+
+//	|           |<---- Remove, CloseDiscardingDelays ------+   |
+//	| not known |                                          |   v
+//	|           |----- Add ---------> queued <----------- delayed
+//	|   idle    |<--- Remove -------   |  ^   timer, Add,    ^
+//	|           |                      |  |   Close          |
+//	|           |       Wait, TryTake, |  |                  |
+//	+-----------+                 Next |  | Done: rows 4, 5  |
+//	  ^    ^                           v  |                  |
+//	  |    +----------------------- in flight ---------------+
+//	  |   Done: rows 1, 2, 6, 8     | ^  |     Done: row 3
+//	  |  Add, AddAfter: a mark      +-+  | Done: row 7
+//	  |  kept aside; Remove,             |
+//	  |  Rearm: flags (not places)       v
+//	  +-- Rearm: idle; Remove ------ disarmed
+//
+// An idle item is one the queue does not know, except that it keeps its
+// mode. So a mark queues or delays it, as for a new item. A call for an
+// item in flight leaves it in flight until Done. It sets a property of
+// the item instead, which Done acts on:
+//
+//   - Add, AddAfter and AddRateLimited keep a mark aside for it;
+//   - Remove has Done forget it;
+//   - Rearm of a one-shot item has Done act on its mark.
+//
+// A disarmed item keeps a mark aside too. Rearm makes it idle, then acts
+// on the mark as an Add or AddAfter would. A mark of a queued item changes
+// at most its priority. AddAfter of a delayed item keeps the earlier of
+// the two ready times.
+//
+// Done sends an item in flight to the place of the first row that fits
+// it:
+//
+//	   the item                                          goes
+//	1  removed                                           forgotten
+//	2  marked, its time to come, delays dropped          forgotten
+//	3  marked for later, unless level and still ready    delayed
+//	4  marked, due now                                   queued
+//	5  level, still ready                                queued
+//	6  one-shot, re-armed                                idle
+//	7  one-shot                                          disarmed
+//	8  anything else                                     forgotten
+//
+// The table's words mean this:
+//
+//   - marked: a mark was kept aside for it, and it is not one-shot or was
+//     re-armed (a disarmed item keeps its mark for Rearm);
+//   - its time to come: the mark's ready time is still to come;
+//   - for later: its time is to come, and the queue is open;
+//   - due now: not for later (Close ends every delay);
+//   - delays dropped: CloseDiscardingDelays closed the queue;
+//   - still ready: the queue is open, and has no Recheck or one that
+//     reports true.
+//
+// Row 3 leaves a level item that is still ready to row 5, since now is
+// sooner. Rows 4 and 5 put items back at the tail: marks in the order
+// they arrived, then level items in the order Done got them. Row 8 is
+// an edge item not marked again, or a level item no longer ready.
+//
 // # Bad input
 //
 // A nil context and max ≤ 0 make Wait and WaitAppend return ErrInvalid

@@ -37,8 +37,8 @@ func Locked[T comparable](q *Queue[T]) bool {
 // Probes reports whether q probes its items before it takes the lock
 // (keys.go).
 func Probes[T comparable](q *Queue[T]) bool {
-	if q.keys.Load() == keysUnknown {
+	if q.cfg.keys.Load() == keysUnknown {
 		q.learnKeys()
 	}
-	return q.keys.Load() == keysProbed
+	return q.cfg.keys.Load() == keysProbed
 }

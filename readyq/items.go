@@ -9,22 +9,30 @@ import (
 )
 
 // An entry is what the queue knows about one item, kept by value in the
-// queue's slab (slab.go); forgotten entries are recycled. Only with mu
-// held.
+// queue's slab (slab.go); forgotten entries are recycled. Its fields come
+// in three groups: the item and its slots, where it is (state and seq),
+// and what it carries (mode, flags, retried, mark). Only with mu held.
 type entry[T comparable] struct {
-	seq     uint64 // last place in its lane: on q.list, queued if ≥ list.head, else in flight (state active); released: the free list's next (slab.go)
-	mark    uint64 // arrival number of a kept-aside mark, 0 if none
-	x       int32  // its extra part in the slab (what priorities, fair share and metrics need); 0 until one does
-	id      int32  // its slot in the slab
-	hash    uint32 // the item's hash bits in the index (index.go)
-	state   state
+	item T      // the item; the zero value once forgotten
+	hash uint32 // the item's hash bits in the index (index.go)
+	id   int32  // its slot in the slab
+	x    int32  // its extra part in the slab (what priorities, fair share and metrics need); 0 until one does
+
+	state place  // where it is, as where reads it: listed (on q.list), or the place itself
+	seq   uint64 // its number on its list, q.list or a lane's (fifo.go); released: the free list's next (slab.go)
+
 	mode    Mode
-	flags   flags
-	retried bool   // AddRateLimited was called for it: Forget the limiter's state with it
-	laned   bool   // queued on a lane (its extra part's lane), not on q.list
-	markAt  int64  // a kept-aside mark's ready time; 0: due at once
-	markSeq uint64 // the order markAt was set, for ties when it becomes a delay
-	item    T      // the item; the zero value once forgotten
+	flags   flags    // in flight: removed, rearmed
+	retried bool     // AddRateLimited was called for it: Forget the limiter's state with it
+	mark    keptMark // in flight or disarmed: a mark kept aside for Done or Rearm
+}
+
+// A keptMark is a mark made while its item is in flight or disarmed,
+// kept aside until Done or Rearm acts on it (epoll's overflow list).
+type keptMark struct {
+	n   uint64 // its arrival number (Queue.marks), the order Done queues marks in; 0: no mark
+	at  int64  // its ready time; 0: due at once
+	seq uint64 // the order at was set, for ties when it becomes a delay
 }
 
 // extra is the part of an entry that only priorities, fair share and
@@ -64,22 +72,42 @@ func (q *Queue[T]) lookup(item T) *entry[T] {
 	return e
 }
 
-type state uint8
+// A place is where an item the queue knows is: the nodes of the diagram
+// in doc.go. The function where reads it from an entry's state, as does
+// onLane, which tells the two lists of a queued item apart.
+type place uint8
 
 const (
-	active    state = iota // queued, or in flight if on q.list below its head
-	out                    // in flight, handed out from a lane
-	idle                   // one-shot, armed, not queued: stays known until Remove
-	disarmed               // one-shot, handed out and Done, waiting for Rearm
-	delayed                // waiting for its ready time (delay.go)
-	requeuing              // within Done only: about to be queued again
+	queued   place = iota // on q.list or a lane, to be handed out
+	inFlight              // handed out, not yet Done
+	delayed               // waiting for its ready time (delay.go)
+	idle                  // one-shot, armed, not queued: known until Remove
+	disarmed              // one-shot, Done, waiting for Rearm
+	listed                // stored, never returned: on q.list, queued or in flight (see where)
 )
 
+// where returns the place of e, an entry the queue knows. An entry on
+// q.list stores listed. It is queued while its seq is at or past the
+// list's head, and in flight once a hand-out has moved the head past it.
+// So a hand-out of any size from q.list moves one index (fifo.go). An
+// entry on a lane stores queued, and inFlight once handed out. Only with
+// mu held.
+func (q *Queue[T]) where(e *entry[T]) place {
+	if e.state != listed {
+		return e.state
+	}
+	if e.seq < q.list.head {
+		return inFlight
+	}
+	return queued
+}
+
+// The flags are properties of an item in flight, not places.
 type flags uint8
 
 const (
-	removed flags = 1 << iota // in flight, Removed: Done forgets it
-	rearmed                   // one-shot, in flight, re-armed: Done may queue it
+	removed flags = 1 << iota // Removed: Done forgets it
+	rearmed                   // one-shot, re-armed: Done may queue it
 )
 
 // Add marks item ready in the queue's mode (or the mode it already has,
@@ -95,7 +123,7 @@ const (
 //   - after Close nothing is marked: false.
 //
 // Add never blocks; if a Wait caller is blocked, the item is handed to it.
-func (q *Queue[T]) Add(item T) bool { return q.add(item, q.mode, markOpts{}) }
+func (q *Queue[T]) Add(item T) bool { return q.add(item, q.cfg.mode, markOpts{}) }
 
 // AddMode is Add with mode m for an item the queue does not know yet. An
 // item's mode is fixed while the queue knows it: edge and level items
@@ -120,7 +148,7 @@ type markOpts struct {
 // function) runs before the lock is taken.
 func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
 	q.checkKey(item)
-	if q.closed.Load() {
+	if q.pub.closed.Load() {
 		return false
 	}
 	return q.addAs(item, m, o, q.tenantOf(item))
@@ -129,10 +157,10 @@ func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
 // tenantOf returns item's tenant with fair share, "" without. It runs the
 // user's function: callers call it before the lock and before any change.
 func (q *Queue[T]) tenantOf(item T) string {
-	if q.tenant == nil {
+	if q.cfg.tenant == nil {
 		return ""
 	}
-	return q.tenant(item)
+	return q.cfg.tenant(item)
 }
 
 // addAs is add once the item's tenant is known.
@@ -140,7 +168,7 @@ func (q *Queue[T]) addAs(item T, m Mode, o markOpts, tenant string) bool {
 	q.mu.Lock()
 	ok := q.mark(item, m, o, tenant)
 	if ok {
-		if q.metrics != nil {
+		if q.cfg.metrics != nil {
 			q.posting().adds++
 		}
 		q.settle()
@@ -155,25 +183,27 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 	if o.retried { // When counted a failure: the limiter forgets it with the item
 		if e != nil {
 			e.retried = true
-		} else if q.closed.Load() {
+		} else if q.pub.closed.Load() {
 			p := q.posting()
 			p.forgot = append(p.forgot, item)
 		}
 	}
-	if q.closed.Load() {
+	if q.pub.closed.Load() {
 		return false
 	}
-	switch {
-	case e == nil:
+	if e == nil {
 		e = q.slab.alloc() // a recycled entry, or one in a new slot
 		e.item, e.mode = item, m
 		q.items.add(e, h)
 		q.fresh(e, o, tenant)
-		q.place(e, o.after)
+		q.admit(e, o.after)
 		return true
-	case e.state == idle:
+	}
+	p := q.where(e)
+	switch {
+	case p == idle:
 		q.raise(e, o)
-		q.place(e, o.after)
+		q.admit(e, o.after)
 		return true
 	case e.flags&removed != 0: // in flight, Removed: known again, in mode m
 		e.mode, e.flags = m, 0
@@ -182,8 +212,8 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 		return true
 	}
 	raised := q.raise(e, o)
-	switch {
-	case e.state == delayed:
+	switch p {
+	case delayed:
 		if o.after > 0 {
 			q.reschedule(e, q.after(o.after))
 			return false
@@ -191,17 +221,18 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 		q.unschedule(e)
 		q.enqueue(e)
 		return true
-	case q.queued(e):
+	case queued:
 		if raised {
 			q.unqueue(e)
 			q.enqueue(e)
 		}
 		return false
-	case e.mark != 0:
+	}
+	if e.mark.n != 0 { // in flight or disarmed, marked already
 		if o.after <= 0 {
-			e.markAt = 0
-		} else if at := q.after(o.after); at < e.markAt {
-			e.markAt, e.markSeq = at, q.delays.next() // the earliest ready time wins (0: due at once)
+			e.mark.at = 0
+		} else if at := q.after(o.after); at < e.mark.at {
+			e.mark.at, e.mark.seq = at, q.delays.next() // the earliest ready time wins (0: due at once)
 		}
 		return false
 	}
@@ -213,7 +244,7 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 // it needs one.
 func (q *Queue[T]) fresh(e *entry[T], o markOpts, tenant string) {
 	e.retried = o.retried
-	if e.x == 0 && o.prio == 0 && q.tenant == nil {
+	if e.x == 0 && o.prio == 0 && q.cfg.tenant == nil {
 		return
 	}
 	x := q.extra(e)
@@ -234,19 +265,17 @@ func (q *Queue[T]) raise(e *entry[T], o markOpts) bool {
 // keepAside gives the item e, in flight or disarmed, a kept-aside mark.
 func (q *Queue[T]) keepAside(e *entry[T], o markOpts) {
 	q.marks++
-	e.mark = q.marks
+	e.mark = keptMark{n: q.marks}
 	if o.after > 0 {
-		e.markAt, e.markSeq = q.after(o.after), q.delays.next()
-	} else {
-		e.markAt = 0
+		e.mark.at, e.mark.seq = q.after(o.after), q.delays.next()
 	}
-	if e.state != disarmed && q.returns(e) {
-		q.aside.Add(1)
+	if q.where(e) == inFlight && q.returns(e) {
+		q.pub.aside.Add(1)
 	}
 }
 
-// place queues e now, or delays it by after. Only with mu held.
-func (q *Queue[T]) place(e *entry[T], after time.Duration) {
+// admit queues e now, or delays it by after. Only with mu held.
+func (q *Queue[T]) admit(e *entry[T], after time.Duration) {
 	if after > 0 {
 		q.schedule(e, q.after(after), 0)
 		return
@@ -269,7 +298,7 @@ func (q *Queue[T]) forget(item T, e *entry[T]) {
 // unlock releases mu, then wakes the callers settled meanwhile (see
 // internal/spin).
 func (q *Queue[T]) unlock() {
-	if q.metrics != nil {
+	if q.cfg.metrics != nil {
 		q.measure()
 	}
 	w, d, p := q.waiters.Woken(), q.drainers.Woken(), q.post
@@ -296,20 +325,11 @@ func (o *owner[T]) Unlock() {
 	q.unlock()
 }
 
-// queued reports whether e is on the ready list; inFlight whether it was
-// handed out and not Done. Only with mu held.
-func (q *Queue[T]) queued(e *entry[T]) bool {
-	return e.state == active && (onLane(e) || e.seq >= q.list.head)
-}
-
-func (q *Queue[T]) inFlight(e *entry[T]) bool {
-	return e.state == out || (e.state == active && !onLane(e) && e.seq < q.list.head)
-}
-
 // returns reports whether Done will queue the in-flight item e again
-// because of a kept-aside mark (what keeps Wait waiting after Close).
+// because of a kept-aside mark (what keeps Wait waiting after Close):
+// whether it is marked, in the sense of doc.go's table.
 func (q *Queue[T]) returns(e *entry[T]) bool {
-	return e.mark != 0 && e.flags&removed == 0 && (e.mode != OneShot || e.flags&rearmed != 0)
+	return e.mark.n != 0 && e.flags&removed == 0 && (e.mode != OneShot || e.flags&rearmed != 0)
 }
 
 // Done ends the hand-out of each item and returns how many of them were in
@@ -320,7 +340,8 @@ func (q *Queue[T]) returns(e *entry[T]) bool {
 // function reports it ready. After Close, level items are not queued again
 // (that would be a new mark), but kept-aside marks still are. A one-shot
 // item is disarmed until Rearm, unless it was re-armed while in flight.
-// Edge items not marked again are forgotten.
+// Edge items not marked again are forgotten. The package documentation
+// lists these cases in order, in a table.
 //
 // Done finishes all its items in one step, however many there are: an
 // item listed twice counts once, and the repeat never ends the hand-out of
@@ -335,7 +356,7 @@ func (q *Queue[T]) returns(e *entry[T]) bool {
 // item held by another consumer ends that consumer's hand-out.
 func (q *Queue[T]) Done(items ...T) int {
 	q.checkKeys(items)
-	if q.recheck != nil {
+	if q.cfg.recheck != nil {
 		return q.doneRechecked(items)
 	}
 	q.mu.Lock()
@@ -352,7 +373,7 @@ func (q *Queue[T]) doneRechecked(items []T) int {
 	}
 	var ready [smallDone]bool // on the stack: no allocation per Done
 	for i, item := range items {
-		ready[i] = q.recheck(item)
+		ready[i] = q.cfg.recheck(item)
 	}
 	return q.finishAll(items, ready[:len(items)])
 }
@@ -374,7 +395,7 @@ func (q *Queue[T]) doneBig(items []T) int {
 	p := readyBufs.Get().(*[]bool)
 	ready := slices.Grow((*p)[:0], len(items))[:len(items)]
 	for i, item := range items {
-		ready[i] = q.recheck(item)
+		ready[i] = q.cfg.recheck(item)
 	}
 	n := q.finishAll(items, ready)
 	if cap(ready) <= maxPooled {
@@ -398,7 +419,7 @@ func (q *Queue[T]) finishAll(items []T, ready []bool) int {
 }
 
 // requeue is an item Done queues again, with its order key: the arrival
-// number of its kept-aside mark, or (level items) levelKey plus its place
+// number of its kept-aside mark, or (level items) levelKey plus its index
 // in Done's arguments.
 type requeue struct {
 	key uint64
@@ -411,56 +432,69 @@ const levelKey = 1 << 63
 // later reports whether the in-flight item e has a kept-aside mark whose
 // ready time is still to come (before Close). Only with mu held.
 func (q *Queue[T]) later(e *entry[T]) bool {
-	return e.markAt != 0 && !q.closed.Load() && e.markAt > q.now()
+	return e.mark.at != 0 && !q.pub.closed.Load() && e.mark.at > q.now()
 }
 
 // finish is Done under the lock; ready[i] is the recheck of items[i]
-// (nil: no recheck function).
+// (nil: no recheck function). Each item in flight goes where decide
+// sends it. A repeat of an item in the same call finds it no longer in
+// flight and is ignored.
 func (q *Queue[T]) finish(items []T, ready []bool) int {
 	n := 0
 	q.requeue = q.requeue[:0]
 	for i, item := range items {
 		e := q.lookup(item)
-		if e == nil || !q.inFlight(e) {
+		if e == nil || q.where(e) != inFlight {
 			continue
 		}
 		n++
 		q.inflight--
-		if q.metrics != nil {
+		if q.cfg.metrics != nil {
 			q.finished(e)
 		}
-		back := q.returns(e)
-		if back {
-			q.aside.Add(-1)
-		}
-		switch {
-		case e.flags&removed != 0, back && q.discard && e.markAt > q.now(): // removed, or a mark still to come gone with the delays
-			q.forget(item, e)
-			continue
-		case back && q.later(e) && (e.mode != Level || (ready != nil && !ready[i])):
-			at, seq := e.markAt, e.markSeq
-			e.mark, e.markAt, e.flags = 0, 0, 0
-			q.schedule(e, at, seq) // a second Done of it in this call is ignored
-			continue
-		case back && !q.later(e):
-			q.requeue = append(q.requeue, requeue{e.mark, e.id})
-			e.state = requeuing // a second Done of it in this call is ignored
-		case e.mode == Level && !q.closed.Load() && (ready == nil || ready[i]): // also with a mark still to come: ready now is sooner
-			q.requeue = append(q.requeue, requeue{levelKey + uint64(i), e.id})
-			e.state = requeuing
-		case e.mode == OneShot && e.flags&rearmed != 0:
-			e.state = idle
-		case e.mode == OneShot:
-			e.state = disarmed // with its mark, if any, until Rearm
-			q.disarmed++
-		default:
-			q.forget(item, e)
-			continue
-		}
-		e.flags = 0
+		q.decide(item, e, uint64(i), ready == nil || ready[i])
 	}
 	q.putBack()
 	return n
+}
+
+// decide moves e, Done, to its next place by the first row of the table
+// in doc.go that fits it, in the same order. i is the item's index in
+// Done's arguments. still is whether a level item is still ready: there
+// is no recheck function, or it said so.
+func (q *Queue[T]) decide(item T, e *entry[T], i uint64, still bool) {
+	back := q.returns(e) // marked, in the table's sense
+	if back {
+		q.pub.aside.Add(-1)
+	}
+	switch {
+	case e.flags&removed != 0: // removed: forgotten
+		q.forget(item, e)
+	case back && q.discard && e.mark.at > q.now(): // marked, its time to come, delays dropped: forgotten
+		q.forget(item, e)
+	case back && q.later(e) && (e.mode != Level || !still): // marked for later, unless level and still ready: delayed
+		m := e.mark
+		e.mark, e.flags = keptMark{}, 0
+		q.schedule(e, m.at, m.seq)
+	case back && !q.later(e): // marked, due now: queued
+		q.putLater(e, e.mark.n)
+	case e.mode == Level && !q.pub.closed.Load() && still: // level, still ready: queued
+		q.putLater(e, levelKey+i)
+	case e.mode == OneShot && e.flags&rearmed != 0: // one-shot, re-armed: idle
+		e.state, e.flags = idle, 0
+	case e.mode == OneShot: // one-shot: disarmed
+		e.state, e.flags = disarmed, 0 // with its mark, if any, until Rearm
+		q.disarmed++
+	default: // anything else: forgotten
+		q.forget(item, e)
+	}
+}
+
+// putLater notes e for putBack, which queues the items Done puts back in
+// key order. Until then e stores queued, not inFlight.
+func (q *Queue[T]) putLater(e *entry[T], key uint64) {
+	q.requeue = append(q.requeue, requeue{key, e.id})
+	e.state, e.flags = queued, 0
 }
 
 // putBack queues Done's re-queued items in order (see Done).
@@ -472,7 +506,7 @@ func (q *Queue[T]) putBack() {
 	for _, rq := range r {
 		e := q.slab.entry(rq.e)
 		q.enqueue(e)
-		e.mark, e.markAt = 0, 0
+		e.mark = keptMark{}
 	}
 }
 
@@ -498,33 +532,34 @@ func (q *Queue[T]) Remove(item T) bool {
 	q.mu.Lock()
 	defer q.unlock()
 	e := q.lookup(item)
-	switch {
-	case e == nil:
+	if e == nil {
 		return false
-	case q.queued(e):
+	}
+	switch q.where(e) {
+	case queued:
 		q.unqueue(e)
 		q.forget(item, e)
-	case e.state == delayed:
+	case delayed:
 		q.unschedule(e)
 		q.forget(item, e)
-	case q.inFlight(e):
+	case inFlight:
 		if e.flags&removed != 0 {
 			return false
 		}
 		if q.returns(e) {
-			q.aside.Add(-1)
+			q.pub.aside.Add(-1)
 		}
 		e.flags = removed
-		e.mark = 0
+		e.mark = keptMark{}
 		if e.retried { // gone from the queue: so is its retry state
 			e.retried = false
 			p := q.posting()
 			p.forgot = append(p.forgot, item)
 		}
-	default:
-		if e.state == disarmed {
-			q.disarmed--
-		}
+	case disarmed:
+		q.disarmed--
+		q.forget(item, e)
+	case idle:
 		q.forget(item, e)
 	}
 	q.settle()
@@ -539,32 +574,31 @@ func (q *Queue[T]) Remove(item T) bool {
 // known, already armed, or after Close (re-arming would be a new mark).
 func (q *Queue[T]) Rearm(item T) bool {
 	q.checkKey(item)
-	if q.closed.Load() {
+	if q.pub.closed.Load() {
 		return false
 	}
 	q.mu.Lock()
 	defer q.unlock()
 	e := q.lookup(item)
-	if e == nil || e.mode != OneShot || q.closed.Load() {
+	if e == nil || e.mode != OneShot || q.pub.closed.Load() {
 		return false
 	}
-	switch {
-	case e.state == disarmed:
+	switch p := q.where(e); {
+	case p == disarmed:
 		q.disarmed--
 		e.state = idle
-		if e.mark != 0 {
-			at, seq := e.markAt, e.markSeq
-			e.mark, e.markAt = 0, 0
-			if at != 0 && at > q.now() {
-				q.schedule(e, at, seq)
+		if m := e.mark; m.n != 0 {
+			e.mark = keptMark{}
+			if m.at != 0 && m.at > q.now() {
+				q.schedule(e, m.at, m.seq)
 			} else {
 				q.enqueue(e)
 			}
 		}
-	case q.inFlight(e) && e.flags&(removed|rearmed) == 0:
+	case p == inFlight && e.flags&(removed|rearmed) == 0:
 		e.flags |= rearmed
 		if q.returns(e) {
-			q.aside.Add(1)
+			q.pub.aside.Add(1)
 		}
 	default:
 		return false

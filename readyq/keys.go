@@ -18,7 +18,7 @@ import "reflect"
 // reflect tells that once per queue, so that queues of other types pay
 // one atomic load per call and no probe.
 
-// The values of Queue.keys.
+// The values of Queue.cfg.keys.
 const (
 	keysUnknown uint32 = iota // not yet looked at (the zero value)
 	keysSafe                  // hashing a T cannot panic
@@ -29,14 +29,14 @@ const (
 // Callers call it before they take the lock. The test of keysSafe is all
 // that queues of other item types pay: it is inlined, probe is not.
 func (q *Queue[T]) checkKey(item T) {
-	if q.keys.Load() != keysSafe {
+	if q.cfg.keys.Load() != keysSafe {
 		q.probe(item)
 	}
 }
 
 // checkKeys is checkKey for each item.
 func (q *Queue[T]) checkKeys(items []T) {
-	if q.keys.Load() != keysSafe {
+	if q.cfg.keys.Load() != keysSafe {
 		q.probe(items...)
 	}
 }
@@ -44,7 +44,7 @@ func (q *Queue[T]) checkKeys(items []T) {
 // probe hashes the items if T holds an interface, learning that first if
 // need be.
 func (q *Queue[T]) probe(items ...T) {
-	if q.keys.Load() == keysUnknown && q.learnKeys() == keysSafe {
+	if q.cfg.keys.Load() == keysUnknown && q.learnKeys() == keysSafe {
 		return
 	}
 	var m map[T]struct{}
@@ -60,7 +60,7 @@ func (q *Queue[T]) learnKeys() uint32 {
 	if hashMayPanic(reflect.TypeFor[T]()) {
 		k = keysProbed
 	}
-	q.keys.Store(k)
+	q.cfg.keys.Store(k)
 	return k
 }
 

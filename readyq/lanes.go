@@ -16,10 +16,10 @@ import "slices"
 // at most one hand-out per tenant ahead of it. A lane leaves the ring, and
 // a level the list, when it has nothing queued.
 //
-// Items handed out from a lane are marked out one by one (the lane's
-// positions cannot tell in-flight items apart, since lanes come and go),
-// which costs a map lookup per item: priorities and fair share cost only
-// the queues that use them.
+// Items handed out from a lane are marked in flight one by one (the
+// lane's positions cannot tell in-flight items apart, since lanes come and
+// go), which costs a map lookup per item: priorities and fair share cost
+// only the queues that use them.
 
 // A lane is a FIFO of the queued items of one priority and tenant.
 type lane[T comparable] struct {
@@ -48,30 +48,30 @@ type lanes[T comparable] struct {
 	watch  *gauge[T] // with metrics: where count notes the levels whose count changes
 }
 
-// onLane reports whether the queued item e is on a lane, not on q.list.
-func onLane[T comparable](e *entry[T]) bool { return e.laned }
+// onLane reports whether the queued item e is on a lane, not on q.list:
+// where's queued, not listed.
+func onLane[T comparable](e *entry[T]) bool { return e.state == queued }
 
 // laned reports whether an item of priority prio goes to a lane.
-func (q *Queue[T]) laned(prio int) bool { return prio != 0 || q.tenant != nil }
+func (q *Queue[T]) laned(prio int) bool { return prio != 0 || q.cfg.tenant != nil }
 
 // enqueue queues e's item at the tail of its lane: q.list, or the lane
 // of its priority and tenant. Only with mu held.
 func (q *Queue[T]) enqueue(e *entry[T]) {
-	e.state = active
-	if q.metrics != nil {
+	if q.cfg.metrics != nil {
 		q.extra(e).queuedAt = q.now()
 	}
 	if e.x == 0 {
-		e.seq = q.list.push(e.item)
+		e.seq, e.state = q.list.push(e.item), listed
 		return
 	}
 	x := q.slab.extra(e.x)
 	if !q.laned(x.prio) {
-		e.seq = q.list.push(e.item)
+		e.seq, e.state = q.list.push(e.item), listed
 		return
 	}
 	ln := q.lanes.lane(x.prio, x.tenant)
-	e.seq, x.lane, e.laned = ln.list.push(e.item), ln, true
+	e.seq, e.state, x.lane = ln.list.push(e.item), queued, ln
 	q.lanes.count(ln.level, 1)
 }
 
@@ -85,7 +85,7 @@ func (q *Queue[T]) unqueue(e *entry[T]) {
 	x := q.slab.extra(e.x)
 	ln := x.lane
 	ln.list.kill(e.seq)
-	x.lane, e.laned = nil, false
+	x.lane = nil // its state is set by the enqueue or forget that follows
 	q.lanes.count(ln.level, -1)
 	if ln.list.live == 0 {
 		q.lanes.drop(ln) // its priority, not the item's: a raise unqueues first with the new one set
@@ -203,7 +203,7 @@ func (q *Queue[T]) takeLevel(lv *level[T], buf []T, max int) []T {
 		start := len(buf)
 		buf = arr.copyOut(buf, lo, hi)
 		e := q.lookup(buf[start])
-		e.state, e.laned, q.slab.extra(e.x).lane = out, false, nil
+		e.state, q.slab.extra(e.x).lane = inFlight, nil
 		q.inflight++
 		q.lanes.count(lv, -1)
 		if ln.list.live == 0 {

@@ -52,7 +52,7 @@ func (q *Queue[T]) Running() (unfinished, longest time.Duration) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	r := &q.running
-	if q.metrics == nil || r.n == 0 {
+	if q.cfg.metrics == nil || r.n == 0 {
 		return 0, 0
 	}
 	now := q.now()
@@ -121,7 +121,7 @@ func (q *Queue[T]) posting() *post[T] {
 
 // deliver does what a locked section posted, after the unlock.
 func (q *Queue[T]) deliver(p *post[T]) {
-	if m := q.metrics; m != nil {
+	if m := q.cfg.metrics; m != nil {
 		for range p.adds {
 			m.Added()
 		}
@@ -185,7 +185,7 @@ type prioDepth struct{ prio, n int }
 // measure notes the depths that changed for the metrics before the
 // unlock, and writes them to the box. Only with mu held and metrics set.
 func (q *Queue[T]) measure() {
-	g := q.gauge
+	g := q.cfg.gauge
 	if n := q.list.live; n != g.list {
 		g.list = n
 		g.noted = append(g.noted, prioDepth{0, n})
@@ -228,7 +228,7 @@ func replace(ds []prioDepth, d prioDepth) []prioDepth {
 // locked section wrote some. The box may be empty by then: the take of a
 // goroutine ahead had them, and has reported them once report is ours.
 func (q *Queue[T]) report(m Metrics) {
-	g := q.gauge
+	g := q.cfg.gauge
 	g.report.Lock()
 	defer g.report.Unlock() // also if Depth panics
 	g.box.mu.Lock()

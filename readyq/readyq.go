@@ -104,38 +104,61 @@ func (m Mode) String() string {
 // wakes. Then the call took effect first and returns the items with a nil
 // error, so no item is lost between the queue and a caller that gives up.
 type Queue[T comparable] struct {
-	_ noCopy
+	_  noCopy
+	mu sync.Mutex
 
-	mu       sync.Mutex    // the state lock
-	items    index[T]      // every item the queue knows: its entry's slot; only with mu held
-	slab     slab[T]       // the entries (slab.go); only with mu held
-	list     fifo[T]       // the queued items; only with mu held
-	marks    uint64        // kept-aside marks so far: their arrival numbers; only with mu held
-	aside    atomic.Int64  // in flight with a mark Done will queue (keeps Wait waiting after Close); written with mu held
-	inflight int           // items handed out, not yet Done; only with mu held
-	disarmed int           // one-shot items waiting for Rearm; only with mu held
-	closed   atomic.Bool   // written with mu held; read without by Add's fast refusal
-	discard  bool          // closed by CloseDiscardingDelays: marks still to come are dropped at Done; only with mu held
-	keys     atomic.Uint32 // whether items are probed before the lock (keys.go); set once, by any call
-	requeue  []requeue     // Done's scratch space; only with mu held
+	guarded[T] // the state mu guards, embedded: q.list is q.guarded.list
 
-	waiters  spin.Queue[take[T]]  // blocked Wait callers; only with mu held
-	drainers spin.Queue[struct{}] // blocked Drain callers; only with mu held
-	ready    spin.Notifier        // Ready(); only with mu held
-	stats    publishedStats       // for Len, InFlight, Stats and Ready's fast path
+	pub published   // what observers read without the lock
+	cfg settings[T] // the configuration, read without the lock
+}
 
-	lanes  lanes[T] // queued items of other priorities and tenants (lanes.go); only with mu held
-	delays delays   // delayed items and the timer (delay.go); only with mu held
+// guarded is the state of a Queue that its mu guards, only with mu held.
+// The exceptions are atomic: Stats counts the waiters and drainers
+// without the lock, and deliver puts spareMail back after the unlock.
+type guarded[T comparable] struct {
+	items    index[T]  // every item the queue knows: its entry's slot
+	slab     slab[T]   // the entries (slab.go)
+	list     fifo[T]   // the queued items of priority 0, without fair share (fifo.go)
+	marks    uint64    // kept-aside marks so far: their arrival numbers
+	inflight int       // items handed out, not yet Done
+	disarmed int       // one-shot items waiting for Rearm
+	discard  bool      // closed by CloseDiscardingDelays: marks still to come are dropped at Done
+	requeue  []requeue // Done's scratch space
+
+	waiters  spin.Queue[take[T]]  // blocked Wait callers
+	drainers spin.Queue[struct{}] // blocked Drain callers
+	ready    spin.Notifier        // Ready()
+
+	lanes  lanes[T] // queued items of other priorities and tenants (lanes.go)
+	delays delays   // delayed items and the timer (delay.go)
 
 	post      *post[T]                // what the current locked section leaves for after the unlock
-	spareMail atomic.Pointer[post[T]] // a delivered post, for the next one
-	gauge     *gauge[T]               // with metrics: the depths reported (metrics.go)
-	running   running                 // with metrics: the items in flight; only with mu held
+	spareMail atomic.Pointer[post[T]] // a delivered post, for the next one; deliver stores it after the unlock
+	running   running                 // with metrics: the items in flight
+}
 
-	mode    Mode
+// published is what a Queue shows without its lock: the counters that
+// observers read (Len, InFlight, Stats, the fast paths of Ready and
+// TryTake) and the closed flag of Add's fast refusal. It is written only
+// with mu held.
+type published struct {
+	queued, inflight, disarmed, delayed atomic.Int64 // stored by publish
+
+	aside  atomic.Int64 // in flight with a mark Done will queue (keeps Wait waiting after Close)
+	closed atomic.Bool
+}
+
+// settings are a Queue's configuration: set by NewWithConfig and read
+// without the lock. Two are learned at their first use, by any call: the
+// key check and the default rate limiter.
+type settings[T comparable] struct {
+	keys    atomic.Uint32  // whether items are probed before the lock (keys.go)
+	mode    Mode           // Config.Mode
 	recheck func(T) bool   // Config.Recheck; nil: level items stay ready
 	tenant  func(T) string // Config.Fairness; nil: no fair share
 	metrics Metrics        // Config.Metrics
+	gauge   *gauge[T]      // with metrics: the depths reported (metrics.go)
 	lim     RateLimiter[T] // Config.RateLimiter, or the default made at first use
 	limOnce sync.Once
 }
@@ -160,10 +183,10 @@ func NewWithConfig[T comparable](c Config[T]) *Queue[T] {
 	if !c.Mode.valid() {
 		panic("readyq: Config.Mode is not a Mode")
 	}
-	q := &Queue[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, lim: c.RateLimiter, metrics: c.Metrics}
+	q := &Queue[T]{cfg: settings[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, lim: c.RateLimiter, metrics: c.Metrics}}
 	if c.Metrics != nil {
-		q.gauge = new(gauge[T])
-		q.lanes.watch = q.gauge
+		q.cfg.gauge = new(gauge[T])
+		q.lanes.watch = q.cfg.gauge
 	}
 	return q
 }
@@ -181,10 +204,10 @@ func NewWithConfig[T comparable](c Config[T]) *Queue[T] {
 func (q *Queue[T]) Close() {
 	q.mu.Lock()
 	defer q.unlock()
-	if !q.closed.Load() {
+	if !q.pub.closed.Load() {
 		q.dueAll(true) // before closed is seen without the lock: a refused Add
 		q.publish()    // must not find the delayed items still uncounted
-		q.closed.Store(true)
+		q.pub.closed.Store(true)
 		q.settle()
 	}
 }
@@ -198,7 +221,7 @@ func (q *Queue[T]) Close() {
 func (q *Queue[T]) CloseDiscardingDelays() int {
 	q.mu.Lock()
 	defer q.unlock()
-	if q.closed.Load() {
+	if q.pub.closed.Load() {
 		return 0
 	}
 	n := q.delays.n
@@ -210,7 +233,7 @@ func (q *Queue[T]) CloseDiscardingDelays() int {
 	q.arm()
 	q.discard = true
 	q.publish() // before closed is seen without the lock, as in Close
-	q.closed.Store(true)
+	q.pub.closed.Store(true)
 	q.settle()
 	return n
 }
@@ -243,7 +266,7 @@ func (q *Queue[T]) settle() {
 // exhausted reports whether a closed queue has nothing left to hand out:
 // nothing queued and no Done that could queue an item again.
 func (q *Queue[T]) exhausted() bool {
-	return q.closed.Load() && q.queuedLen() == 0 && q.aside.Load() == 0
+	return q.pub.closed.Load() && q.queuedLen() == 0 && q.pub.aside.Load() == 0
 }
 
 // idle reports whether nothing is queued, delayed or in flight (Drain).
@@ -255,22 +278,17 @@ func (q *Queue[T]) idle() bool {
 func (q *Queue[T]) readyNow() bool { return q.queuedLen() > 0 || q.exhausted() }
 
 // Len returns the number of queued items.
-func (q *Queue[T]) Len() int { return int(q.stats.queued.Load()) }
+func (q *Queue[T]) Len() int { return int(q.pub.queued.Load()) }
 
 // InFlight returns the number of items handed out and not yet Done.
-func (q *Queue[T]) InFlight() int { return int(q.stats.inflight.Load()) }
-
-// publishedStats are the counters observers read without the lock.
-type publishedStats struct {
-	queued, inflight, disarmed, delayed atomic.Int64
-}
+func (q *Queue[T]) InFlight() int { return int(q.pub.inflight.Load()) }
 
 // publish stores the counters that changed. Only with mu held.
 func (q *Queue[T]) publish() {
-	store(&q.stats.queued, q.queuedLen())
-	store(&q.stats.delayed, q.delays.n)
-	store(&q.stats.inflight, q.inflight)
-	store(&q.stats.disarmed, q.disarmed)
+	store(&q.pub.queued, q.queuedLen())
+	store(&q.pub.delayed, q.delays.n)
+	store(&q.pub.inflight, q.inflight)
+	store(&q.pub.disarmed, q.disarmed)
 }
 
 func store(a *atomic.Int64, v int) {
@@ -296,14 +314,14 @@ type Stats struct {
 // read one by one and may be mutually inconsistent under concurrent use.
 func (q *Queue[T]) Stats() Stats {
 	return Stats{
-		Queued:   int(q.stats.queued.Load()),
-		Delayed:  int(q.stats.delayed.Load()),
-		InFlight: int(q.stats.inflight.Load()),
-		Aside:    int(q.aside.Load()),
-		Disarmed: int(q.stats.disarmed.Load()),
+		Queued:   int(q.pub.queued.Load()),
+		Delayed:  int(q.pub.delayed.Load()),
+		InFlight: int(q.pub.inflight.Load()),
+		Aside:    int(q.pub.aside.Load()),
+		Disarmed: int(q.pub.disarmed.Load()),
 		Waiting:  q.waiters.Len(),
 		Draining: q.drainers.Len(),
-		Closed:   q.closed.Load(),
+		Closed:   q.pub.closed.Load(),
 	}
 }
 

@@ -40,7 +40,7 @@ func (q *Queue[T]) AddRateLimited(item T) bool {
 // addRateLimited is AddRateLimited with the options of an AddWith.
 func (q *Queue[T]) addRateLimited(item T, o markOpts) bool {
 	q.checkKey(item)
-	if q.closed.Load() { // refused: no retry to count (mark handles a Close that comes next)
+	if q.pub.closed.Load() { // refused: no retry to count (mark handles a Close that comes next)
 		return false
 	}
 	tenant := q.tenantOf(item) // first: if it panics, no retry is counted
@@ -49,10 +49,10 @@ func (q *Queue[T]) addRateLimited(item T, o markOpts) bool {
 		o.after = d
 	}
 	o.retried = true
-	if q.metrics != nil {
-		q.metrics.Retried()
+	if q.cfg.metrics != nil {
+		q.cfg.metrics.Retried()
 	}
-	return q.addAs(item, q.mode, o, tenant)
+	return q.addAs(item, q.cfg.mode, o, tenant)
 }
 
 // Forget tells the rate limiter that item is done with retries (client-go's
@@ -65,12 +65,12 @@ func (q *Queue[T]) NumRequeues(item T) int { return q.limiter().NumRequeues(item
 // limiter returns the queue's rate limiter, making the default one at the
 // first use.
 func (q *Queue[T]) limiter() RateLimiter[T] {
-	q.limOnce.Do(func() {
-		if q.lim == nil {
-			q.lim = DefaultRateLimiter[T]()
+	q.cfg.limOnce.Do(func() {
+		if q.cfg.lim == nil {
+			q.cfg.lim = DefaultRateLimiter[T]()
 		}
 	})
-	return q.lim
+	return q.cfg.lim
 }
 
 // DefaultRateLimiter returns a new limiter equal to client-go's

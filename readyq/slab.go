@@ -8,11 +8,11 @@ package readyq
 // struct of numbers) none of them holds a pointer: the garbage collector
 // neither scans them nor finds an object per item. Released entries go
 // on a free list, linked through them, so that a queue in a steady state
-// allocates nothing. The place of each delayed entry in the delay heaps is
-// kept apart from the entries, in a dense array of int32s beside them,
-// because every move in a heap writes one: a move then touches a line
-// shared with 15 other places instead of an entry's own (measured: 5 %
-// off a delayed item's cycle with a million delayed).
+// allocates nothing. The position of each delayed entry in the delay
+// heaps is kept apart from the entries, in a dense array of int32s beside
+// them, because every move in a heap writes one: a move then touches a
+// line shared with 15 other positions instead of an entry's own
+// (measured: 5 % off a delayed item's cycle with a million delayed).
 //
 // The pages hold 1,024 slots each and never move, except the first,
 // which starts at 64 slots and doubles, by copying, until it is full, so
@@ -67,13 +67,13 @@ func (p *paged[E]) grow() {
 
 // slab holds a queue's entries and their extra parts. Only with mu held.
 type slab[T comparable] struct {
-	entries paged[entry[T]]
-	places  paged[int32] // a delayed entry's place in the delay heaps, by slot (see where)
-	extras  paged[extra[T]]
-	free    int32   // the first released entry's slot plus 1 (0: none); each holds the next one's in seq
-	freeX   []int32 // released extra parts' slots
-	used    int     // entry slots handed out at least once
-	usedX   int     // extra slots handed out at least once
+	entries   paged[entry[T]]
+	positions paged[int32] // a delayed entry's position in the delay heaps, by slot (see locate)
+	extras    paged[extra[T]]
+	free      int32   // the first released entry's slot plus 1 (0: none); each holds the next one's in seq
+	freeX     []int32 // released extra parts' slots
+	used      int     // entry slots handed out at least once
+	usedX     int     // extra slots handed out at least once
 }
 
 // entry returns the entry in slot i.
@@ -97,7 +97,7 @@ func (s *slab[T]) alloc() *entry[T] {
 func (s *slab[T]) fresh() *entry[T] {
 	if s.used == s.entries.cap {
 		s.entries.grow()
-		s.places.grow()
+		s.positions.grow()
 	}
 	e := s.entries.at(s.used)
 	e.id = int32(s.used)

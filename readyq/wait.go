@@ -59,7 +59,7 @@ func (q *Queue[T]) Next(ctx context.Context, done []T, max int) ([]T, error) {
 	if ctx == nil || max <= 0 {
 		return done, ErrInvalid
 	}
-	if q.recheck != nil { // the recheck runs outside the lock
+	if q.cfg.recheck != nil { // the recheck runs outside the lock
 		q.Done(done...)
 		return q.WaitAppend(ctx, done[:0], max)
 	}
@@ -126,7 +126,7 @@ func (q *Queue[T]) grant(w *spin.Waiter[take[T]]) {
 func (q *Queue[T]) takeLocked(buf []T, max int) []T {
 	start := len(buf)
 	buf = q.handOut(buf, max)
-	if q.metrics != nil {
+	if q.cfg.metrics != nil {
 		q.started(buf[start:])
 	}
 	return buf
@@ -145,7 +145,7 @@ func (q *Queue[T]) TryTake(max int) []T {
 
 // TryTakeAppend is TryTake appending the items to buf (see WaitAppend).
 func (q *Queue[T]) TryTakeAppend(buf []T, max int) []T {
-	if max <= 0 || q.stats.queued.Load() == 0 {
+	if max <= 0 || q.pub.queued.Load() == 0 {
 		return buf
 	}
 	q.mu.Lock()
@@ -157,7 +157,7 @@ func (q *Queue[T]) TryTakeAppend(buf []T, max int) []T {
 // large batch is copied out after the lock is released, so producers
 // never wait behind the copy.
 func (q *Queue[T]) takeAndUnlock(buf []T, max int) []T {
-	if q.lanes.live > 0 || q.metrics != nil {
+	if q.lanes.live > 0 || q.cfg.metrics != nil {
 		buf = q.takeLocked(buf, max)
 		q.publish()
 		q.unlock()
@@ -229,7 +229,7 @@ func (q *Queue[T]) Drain(ctx context.Context) error {
 // consumer (TryTake then returns nothing) and calls Ready again; on a
 // closed queue, Wait tells the two cases apart.
 func (q *Queue[T]) Ready() <-chan struct{} {
-	if q.stats.queued.Load() != 0 {
+	if q.pub.queued.Load() != 0 {
 		return spin.ClosedChan()
 	}
 	q.mu.Lock()
