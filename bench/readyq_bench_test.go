@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/evsync/evsync/internal/anchor"
+	"github.com/evsync/evsync/internal/testsupport/anchor"
 	"k8s.io/client-go/util/workqueue"
 )
 

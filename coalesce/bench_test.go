@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/coalesce"
-	"github.com/evsync/evsync/internal/anchor"
+	"github.com/evsync/evsync/internal/testsupport/anchor"
 )
 
 // BenchmarkWake measures Wake while a window is open (the common case:

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/coalesce"
-	"github.com/evsync/evsync/internal/testkit"
+	"github.com/evsync/evsync/internal/testsupport/testkit"
 )
 
 // wakeups drains C without blocking and returns how many tokens and events

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/coalesce"
-	"github.com/evsync/evsync/internal/model"
+	"github.com/evsync/evsync/internal/testsupport/model"
 	"pgregory.net/rapid"
 )
 

@@ -14,7 +14,7 @@ import (
 // that Flush came too late to stop, whatever the scheduler does with them.
 //
 // Regression test (found by the signal cancellation storm of
-// internal/faults, fixed in commit 350eeac by one timer slot per run in
+// internal/testsupport/faults, fixed in commit 350eeac by one timer slot per run in
 // the air): Close could wait forever for a timer run that would never
 // come, because the count of stale runs could end up one too high. The
 // timer's callback told a stale run (one that Flush or Close could not

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/coalesce"
-	"github.com/evsync/evsync/internal/model"
+	"github.com/evsync/evsync/internal/testsupport/model"
 )
 
 // FuzzCoalesce makes the decoded operations on a Waker, on the fake clock

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evsync/evsync/internal/model"
-	"github.com/evsync/evsync/internal/testkit"
+	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/internal/testsupport/testkit"
 )
 
 // maxParked bounds the blocking calls a run keeps parked at once, and

@@ -5,8 +5,8 @@ import (
 	"encoding/binary"
 	"strings"
 
-	"github.com/evsync/evsync/internal/model"
 	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/testsupport/model"
 )
 
 // The input format. Every byte string decodes to some run: a missing byte

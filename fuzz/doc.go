@@ -3,7 +3,7 @@
 //
 // Each fuzz target decodes its input into a configuration and a sequence
 // of operations and makes them, one at a time, on a real primitive and on
-// its reference model in internal/model, comparing every result:
+// its reference model in internal/testsupport/model, comparing every result:
 //
 //	FuzzSemaphore  semaphore.Semaphore against model.Counter (Semaphore mode)
 //	FuzzLimiter    semaphore.Limiter and its permits against model.Limiter,
@@ -26,7 +26,7 @@
 // which TestCorpusCoverage checks. run.sh runs each target in turn.
 //
 // The linearizability tests record concurrent histories of semaphore,
-// limiter, signal and readyq calls with internal/lincheck and check them
+// limiter, signal and readyq calls with internal/testsupport/lincheck and check them
 // with porcupine against sequential models. For the counters that is the
 // count (with the limit and the debt for the semaphore, and the permits
 // given back for the limiter). For readyq it is the queue order, the

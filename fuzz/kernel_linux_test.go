@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/evsync/evsync/internal/eventfd"
-	"github.com/evsync/evsync/internal/model"
-	"github.com/evsync/evsync/internal/testkit"
+	"github.com/evsync/evsync/internal/testsupport/eventfd"
+	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/internal/testsupport/testkit"
 	"github.com/evsync/evsync/semaphore"
 	"github.com/evsync/evsync/signal"
 )

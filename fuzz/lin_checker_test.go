@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/evsync/evsync/internal/lincheck"
+	"github.com/evsync/evsync/internal/testsupport/lincheck"
 	"github.com/evsync/evsync/semaphore"
 	"github.com/evsync/evsync/signal"
 )

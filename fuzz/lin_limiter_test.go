@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/evsync/evsync/internal/lincheck"
-	"github.com/evsync/evsync/internal/model"
 	"github.com/evsync/evsync/internal/spin"
-	"github.com/evsync/evsync/internal/testkit"
+	"github.com/evsync/evsync/internal/testsupport/lincheck"
+	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/internal/testsupport/testkit"
 	"github.com/evsync/evsync/semaphore"
 )
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/evsync/evsync/internal/lincheck"
+	"github.com/evsync/evsync/internal/testsupport/lincheck"
 	"github.com/evsync/evsync/readyq"
 )
 

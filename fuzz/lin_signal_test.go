@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/evsync/evsync/internal/lincheck"
 	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/testsupport/lincheck"
 	"github.com/evsync/evsync/signal"
 )
 

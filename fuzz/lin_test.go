@@ -11,13 +11,13 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/evsync/evsync/internal/lincheck"
 	"github.com/evsync/evsync/internal/spin"
-	"github.com/evsync/evsync/internal/testkit"
+	"github.com/evsync/evsync/internal/testsupport/lincheck"
+	"github.com/evsync/evsync/internal/testsupport/testkit"
 )
 
 // The linearizability tests record concurrent histories of a primitive's
-// calls (internal/lincheck) and check each with porcupine against a
+// calls (internal/testsupport/lincheck) and check each with porcupine against a
 // sequential model of its count: a state of the count and the closed
 // flag, and a pure Step that says which outputs each call may have in
 // each state. A blocking call that succeeds takes effect at some moment

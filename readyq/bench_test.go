@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evsync/evsync/internal/anchor"
+	"github.com/evsync/evsync/internal/testsupport/anchor"
 	"github.com/evsync/evsync/readyq"
 )
 
-// Benchmarks against the anchors (internal/anchor); the nested module
+// Benchmarks against the anchors (internal/testsupport/anchor); the nested module
 // bench/ runs the same ones plus client-go's workqueue. Compare with
 //
 //	go test -run='^$' -bench=. -benchmem -count=6 ./readyq > bench.txt

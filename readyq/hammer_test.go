@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evsync/evsync/internal/testkit"
+	"github.com/evsync/evsync/internal/testsupport/testkit"
 	"github.com/evsync/evsync/readyq"
 )
 

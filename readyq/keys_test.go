@@ -8,7 +8,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/evsync/evsync/internal/testkit"
+	"github.com/evsync/evsync/internal/testsupport/testkit"
 	"github.com/evsync/evsync/readyq"
 )
 

@@ -177,7 +177,7 @@ done
 # package at a time in the order given, output to LOG; it stops at the
 # first package that fails (a mutant is killed once, and a package whose
 # calls hang would otherwise hold up the run until its -timeout).
-# TestBug* tests document known, unfixed bugs (internal/faults): they
+# TestBug* tests document known, unfixed bugs (internal/testsupport/faults): they
 # fail on purpose and would "kill" every mutant, so they are skipped.
 run_tests() {
   local log=$1 timeout=$2 race=$3 tags=$4 p

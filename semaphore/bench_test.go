@@ -9,11 +9,11 @@ import (
 
 	xsem "golang.org/x/sync/semaphore"
 
-	"github.com/evsync/evsync/internal/anchor"
+	"github.com/evsync/evsync/internal/testsupport/anchor"
 	"github.com/evsync/evsync/semaphore"
 )
 
-// Benchmarks against the anchors (internal/anchor); compare with
+// Benchmarks against the anchors (internal/testsupport/anchor); compare with
 //
 //	go test -run='^$' -bench=. -benchmem -count=6 ./semaphore > bench.txt
 //	benchstat -col /impl bench.txt

@@ -5,9 +5,9 @@ package semaphore_test
 import (
 	"testing"
 
-	"github.com/evsync/evsync/internal/eventfd"
-	"github.com/evsync/evsync/internal/model"
-	"github.com/evsync/evsync/internal/testkit"
+	"github.com/evsync/evsync/internal/testsupport/eventfd"
+	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/internal/testsupport/testkit"
 	"github.com/evsync/evsync/semaphore"
 )
 

@@ -13,8 +13,8 @@ import (
 	"testing/synctest"
 
 	"github.com/evsync/evsync/internal/counter"
-	"github.com/evsync/evsync/internal/gates"
-	"github.com/evsync/evsync/internal/testkit"
+	"github.com/evsync/evsync/internal/testsupport/gates"
+	"github.com/evsync/evsync/internal/testsupport/testkit"
 	"github.com/evsync/evsync/semaphore"
 )
 

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/evsync/evsync/internal/anchor"
+	"github.com/evsync/evsync/internal/testsupport/anchor"
 	"github.com/evsync/evsync/signal"
 )
 
-// Benchmarks against the anchors (internal/anchor); compare with
+// Benchmarks against the anchors (internal/testsupport/anchor); compare with
 //
 //	go test -run='^$' -bench=. -benchmem -count=6 ./signal > bench.txt
 //	benchstat -col /impl bench.txt

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/coalesce"
-	"github.com/evsync/evsync/internal/testkit"
+	"github.com/evsync/evsync/internal/testsupport/testkit"
 	"github.com/evsync/evsync/signal"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/evsync/evsync/internal/anchor"
+	"github.com/evsync/evsync/internal/testsupport/anchor"
 	"github.com/evsync/evsync/signal"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/evsync/evsync/internal/counter"
 	"github.com/evsync/evsync/internal/spin"
-	"github.com/evsync/evsync/internal/testkit"
+	"github.com/evsync/evsync/internal/testsupport/testkit"
 )
 
 var bg = context.Background()

@@ -7,7 +7,7 @@ import (
 	"testing/synctest"
 
 	"github.com/evsync/evsync/internal/counter"
-	"github.com/evsync/evsync/internal/testkit"
+	"github.com/evsync/evsync/internal/testsupport/testkit"
 )
 
 const (

@@ -19,9 +19,9 @@ import (
 	"testing/synctest"
 
 	"github.com/evsync/evsync/internal/counter"
-	"github.com/evsync/evsync/internal/gates"
 	"github.com/evsync/evsync/internal/spin"
-	"github.com/evsync/evsync/internal/testkit"
+	"github.com/evsync/evsync/internal/testsupport/gates"
+	"github.com/evsync/evsync/internal/testsupport/testkit"
 )
 
 // hookBubble is inBubble for a hook test: c.Close at the end frees any

@@ -23,9 +23,9 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/internal/counter"
-	"github.com/evsync/evsync/internal/gates"
 	"github.com/evsync/evsync/internal/spin"
-	"github.com/evsync/evsync/internal/testkit"
+	"github.com/evsync/evsync/internal/testsupport/gates"
+	"github.com/evsync/evsync/internal/testsupport/testkit"
 )
 
 // An outcome is what a call returned and the count its goroutine read

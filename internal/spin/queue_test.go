@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/internal/spin"
-	"github.com/evsync/evsync/internal/testkit"
+	"github.com/evsync/evsync/internal/testsupport/testkit"
 )
 
 // A tsem is a minimal FIFO semaphore built on the protocol the way a

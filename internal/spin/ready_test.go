@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/evsync/evsync/internal/spin"
-	"github.com/evsync/evsync/internal/testkit"
+	"github.com/evsync/evsync/internal/testsupport/testkit"
 )
 
 func TestNotifier(t *testing.T) {

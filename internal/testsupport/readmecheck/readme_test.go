@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evsync/evsync/internal/readmecheck"
+	"github.com/evsync/evsync/internal/testsupport/readmecheck"
 )
 
 // The file checked, and the name problems give it: the path from the
 // repository's root, where a reader runs go test and opens the file.
 const (
-	readme     = "../../README.md"
+	readme     = "../../../README.md"
 	readmeName = "README.md"
 )
 
@@ -35,7 +35,7 @@ func TestREADMEGoBlocksCompile(t *testing.T) {
 		t.Error(p)
 	}
 	if len(problems) > 0 {
-		t.Log("what a block may assume: go doc github.com/evsync/evsync/internal/readmecheck")
+		t.Log("what a block may assume: go doc github.com/evsync/evsync/internal/testsupport/readmecheck")
 	}
 	t.Logf("%d go blocks of %s checked", len(blocks), readmeName)
 }

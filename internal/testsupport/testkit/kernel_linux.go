@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/evsync/evsync/internal/eventfd"
-	"github.com/evsync/evsync/internal/model"
 	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/testsupport/eventfd"
+	"github.com/evsync/evsync/internal/testsupport/model"
 )
 
 // KernelSeed returns the seed of a kernel differential test: the value of

@@ -5,8 +5,8 @@ package eventfd_test
 import (
 	"testing"
 
-	"github.com/evsync/evsync/internal/eventfd"
 	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/testsupport/eventfd"
 )
 
 func open(t *testing.T, initial uint64, flags eventfd.Flag) *eventfd.FD {

@@ -8,7 +8,7 @@ import (
 	"os"
 	"unsafe"
 
-	"github.com/evsync/evsync/internal/eventfd"
+	"github.com/evsync/evsync/internal/testsupport/eventfd"
 	"golang.org/x/sys/unix"
 )
 
@@ -17,10 +17,10 @@ import (
 // interrupted, so such waits poll the descriptor instead.
 const pollTick = 10
 
-// efd is a kernel eventfd (internal/eventfd) opened in blocking mode: read
+// efd is a kernel eventfd (internal/testsupport/eventfd) opened in blocking mode: read
 // blocks at 0. Non-blocking reads use preadv2 with RWF_NOWAIT on the same
 // descriptor, which eventfd honours, so that the blocking waits the
-// anchors measure stay plain read calls; internal/eventfd wraps neither
+// anchors measure stay plain read calls; internal/testsupport/eventfd wraps neither
 // that nor a poll with a timeout, so the anchor makes those calls itself.
 //
 // The race detector treats blocking reads and writes as synchronising (x/sys

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evsync/evsync/internal/model"
 	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/testsupport/model"
 )
 
 // A limStep is one call on a model.Limiter and what it must return: an

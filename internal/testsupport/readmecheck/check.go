@@ -189,7 +189,7 @@ func hint(msg string) string {
 	if !strings.Contains(msg, "undefined: ") {
 		return ""
 	}
-	return " (declare it in a <!-- go: --> comment above the block, or add its package to internal/readmecheck/packages.go)"
+	return " (declare it in a <!-- go: --> comment above the block, or add its package to internal/testsupport/readmecheck/packages.go)"
 }
 
 // parseProblems returns a parse error as one problem per line.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evsync/evsync/internal/model"
 	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/testsupport/model"
 )
 
 const ms = time.Millisecond

@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/evsync/evsync/internal/model"
 	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/testsupport/model"
 	"pgregory.net/rapid"
 )
 

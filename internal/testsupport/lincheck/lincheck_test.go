@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/evsync/evsync/internal/lincheck"
+	"github.com/evsync/evsync/internal/testsupport/lincheck"
 	"go.uber.org/goleak"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/evsync/evsync/internal/anchor"
+	"github.com/evsync/evsync/internal/testsupport/anchor"
 )
 
 // TestDebounceWakesAfterDelay checks that the AfterFunc debouncer wakes

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evsync/evsync/internal/testkit"
+	"github.com/evsync/evsync/internal/testsupport/testkit"
 )
 
 // watchdog is how long a group of goroutines may run before the test

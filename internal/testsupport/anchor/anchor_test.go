@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/evsync/evsync/internal/anchor"
+	"github.com/evsync/evsync/internal/testsupport/anchor"
 	"github.com/evsync/evsync/signal"
 )
 

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/evsync/evsync/internal/model"
 	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/testsupport/model"
 )
 
 func wantErr(t *testing.T, what string, got, want error) {

@@ -1,3 +1,0 @@
-module github.com/evsync/evsync/internal/readmecheck
-
-go 1.26.0
