@@ -5,24 +5,6 @@ import (
 	"sync/atomic"
 )
 
-// The ready list is an array of slots indexed by sequence number: the
-// n-th item ever queued has seq n and sits in slots[seq-base] of the
-// current array. Slots with head ≤ seq < tail are queued; those below head
-// have been handed out. A hand-out of k items is head += k (plus a walk
-// over holes left by Remove, if there are any): the queue decides whether
-// an item is in flight by comparing its entry's seq with head, so a whole
-// batch changes state at once and a splice of any size holds the lock for
-// O(1) (epoll splices its ready list onto a private txlist for the same
-// reason).
-//
-// Large batches are copied out after the lock is released. While a copy
-// from an array is under way (array.scans > 0) nobody writes into the part
-// of that array it reads: new items only go to slots above tail, Remove
-// only marks queued slots (seq ≥ head), and an array with a copy under way
-// is never compacted in place; when it fills up, the queued slots move to
-// a new array and the old one stays with its readers until the collector
-// takes it.
-
 // slot is one place in the ready list.
 type slot[T comparable] struct {
 	item T
@@ -39,6 +21,26 @@ type array[T comparable] struct {
 const minSlots = 64
 
 // fifo is the ready list. Only with the queue's lock held.
+//
+// The list is an array of slots indexed by sequence number. The n-th item
+// ever queued has seq n and sits in slots[seq-base] of the current array.
+// Slots with head ≤ seq < tail are queued, and those below head have been
+// handed out. A hand-out of k items is head += k, plus a walk over holes
+// left by Remove if there are any. The queue decides whether an item is
+// in flight by comparing its entry's seq with head. So a whole batch
+// changes state at once, and a splice of any size holds the lock for
+// O(1). Epoll splices its ready list onto a private txlist for the same
+// reason.
+//
+// Large batches are copied out after the lock is released. While a copy
+// from an array is under way (array.scans > 0), nobody writes into the
+// part of that array it reads.
+//
+//   - New items only go to slots above tail.
+//   - Remove only marks queued slots (seq ≥ head).
+//   - An array with a copy under way is never compacted in place. When it
+//     fills up, the queued slots move to a new array. The old one stays
+//     with its readers until the collector takes it.
 type fifo[T comparable] struct {
 	arr   *array[T]
 	base  uint64 // seq of arr.slots[0]
@@ -61,16 +63,16 @@ func (f *fifo[T]) push(item T) uint64 {
 }
 
 // makeRoom moves the queued slots to the front of the array, or of a new
-// one twice their number (at least minSlots), and returns the index of
-// the tail. It compacts in place only when at least half of the array is
-// free and no copy from it is under way, so that pushes stay amortized
-// O(1) and copies never see their slots overwritten.
+// one twice their number (at least minSlots). It returns the index of the
+// tail. It compacts in place only when at least half of the array is free
+// and no copy from it is under way. So pushes stay amortized O(1), and
+// copies never see their slots overwritten.
 func (f *fifo[T]) makeRoom() uint64 {
 	n := int(f.tail - f.head)
 	if f.arr != nil && f.arr.scans.Load() == 0 && n <= len(f.arr.slots)/2 {
 		s := f.arr.slots
 		copy(s, s[f.head-f.base:])
-		clear(s[n:]) // stale copies of the moved slots; consumed slots were cleared at hand-out
+		clear(s[n:]) // stale copies of the moved slots (consumed slots were cleared at hand-out)
 	} else {
 		a := &array[T]{slots: make([]slot[T], max(minSlots, 2*n))}
 		if f.arr != nil {
@@ -82,10 +84,10 @@ func (f *fifo[T]) makeRoom() uint64 {
 	return f.tail - f.base
 }
 
-// splice takes the k oldest queued items (1 ≤ k ≤ live) off the list and
-// returns the index range of arr.slots that holds them: exactly k slots,
-// unless Remove left holes, which the range then also covers. O(1) without
-// holes; with holes it walks the range.
+// splice takes the k oldest queued items (1 ≤ k ≤ live) off the list. It
+// returns the index range of arr.slots that holds them. The range is
+// exactly k slots, unless Remove left holes, which it then also covers.
+// It takes O(1) time without holes. With holes it walks the range.
 func (f *fifo[T]) splice(k int) (lo, hi int) {
 	lo = int(f.head - f.base)
 	hi = lo + k

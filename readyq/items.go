@@ -8,30 +8,33 @@ import (
 	"github.com/evsync/evsync/internal/spin"
 )
 
-// An entry is what the queue knows about one item, kept by value in the
-// queue's slab (slab.go); forgotten entries are recycled. Its fields come
-// in three groups: the item and its slots, where it is (state and seq),
-// and what it carries (mode, flags, retried, mark). Only with mu held.
+// An entry is what the queue knows about one item. It is kept by value in
+// the queue's slab (slab.go), and forgotten entries are recycled. Only
+// with mu held. Its fields come in three groups.
+//
+//   - the item and its slots
+//   - where it is (state and seq)
+//   - what it carries (mode, flags, retried, mark)
 type entry[T comparable] struct {
-	item T      // the item; the zero value once forgotten
+	item T      // the item, or the zero value once forgotten
 	hash uint32 // the item's hash bits in the index (index.go)
 	id   int32  // its slot in the slab
-	x    int32  // its extra part in the slab (what priorities, fair share and metrics need); 0 until one does
+	x    int32  // its extra part in the slab, 0 until priorities, fair share or metrics need one
 
-	state place  // where it is, as where reads it: listed (on q.list), or the place itself
-	seq   uint64 // its number on its list, q.list or a lane's (fifo.go); released: the free list's next (slab.go)
+	state place  // where it is as where reads it, either listed (on q.list) or the place itself
+	seq   uint64 // its number on q.list or a lane's list (fifo.go), or once released the free list's next (slab.go)
 
 	mode    Mode
-	flags   flags    // in flight: removed, rearmed
-	retried bool     // AddRateLimited was called for it: Forget the limiter's state with it
-	mark    keptMark // in flight or disarmed: a mark kept aside for Done or Rearm
+	flags   flags    // removed or rearmed, in flight
+	retried bool     // AddRateLimited was called for it, so Forget the limiter's state with it
+	mark    keptMark // a mark kept aside for Done or Rearm, in flight or disarmed
 }
 
-// A keptMark is a mark made while its item is in flight or disarmed,
-// kept aside until Done or Rearm acts on it (epoll's overflow list).
+// A keptMark is a mark made while its item is in flight or disarmed. It
+// is kept aside until Done or Rearm acts on it (epoll's overflow list).
 type keptMark struct {
-	n   uint64 // its arrival number (Queue.marks), the order Done queues marks in; 0: no mark
-	at  int64  // its ready time; 0: due at once
+	n   uint64 // its arrival number (Queue.marks), the order Done queues marks in, or 0 for no mark
+	at  int64  // its ready time, or 0 if due at once
 	seq uint64 // the order at was set, for ties when it becomes a delay
 }
 
@@ -41,10 +44,10 @@ type keptMark struct {
 type extra[T comparable] struct {
 	prio   int      // the highest priority of its marks since the queue last forgot it
 	tenant string   // Config.Fairness's answer
-	lane   *lane[T] // the lane it is queued on; nil: q.list, or not queued
+	lane   *lane[T] // the lane it is queued on, or nil for q.list or not queued
 
-	queuedAt, start int64 // metrics: when it was queued, when handed out
-	prev, next      int32 // metrics: the slots of its neighbours in the list of items in flight
+	queuedAt, start int64 // for metrics, when it was queued and when handed out
+	prev, next      int32 // for metrics, the slots of its neighbours in the list of items in flight
 }
 
 // extra returns e's extra part, making it if need be. The pointer stays
@@ -72,18 +75,19 @@ func (q *Queue[T]) lookup(item T) *entry[T] {
 	return e
 }
 
-// A place is where an item the queue knows is: the nodes of the diagram
-// in doc.go. The function where reads it from an entry's state, as does
-// onLane, which tells the two lists of a queued item apart.
+// A place is where an item the queue knows is. The places are the nodes
+// of the diagram in doc.go. The function where reads it from an entry's
+// state, as does onLane, which tells the two lists of a queued item
+// apart.
 type place uint8
 
 const (
 	queued   place = iota // on q.list or a lane, to be handed out
 	inFlight              // handed out, not yet Done
 	delayed               // waiting for its ready time (delay.go)
-	idle                  // one-shot, armed, not queued: known until Remove
+	idle                  // one-shot, armed, not queued, and known until Remove
 	disarmed              // one-shot, Done, waiting for Rearm
-	listed                // stored, never returned: on q.list, queued or in flight (see where)
+	listed                // stored, never returned, for an entry on q.list, queued or in flight (see where)
 )
 
 // where returns the place of e, an entry the queue knows. An entry on
@@ -106,30 +110,36 @@ func (q *Queue[T]) where(e *entry[T]) place {
 type flags uint8
 
 const (
-	removed flags = 1 << iota // Removed: Done forgets it
-	rearmed                   // one-shot, re-armed: Done may queue it
+	removed flags = 1 << iota // Removed, so Done forgets it
+	rearmed                   // one-shot and re-armed, so Done may queue it
 )
 
-// Add marks item ready in the queue's mode (or the mode it already has,
-// if the queue knows it) and reports whether the mark is new:
+// Add marks item ready and reports whether the mark is new. The mark is
+// in the queue's mode, or in the mode the item already has if the queue
+// knows it. Add returns:
 //
-//   - an item not queued, not delayed and not in flight is queued at the
-//     tail: true;
-//   - a queued item stays where it is: false (queued at most once);
-//   - a delayed item (AddAfter) is queued now, its delay cancelled: true;
-//   - an item in flight is kept aside, to be queued again at its Done, and
-//     so is a disarmed one-shot item, until Rearm: true for the first such
-//     mark, false for later ones, which it absorbs;
-//   - after Close nothing is marked: false.
+//   - true for an item not queued, not delayed and not in flight, which
+//     is queued at the tail
+//   - false for a queued item, which stays where it is (queued at most
+//     once)
+//   - true for a delayed item (AddAfter), which is queued now with its
+//     delay cancelled
+//   - true for the first mark of an item in flight, which is kept aside to
+//     be queued again at its Done. Later marks are absorbed and return
+//     false. A disarmed one-shot item is kept aside the same way, until
+//     Rearm.
+//   - false after Close, when nothing is marked
 //
-// Add never blocks; if a Wait caller is blocked, the item is handed to it.
+// Add never blocks. If a Wait caller is blocked, the item is handed to
+// it.
 func (q *Queue[T]) Add(item T) bool { return q.add(item, q.cfg.mode, markOpts{}) }
 
 // AddMode is Add with mode m for an item the queue does not know yet. An
-// item's mode is fixed while the queue knows it: edge and level items
-// until they are idle again (not queued, not delayed, not in flight),
-// one-shot items until Remove. To change a mode, Remove the item and add
-// it again. AddMode returns false and changes nothing if m is not a Mode.
+// item's mode is fixed while the queue knows it. For edge and level items
+// that lasts until they are idle again (not queued, not delayed, not in
+// flight). For one-shot items it lasts until Remove. To change a mode,
+// Remove the item and add it again. AddMode returns false and changes
+// nothing if m is not a Mode.
 func (q *Queue[T]) AddMode(item T, m Mode) bool {
 	if !m.valid() {
 		return false
@@ -139,12 +149,12 @@ func (q *Queue[T]) AddMode(item T, m Mode) bool {
 
 // markOpts is what a mark carries besides its item and mode.
 type markOpts struct {
-	after   time.Duration // ready this long from now; ≤ 0: now
+	after   time.Duration // ready this long from now, or now if ≤ 0
 	prio    int
 	retried bool // AddRateLimited
 }
 
-// add makes a mark: the user's code (the item's hash, the tenant
+// add makes a mark. The user's code (the item's hash, the tenant
 // function) runs before the lock is taken.
 func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
 	q.checkKey(item)
@@ -155,7 +165,8 @@ func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
 }
 
 // tenantOf returns item's tenant with fair share, "" without. It runs the
-// user's function: callers call it before the lock and before any change.
+// user's function, so callers call it before the lock and before any
+// change.
 func (q *Queue[T]) tenantOf(item T) string {
 	if q.cfg.tenant == nil {
 		return ""
@@ -180,7 +191,7 @@ func (q *Queue[T]) addAs(item T, m Mode, o markOpts, tenant string) bool {
 // mark records a mark of item (see Add and AddWith). Only with mu held.
 func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 	e, h := q.items.find(&q.slab, item)
-	if o.retried { // When counted a failure: the limiter forgets it with the item
+	if o.retried { // When counted a failure, so the limiter forgets it with the item
 		if e != nil {
 			e.retried = true
 		} else if q.pub.closed.Load() {
@@ -205,7 +216,7 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 		q.raise(e, o)
 		q.admit(e, o.after)
 		return true
-	case e.flags&removed != 0: // in flight, Removed: known again, in mode m
+	case e.flags&removed != 0: // in flight and Removed, so known again, in mode m
 		e.mode, e.flags = m, 0
 		q.fresh(e, o, tenant)
 		q.keepAside(e, o)
@@ -285,7 +296,8 @@ func (q *Queue[T]) admit(e *entry[T], after time.Duration) {
 
 // forget deletes item and recycles its entry e. If AddRateLimited was
 // called for it, the limiter forgets it too, once the lock is released.
-// item is e's item, which the caller has at hand. Only with mu held.
+// The argument item is e's item, which the caller has at hand. Only with
+// mu held.
 func (q *Queue[T]) forget(item T, e *entry[T]) {
 	q.items.del(e)
 	if e.retried {
@@ -311,7 +323,7 @@ func (q *Queue[T]) unlock() {
 	}
 }
 
-// owner is a Queue as the spin.Owner of its waiters: a cancelled caller
+// owner is a Queue as the spin.Owner of its waiters. A cancelled caller
 // leaves under mu, and the Unlock serves those behind it.
 type owner[T comparable] Queue[T]
 
@@ -326,33 +338,39 @@ func (o *owner[T]) Unlock() {
 }
 
 // returns reports whether Done will queue the in-flight item e again
-// because of a kept-aside mark (what keeps Wait waiting after Close):
-// whether it is marked, in the sense of doc.go's table.
+// because of a kept-aside mark. That is what keeps Wait waiting after
+// Close. It is whether e is marked, in the sense of doc.go's table.
 func (q *Queue[T]) returns(e *entry[T]) bool {
 	return e.mark.n != 0 && e.flags&removed == 0 && (e.mode != OneShot || e.flags&rearmed != 0)
 }
 
 // Done ends the hand-out of each item and returns how many of them were in
-// flight; the others (never handed out, already Done, unknown) are
-// ignored. An item Done is queued again at the tail if it was marked while
-// in flight (a mark kept aside), or if it is a level item that is still
-// ready: always, if the queue has no recheck function, else if the
-// function reports it ready. After Close, level items are not queued again
-// (that would be a new mark), but kept-aside marks still are. A one-shot
-// item is disarmed until Rearm, unless it was re-armed while in flight.
-// Edge items not marked again are forgotten. The package documentation
-// lists these cases in order, in a table.
+// flight. It ignores the others (never handed out, already Done,
+// unknown). An item Done is queued again at the tail in two cases.
 //
-// Done finishes all its items in one step, however many there are: an
-// item listed twice counts once, and the repeat never ends the hand-out of
+//   - It was marked while in flight (a mark kept aside).
+//   - It is a level item that is still ready. Without a recheck function
+//     it always is. With one, it is if the function reports it ready.
+//
+// After Close, level items are not queued again, since that would be a
+// new mark. Kept-aside marks still are. A one-shot item is disarmed until
+// Rearm, unless it was re-armed while in flight. Edge items not marked
+// again are forgotten. The package documentation lists these cases in
+// order, in a table.
+//
+// Done finishes all its items in one step, however many there are. An
+// item listed twice counts once. The repeat never ends the hand-out of
 // the consumer the item goes to next. The items queued again go to the
-// tail in the order their marks arrived (epoll puts its overflow list back
-// in arrival order), followed by the level items in the order given. The
-// recheck function, if any, is called for every item first, outside the
-// lock, before any item is looked at; if it panics, Done changes nothing
-// (the items stay in flight) and the panic goes on to Done's caller.
+// tail in the order their marks arrived, followed by the level items in
+// the order given. Epoll likewise puts its overflow list back in arrival
+// order.
 //
-// Done must be called by the consumer that holds the items: Done for an
+// The recheck function, if any, is called for every item first, outside
+// the lock, before any item is looked at. If it panics, Done changes
+// nothing and the items stay in flight. The panic goes on to Done's
+// caller.
+//
+// Done must be called by the consumer that holds the items. Done for an
 // item held by another consumer ends that consumer's hand-out.
 func (q *Queue[T]) Done(items ...T) int {
 	q.checkKeys(items)
@@ -371,7 +389,7 @@ func (q *Queue[T]) doneRechecked(items []T) int {
 	if len(items) > smallDone {
 		return q.doneBig(items)
 	}
-	var ready [smallDone]bool // on the stack: no allocation per Done
+	var ready [smallDone]bool // on the stack, so no allocation per Done
 	for i, item := range items {
 		ready[i] = q.cfg.recheck(item)
 	}
@@ -379,7 +397,7 @@ func (q *Queue[T]) doneRechecked(items []T) int {
 }
 
 // smallDone is the most items a Done with a recheck function rechecks
-// into a stack array; larger calls use a pooled buffer.
+// into a stack array. Larger calls use a pooled buffer.
 const smallDone = 64
 
 // readyBufs recycles the recheck results of large Done calls.
@@ -405,11 +423,12 @@ func (q *Queue[T]) doneBig(items []T) int {
 	return n
 }
 
-// finishAll is the locked section of a Done with a recheck function: all
-// of its items at once, as without one, so that finish's rule for repeats
-// covers the whole call. Finishing in several sections would let a repeat
-// in a later one find the item handed to another consumer meanwhile, and
-// end that consumer's hand-out.
+// finishAll is the locked section of a Done with a recheck function. It
+// finishes all the Done's items at once, as a Done without one does. So
+// finish's rule for repeats covers the whole call. Finishing in several
+// sections would let a repeat in a later one find the item handed to
+// another consumer meanwhile. The repeat would then end that consumer's
+// hand-out.
 func (q *Queue[T]) finishAll(items []T, ready []bool) int {
 	q.mu.Lock()
 	n := q.finish(items, ready)
@@ -418,9 +437,9 @@ func (q *Queue[T]) finishAll(items []T, ready []bool) int {
 	return n
 }
 
-// requeue is an item Done queues again, with its order key: the arrival
-// number of its kept-aside mark, or (level items) levelKey plus its index
-// in Done's arguments.
+// requeue is an item Done queues again, with its order key. The key is
+// the arrival number of its kept-aside mark. For a level item that is
+// still ready, it is levelKey plus its index in Done's arguments.
 type requeue struct {
 	key uint64
 	e   int32 // the item's slot
@@ -435,10 +454,10 @@ func (q *Queue[T]) later(e *entry[T]) bool {
 	return e.mark.at != 0 && !q.pub.closed.Load() && e.mark.at > q.now()
 }
 
-// finish is Done under the lock; ready[i] is the recheck of items[i]
-// (nil: no recheck function). Each item in flight goes where decide
-// sends it. A repeat of an item in the same call finds it no longer in
-// flight and is ignored.
+// finish is Done under the lock. Its ready[i] is the recheck of items[i],
+// and ready is nil without a recheck function. Each item in flight goes
+// where decide sends it. A repeat of an item in the same call finds it no
+// longer in flight and is ignored.
 func (q *Queue[T]) finish(items []T, ready []bool) int {
 	n := 0
 	q.requeue = q.requeue[:0]
@@ -459,9 +478,10 @@ func (q *Queue[T]) finish(items []T, ready []bool) int {
 }
 
 // decide moves e, Done, to its next place by the first row of the table
-// in doc.go that fits it, in the same order. i is the item's index in
-// Done's arguments. still is whether a level item is still ready: there
-// is no recheck function, or it said so.
+// in doc.go that fits it. It tests the rows in the same order. The
+// argument i is the item's index in Done's arguments. The argument still
+// is whether a level item is still ready. That is so if there is no
+// recheck function, or if it said so.
 func (q *Queue[T]) decide(item T, e *entry[T], i uint64, still bool) {
 	back := q.returns(e) // marked, in the table's sense
 	if back {
@@ -521,12 +541,14 @@ func byKey(a, b requeue) int {
 }
 
 // Remove forgets item (EPOLL_CTL_DEL) and reports whether the queue knew
-// it. A queued item is taken off the list: no hand-out after Remove
-// returns it (until it is marked again). An item in flight stays in flight
-// until its Done, which then forgets it; marks kept aside for it are
-// dropped. A delayed item is forgotten, its delay cancelled. A disarmed or
-// idle one-shot item is forgotten with its mode. Remove works on a closed
-// queue too.
+// it. Remove works on a closed queue too.
+//
+//   - A queued item is taken off the list. No hand-out after Remove
+//     returns it, until it is marked again.
+//   - An item in flight stays in flight until its Done, which then forgets
+//     it. Marks kept aside for it are dropped.
+//   - A delayed item is forgotten, its delay cancelled.
+//   - A disarmed or idle one-shot item is forgotten with its mode.
 func (q *Queue[T]) Remove(item T) bool {
 	q.checkKey(item)
 	q.mu.Lock()
@@ -551,7 +573,7 @@ func (q *Queue[T]) Remove(item T) bool {
 		}
 		e.flags = removed
 		e.mark = keptMark{}
-		if e.retried { // gone from the queue: so is its retry state
+		if e.retried { // gone from the queue, and so is its retry state
 			e.retried = false
 			p := q.posting()
 			p.forgot = append(p.forgot, item)
@@ -567,11 +589,12 @@ func (q *Queue[T]) Remove(item T) bool {
 }
 
 // Rearm re-arms a one-shot item and reports whether it was disarmed. A
-// disarmed item that was marked since it was handed out is queued at once;
-// otherwise the next mark queues it. An item still in flight is re-armed
-// for its Done, which then queues it if it was marked meanwhile. Rearm
-// returns false and changes nothing for an item that is not one-shot, not
-// known, already armed, or after Close (re-arming would be a new mark).
+// disarmed item that was marked since it was handed out is queued at
+// once. Otherwise the next mark queues it. An item still in flight is
+// re-armed for its Done, which then queues it if it was marked meanwhile.
+// Rearm returns false and changes nothing for an item that is not
+// one-shot, not known or already armed. It does so after Close too, since
+// re-arming would be a new mark.
 func (q *Queue[T]) Rearm(item T) bool {
 	q.checkKey(item)
 	if q.pub.closed.Load() {

@@ -2,22 +2,6 @@ package readyq
 
 import "reflect"
 
-// The queue's index (index.go) hashes items as a Go map hashes its keys,
-// and hashing a value whose dynamic type is not hashable (a slice, map or
-// func in an interface, directly or in a struct or array field) panics.
-// The queue hashes items under its lock, where such a panic would leave
-// the lock held for good and, in the middle of a Done, items half
-// finished. So every call that looks an item up probes its items first,
-// before it takes the lock or changes anything: a lookup in a nil map
-// hashes the key as the queue's index would and panics with the runtime's
-// own error ("hash of unhashable type …"). After the probe no hashing
-// under the lock can panic, which is cheaper than a deferred
-// unlock plus an undo of a half-made Done.
-//
-// Only item types that are or hold an interface can fail to hash;
-// reflect tells that once per queue, so that queues of other types pay
-// one atomic load per call and no probe.
-
 // The values of Queue.cfg.keys.
 const (
 	keysUnknown uint32 = iota // not yet looked at (the zero value)
@@ -26,8 +10,24 @@ const (
 )
 
 // checkKey panics, as a map index would, if item cannot be a map key.
-// Callers call it before they take the lock. The test of keysSafe is all
-// that queues of other item types pay: it is inlined, probe is not.
+// Callers call it before they take the lock.
+//
+// The queue's index (index.go) hashes items as a Go map hashes its keys.
+// Hashing a value whose dynamic type is not hashable panics. Such a value
+// is a slice, map or func in an interface, directly or in a struct or
+// array field. The queue hashes items under its lock. There a panic would
+// leave the lock held for good. In the middle of a Done, it would also
+// leave items half finished. So every call that looks an item up probes
+// its items first, before it takes the lock or changes anything. A lookup
+// in a nil map hashes the key as the queue's index would. It panics with
+// the runtime's own error ("hash of unhashable type …"). After the probe,
+// no hashing under the lock can panic. That is cheaper than a deferred
+// unlock plus an undo of a half-made Done.
+//
+// Only item types that are or hold an interface can fail to hash. Package
+// reflect tells that once per queue (learnKeys). So queues of other item
+// types pay one atomic load per call and no probe. Their test of keysSafe
+// is inlined, and probe is not.
 func (q *Queue[T]) checkKey(item T) {
 	if q.cfg.keys.Load() != keysSafe {
 		q.probe(item)
@@ -64,8 +64,8 @@ func (q *Queue[T]) learnKeys() uint32 {
 	return k
 }
 
-// hashMayPanic reports whether hashing a value of type t can panic: t is
-// an interface or has one among its fields or elements.
+// hashMayPanic reports whether hashing a value of type t can panic. That
+// is when t is an interface or has one among its fields or elements.
 func hashMayPanic(t reflect.Type) bool {
 	switch t.Kind() {
 	case reflect.Interface:

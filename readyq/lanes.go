@@ -2,25 +2,6 @@ package readyq
 
 import "slices"
 
-// Priorities and fair share put queued items on lanes other than the
-// ready list q.list: one lane per priority, or, with Config.Fairness,
-// one lane per priority and tenant. q.list is the lane of priority 0 without
-// fair share, so a queue that uses neither never looks at a lane and
-// keeps its O(1) splice (see fifo.go).
-//
-// A hand-out takes the levels (the lanes of one priority) from the
-// highest priority down, q.list in its place among them. Within a level
-// it goes round the lanes' ring, one item per lane per turn; a lane that
-// gets its first queued item joins the ring just before the cursor, so it
-// is served last in the current round: an item of a new tenant waits for
-// at most one hand-out per tenant ahead of it. A lane leaves the ring, and
-// a level the list, when it has nothing queued.
-//
-// Items handed out from a lane are marked in flight one by one (the
-// lane's positions cannot tell in-flight items apart, since lanes come and
-// go), which costs a map lookup per item: priorities and fair share cost
-// only the queues that use them.
-
 // A lane is a FIFO of the queued items of one priority and tenant.
 type lane[T comparable] struct {
 	list   fifo[T]
@@ -42,21 +23,41 @@ type level[T comparable] struct {
 
 // lanes are the levels of a queue, highest priority first. Only with the
 // queue's lock held.
+//
+// Priorities and fair share put queued items on lanes other than the
+// ready list q.list. There is one lane per priority, or with
+// Config.Fairness one lane per priority and tenant. The list q.list is
+// the lane of priority 0 without fair share. So a queue that uses neither
+// never looks at a lane, and keeps its O(1) splice (see fifo.go).
+//
+// A hand-out takes the levels from the highest priority down, with q.list
+// in its place among them. A level is the lanes of one priority. Within
+// a level the hand-out goes round the lanes' ring, one item per lane per
+// turn. A lane that gets its first queued item joins the ring just before
+// the cursor. So it is served last in the current round. An item of a
+// new tenant thus waits for at most one hand-out per tenant ahead of it.
+// A lane leaves the ring, and a level the list, when it has nothing
+// queued.
+//
+// Items handed out from a lane are marked in flight one by one. The
+// lane's positions cannot tell in-flight items apart, since lanes come
+// and go. That costs a map lookup per item. So priorities and fair share
+// cost only the queues that use them.
 type lanes[T comparable] struct {
 	levels []*level[T]
 	live   int       // queued items on all lanes
-	watch  *gauge[T] // with metrics: where count notes the levels whose count changes
+	watch  *gauge[T] // with metrics, where count notes the levels whose count changes
 }
 
-// onLane reports whether the queued item e is on a lane, not on q.list:
-// where's queued, not listed.
+// onLane reports whether the queued item e is on a lane, not on q.list.
+// Its state is then queued, not listed (see where).
 func onLane[T comparable](e *entry[T]) bool { return e.state == queued }
 
 // laned reports whether an item of priority prio goes to a lane.
 func (q *Queue[T]) laned(prio int) bool { return prio != 0 || q.cfg.tenant != nil }
 
-// enqueue queues e's item at the tail of its lane: q.list, or the lane
-// of its priority and tenant. Only with mu held.
+// enqueue queues e's item at the tail of its lane. That is q.list, or the
+// lane of its priority and tenant. Only with mu held.
 func (q *Queue[T]) enqueue(e *entry[T]) {
 	if q.cfg.metrics != nil {
 		q.extra(e).queuedAt = q.now()
@@ -95,9 +96,9 @@ func (q *Queue[T]) unqueue(e *entry[T]) {
 // queuedLen is the number of queued items.
 func (q *Queue[T]) queuedLen() int { return q.list.live + q.lanes.live }
 
-// count changes the number of queued items on the lanes of lv by d, and
-// with metrics notes lv for them (even once lv is dropped: its last
-// count, 0, is still to be reported).
+// count changes the number of queued items on the lanes of lv by d. With
+// metrics it also notes lv for them, even once lv is dropped. The last
+// count of a dropped lv, 0, is still to be reported.
 func (l *lanes[T]) count(lv *level[T], d int) {
 	l.live += d
 	lv.live += d
@@ -108,7 +109,7 @@ func (l *lanes[T]) count(lv *level[T], d int) {
 }
 
 // lane returns the lane of prio and tenant, making it (and its level) if
-// need be; a new lane joins its level's ring last.
+// need be. A new lane joins its level's ring last.
 func (l *lanes[T]) lane(prio int, tenant string) *lane[T] {
 	i, found := slices.BinarySearchFunc(l.levels, prio, byPrio)
 	if !found {
@@ -158,7 +159,7 @@ func (l *lanes[T]) drop(ln *lane[T]) {
 }
 
 // handOut takes up to max queued items, highest priority first, appends
-// them to buf and marks them in flight. It copies under the lock; it is
+// them to buf and marks them in flight. It copies under the lock. It is
 // the hand-out of queues that have items on lanes. Only with mu held.
 func (q *Queue[T]) handOut(buf []T, max int) []T {
 	start := len(buf)

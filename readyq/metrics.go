@@ -7,14 +7,15 @@ import (
 	"time"
 )
 
-// Metrics receives what a queue measures: the figures of client-go's
-// workqueue metrics, with the depth per priority as controller-runtime's
-// priority queue keeps it. A queue with Config.Metrics calls its methods
-// after it has released its lock. Added, Waited, Worked and Retried come
-// from the goroutine whose call caused the event, so they may block
-// briefly or call the queue. Concurrent events come in either order. A
-// call's Depth reports come after its other events (see Depth). Without
-// Config.Metrics the queue reads no clock and counts nothing for it.
+// Metrics receives what a queue measures. These are the figures of
+// client-go's workqueue metrics, with the depth per priority as
+// controller-runtime's priority queue keeps it. A queue with
+// Config.Metrics calls its methods after it has released its lock. Added,
+// Waited, Worked and Retried come from the goroutine whose call caused
+// the event, so they may block briefly or call the queue. Concurrent
+// events come in either order. A call's Depth reports come after its
+// other events (see Depth). Without Config.Metrics the queue reads no
+// clock and counts nothing for it.
 type Metrics interface {
 	// Depth reports that n items of priority prio are queued, and total
 	// items of all priorities (Len), after a change of n. The calls come
@@ -28,8 +29,8 @@ type Metrics interface {
 	// deadlocks. A queue whose marks have no priority reports priority 0
 	// only.
 	Depth(prio, n, total int)
-	// Added reports a new mark (one that Add, AddAfter or AddWith
-	// reports as new: client-go's adds).
+	// Added reports a new mark, one that Add, AddAfter or AddWith
+	// reports as new (client-go's adds).
 	Added()
 	// Waited reports, for an item handed out, how long it was queued
 	// (client-go's queue latency).
@@ -42,12 +43,12 @@ type Metrics interface {
 	Retried()
 }
 
-// Running returns the two figures client-go updates in the background:
-// the total time the items in flight have been in flight (unfinished
-// work), and the longest of them (longest running processor). Both are 0
-// without Config.Metrics, which is what times the hand-outs. The total stays
-// at the largest Duration once it would pass it. It takes O(1) time with
-// the lock held.
+// Running returns the two figures client-go updates in the background.
+// One is the total time the items in flight have been in flight
+// (unfinished work). The other is the longest of them (longest running
+// processor). Both are 0 without Config.Metrics, which is what times the
+// hand-outs. The total stays at the largest Duration once it would pass
+// it. It takes O(1) time with the lock held.
 func (q *Queue[T]) Running() (unfinished, longest time.Duration) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -61,17 +62,17 @@ func (q *Queue[T]) Running() (unfinished, longest time.Duration) {
 }
 
 // running is the list of items in flight, oldest hand-out first, kept
-// only with metrics: the slots of its ends, and in each item's extra part
-// those of its neighbours. Only with mu held.
+// only with metrics. It holds the slots of its ends. Each item's extra
+// part holds those of its neighbours. Only with mu held.
 type running struct {
 	head, tail int32 // while n > 0
 	n          int
 	sum        wide // of their start times
 }
 
-// unfinished returns the time in flight of all the items: n·now less the
-// sum of their start times. A few items in flight for a century pass the
-// largest Duration, so it works in 128 bits and saturates there.
+// unfinished returns the time in flight of all the items, which is n·now
+// less the sum of their start times. A few items in flight for a century
+// pass the largest Duration, so it works in 128 bits and saturates there.
 func (r *running) unfinished(now int64) time.Duration {
 	hi, lo := bits.Mul64(uint64(r.n), uint64(now)) // now ≥ every start ≥ 0
 	lo, borrow := bits.Sub64(lo, r.sum.lo, 0)
@@ -98,9 +99,9 @@ func (w *wide) sub(v int64) {
 	w.hi -= borrow
 }
 
-// A post is what a locked section leaves to do after the unlock: the
-// metrics it measured and the items whose retry state the limiter is to
-// forget.
+// A post is what a locked section leaves to do after the unlock. It holds
+// the metrics the section measured, and the items whose retry state the
+// limiter is to forget.
 type post[T comparable] struct {
 	depth          bool // it changed a depth, which deliver reports
 	adds           int
@@ -144,6 +145,9 @@ func (q *Queue[T]) deliver(p *post[T]) {
 	q.spareMail.Store(p)
 }
 
+// A gauge is a queue's depth reporting (Config.Metrics only). Its first
+// three fields are used only with mu held.
+//
 // The depth reaches the metrics as absolute figures, in lock order. Deltas
 // reported after the unlock commute in sum but not in order. An Add's +1
 // and a Get's -1 could arrive as -1, then +1, and the gauge read -1.
@@ -162,12 +166,10 @@ func (q *Queue[T]) deliver(p *post[T]) {
 // never waits for a report. A goroutine waits for the report lock only
 // while the takes ahead of it are reported, at most one call per
 // priority each.
-
-// A gauge is a queue's depth reporting (Config.Metrics only).
 type gauge[T comparable] struct {
-	list    int         // q.list.live as last noted; only with mu held
-	touched []*level[T] // levels whose count changed since measure looked; only with mu held
-	noted   []prioDepth // the current section's changes; only with mu held
+	list    int         // q.list.live as last noted
+	touched []*level[T] // levels whose count changed since measure looked
+	noted   []prioDepth // the current section's changes
 
 	box struct {
 		mu      sync.Mutex
@@ -176,7 +178,7 @@ type gauge[T comparable] struct {
 	}
 
 	report sync.Mutex  // held by the goroutine that takes the box and reports it
-	out    []prioDepth // the take being reported; only with report held
+	out    []prioDepth // the take being reported, only with report held
 }
 
 // A prioDepth is the number n of queued items of priority prio.
@@ -225,8 +227,9 @@ func replace(ds []prioDepth, d prioDepth) []prioDepth {
 }
 
 // report takes the depths in the box and reports them to m, after a
-// locked section wrote some. The box may be empty by then: the take of a
-// goroutine ahead had them, and has reported them once report is ours.
+// locked section wrote some. The box may be empty by then. The take of a
+// goroutine ahead then had them, and has reported them once report is
+// ours.
 func (q *Queue[T]) report(m Metrics) {
 	g := q.cfg.gauge
 	g.report.Lock()
@@ -268,7 +271,7 @@ func (q *Queue[T]) started(items []T) {
 
 // finished times the item e, Done. Only with mu held and metrics set.
 func (q *Queue[T]) finished(e *entry[T]) {
-	if e.x == 0 { // handed out before metrics were set: cannot happen, metrics are set by New
+	if e.x == 0 { // handed out before metrics were set, which cannot happen since metrics are set by New
 		return
 	}
 	x := q.slab.extra(e.x)

@@ -8,7 +8,7 @@ import (
 	"github.com/evsync/evsync/internal/spin"
 )
 
-// Errors returned by this package; they are the same values in every
+// Errors returned by this package. They are the same values in every
 // evsync package and work with errors.Is.
 var (
 	// ErrInvalid is returned by Wait, WaitAppend and Drain for a nil
@@ -23,18 +23,18 @@ var (
 type Mode uint8
 
 const (
-	// Edge (the default) queues an item again only if it is marked again:
-	// a mark made while it is in flight is kept aside and queued at Done
-	// (EPOLLET).
+	// Edge (the default) queues an item again only if it is marked again
+	// (EPOLLET). A mark made while it is in flight is kept aside and
+	// queued at Done.
 	Edge Mode = iota
 	// Level queues an item again at the tail at every Done, so items that
 	// stay ready take turns (round-robin). It stops at Remove, or once
 	// Config.Recheck reports the item no longer ready. This is epoll's
 	// default, level-triggered mode, re-polled after each report.
 	Level
-	// OneShot disarms an item when it is handed out: marks are kept until
-	// Rearm, which queues the item if it was marked meanwhile
-	// (EPOLLONESHOT).
+	// OneShot disarms an item when it is handed out (EPOLLONESHOT). Marks
+	// are kept until Rearm, which queues the item if it was marked
+	// meanwhile.
 	OneShot
 )
 
@@ -53,43 +53,43 @@ func (m Mode) String() string {
 	return fmt.Sprintf("Mode(%d)", uint8(m))
 }
 
-// A Queue is a ready queue of items of type T: a FIFO list in which an
-// item is queued at most once, plus the items handed out and not yet
+// A Queue is a ready queue of items of type T. It is a FIFO list in which
+// an item is queued at most once, plus the items handed out and not yet
 // Done (in flight). See the package documentation for the full contract.
 //
 // The zero value is an empty, open queue, the same as New returns.
-// NewWithConfig makes one with a Config, whose fields are for:
+// NewWithConfig makes one with a Config. Its fields serve these needs.
 //
-//   - Mode: a queue whose items are mostly level or one-shot;
-//   - Recheck: level items that may stop being ready, tested at Done;
-//   - RateLimiter: retries that back off unlike client-go's default;
-//   - Fairness: tenants whose floods must not delay one another;
-//   - Metrics: watching the depth, the latency and the retries.
+//   - Mode suits a queue whose items are mostly level or one-shot.
+//   - Recheck tests at Done the level items that may stop being ready.
+//   - RateLimiter gives retries a backoff unlike client-go's default.
+//   - Fairness keeps the floods of tenants from delaying one another.
+//   - Metrics watches the depth, the latency and the retries.
 //
 // A Queue must not be copied after first use. It knows at most 2³¹−1
-// items at once (queued, delayed, in flight or one-shot and armed); a mark
-// of one more panics.
+// items at once (queued, delayed, in flight or one-shot and armed). A
+// mark of one more panics.
 //
-// There are five ways to mark an item ready:
+// There are five ways to mark an item ready.
 //
-//   - Add: the item is ready now, in the queue's mode;
-//   - AddMode: the item is ready now, in a mode of its own;
-//   - AddAfter: the item will be ready after a delay;
-//   - AddRateLimited: the item failed, retry it after its backoff;
-//   - AddWith: the item has a priority, or a delay and a retry together.
+//   - Add marks it ready now, in the queue's mode.
+//   - AddMode marks it ready now, in a mode of its own.
+//   - AddAfter marks it ready after a delay.
+//   - AddRateLimited marks a failed item for a retry after its backoff.
+//   - AddWith gives the mark a priority, or a delay and a retry together.
 //
 // Rearm re-arms a one-shot item, which queues it if it was marked
 // meanwhile.
 //
 // A mark (any of the five, or Rearm) synchronizes before the hand-out
-// that returns the item, and a Done synchronizes before the hand-out that
+// that returns the item. A Done synchronizes before the hand-out that
 // returns the item next. Every change synchronizes before the Drain and
 // Ready wake-ups it causes.
 //
-// Fairness: items are handed out in the order they were first marked (a
+// Fairness: items are handed out in the order they were first marked. A
 // mark kept aside while the item was in flight counts from the Done that
-// queues it). Blocked Wait callers are served in FIFO order, each with up
-// to its max items at once; TryTake never takes items a blocked caller is
+// queues it. Blocked Wait callers are served in FIFO order, each with up
+// to its max items at once. TryTake never takes items a blocked caller is
 // owed, because a caller only blocks while nothing is queued. Level items
 // go back to the tail at Done, so no ready item is starved.
 //
@@ -97,33 +97,35 @@ func (m Mode) String() string {
 // changed nothing. A call whose context is already done when it starts
 // returns ctx.Err() at once, even if items are queued. A done context is
 // a request to stop, so a consumer loop ends even while work keeps
-// arriving (TryTake takes what is there, and Next still finishes its done
-// items). Items are never handed to a caller whose context is already
-// done: they go to the next caller or stay queued. Items may be handed
-// over while the context is still live, and it may end before the caller
-// wakes. Then the call took effect first and returns the items with a nil
-// error, so no item is lost between the queue and a caller that gives up.
+// arriving. TryTake still takes what is there, and Next still finishes
+// its done items. Items are never handed to a caller whose context is
+// already done. They go to the next caller or stay queued. Items may be
+// handed over while the context is still live, and the context may end
+// before the caller wakes. Then the call took effect first and returns
+// the items with a nil error. So no item is lost between the queue and a
+// caller that gives up.
 type Queue[T comparable] struct {
 	_  noCopy
 	mu sync.Mutex
 
-	guarded[T] // the state mu guards, embedded: q.list is q.guarded.list
+	guarded[T] // the state mu guards, embedded so that q.list is q.guarded.list
 
 	pub published   // what observers read without the lock
 	cfg settings[T] // the configuration, read without the lock
 }
 
-// guarded is the state of a Queue that its mu guards, only with mu held.
-// The exceptions are atomic: Stats counts the waiters and drainers
-// without the lock, and deliver puts spareMail back after the unlock.
+// guarded is the state of a Queue that its mu guards. It is used only
+// with mu held. The exceptions are atomic. Stats counts the waiters and
+// drainers without the lock, and deliver puts spareMail back after the
+// unlock.
 type guarded[T comparable] struct {
-	items    index[T]  // every item the queue knows: its entry's slot
+	items    index[T]  // every item the queue knows, mapped to its entry's slot
 	slab     slab[T]   // the entries (slab.go)
 	list     fifo[T]   // the queued items of priority 0, without fair share (fifo.go)
-	marks    uint64    // kept-aside marks so far: their arrival numbers
+	marks    uint64    // kept-aside marks so far, which number their arrivals
 	inflight int       // items handed out, not yet Done
 	disarmed int       // one-shot items waiting for Rearm
-	discard  bool      // closed by CloseDiscardingDelays: marks still to come are dropped at Done
+	discard  bool      // closed by CloseDiscardingDelays, so marks still to come are dropped at Done
 	requeue  []requeue // Done's scratch space
 
 	waiters  spin.Queue[take[T]]  // blocked Wait callers
@@ -134,14 +136,14 @@ type guarded[T comparable] struct {
 	delays delays   // delayed items and the timer (delay.go)
 
 	post      *post[T]                // what the current locked section leaves for after the unlock
-	spareMail atomic.Pointer[post[T]] // a delivered post, for the next one; deliver stores it after the unlock
-	running   running                 // with metrics: the items in flight
+	spareMail atomic.Pointer[post[T]] // a delivered post for the next one, stored by deliver after the unlock
+	running   running                 // the items in flight, with metrics
 }
 
-// published is what a Queue shows without its lock: the counters that
-// observers read (Len, InFlight, Stats, the fast paths of Ready and
-// TryTake) and the closed flag of Add's fast refusal. It is written only
-// with mu held.
+// published is what a Queue shows without its lock. It holds the counters
+// that observers read, and the closed flag of Add's fast refusal. The
+// observers are Len, InFlight, Stats and the fast paths of Ready and
+// TryTake. It is written only with mu held.
 type published struct {
 	queued, inflight, disarmed, delayed atomic.Int64 // stored by publish
 
@@ -149,16 +151,16 @@ type published struct {
 	closed atomic.Bool
 }
 
-// settings are a Queue's configuration: set by NewWithConfig and read
-// without the lock. Two are learned at their first use, by any call: the
-// key check and the default rate limiter.
+// settings are a Queue's configuration, set by NewWithConfig and read
+// without the lock. Two are learned at their first use, by any call. They
+// are the key check and the default rate limiter.
 type settings[T comparable] struct {
 	keys    atomic.Uint32  // whether items are probed before the lock (keys.go)
 	mode    Mode           // Config.Mode
-	recheck func(T) bool   // Config.Recheck; nil: level items stay ready
-	tenant  func(T) string // Config.Fairness; nil: no fair share
+	recheck func(T) bool   // Config.Recheck, or nil if level items stay ready
+	tenant  func(T) string // Config.Fairness, or nil for no fair share
 	metrics Metrics        // Config.Metrics
-	gauge   *gauge[T]      // with metrics: the depths reported (metrics.go)
+	gauge   *gauge[T]      // the depths reported, with metrics (metrics.go)
 	lim     RateLimiter[T] // Config.RateLimiter, or the default made at first use
 	limOnce sync.Once
 }
@@ -171,9 +173,9 @@ var bigBatch = defaultBigBatch
 
 const defaultBigBatch = 256
 
-// New returns an empty queue with the default configuration (the zero
-// Config): edge-triggered, no recheck, the default rate limiter, no fair
-// share and no metrics.
+// New returns an empty queue with the default configuration, the zero
+// Config. The queue is edge-triggered, with no recheck, the default rate
+// limiter, no fair share and no metrics.
 func New[T comparable]() *Queue[T] { return new(Queue[T]) }
 
 // NewWithConfig returns an empty queue configured by c (see Config). It
@@ -194,13 +196,19 @@ func NewWithConfig[T comparable](c Config[T]) *Queue[T] {
 // Close closes the queue. From then on Add, AddMode, AddAfter, AddWith,
 // AddRateLimited and Rearm change nothing and return false. Every delayed
 // item is queued at once, in ready-time order, so that no delay is lost
-// with the queue: consumers see each item (Remove takes one back). What is
-// queued is still handed out, marks kept aside are still queued at Done
-// (a kept-aside mark's ready time is then ignored), and Wait returns ErrClosed once nothing
-// is queued and no item in flight has a kept-aside mark; until then a
-// blocked Wait keeps waiting, since a Done may still queue an item. Level
-// items are no longer queued again at Done. Drain is unaffected. Close is
-// idempotent.
+// with the queue. Consumers see each item (Remove takes one back). After
+// Close, the queue works as follows.
+//
+//   - What is queued is still handed out.
+//   - Marks kept aside are still queued at Done. A kept-aside mark's ready
+//     time is then ignored.
+//   - Wait returns ErrClosed once nothing is queued and no item in flight
+//     has a kept-aside mark. Until then a blocked Wait keeps waiting,
+//     since a Done may still queue an item.
+//   - Level items are no longer queued again at Done.
+//   - Drain is unaffected.
+//
+// Close is idempotent.
 func (q *Queue[T]) Close() {
 	q.mu.Lock()
 	defer q.unlock()
@@ -215,8 +223,8 @@ func (q *Queue[T]) Close() {
 // CloseDiscardingDelays closes the queue as Close does, but forgets every
 // delayed item instead of queuing it, as client-go's ShutDown drops them.
 // At Done, a kept-aside mark whose ready time is still to come is dropped
-// too; one due at once is still queued. It returns how many delayed items
-// it forgot (their retry state goes with them). After Close it changes
+// too. One due at once is still queued. It returns how many delayed items
+// it forgot, and their retry state goes with them. After Close it changes
 // nothing and returns 0.
 func (q *Queue[T]) CloseDiscardingDelays() int {
 	q.mu.Lock()
@@ -238,11 +246,14 @@ func (q *Queue[T]) CloseDiscardingDelays() int {
 	return n
 }
 
-// settle serves blocked callers after a change: queued items go to blocked
-// Wait callers, oldest first; after Close, once nothing is left to hand
-// out, they get ErrClosed; Drain callers are released once nothing is
-// queued or in flight; an armed Ready channel fires if a Wait would not
-// block; the counters are published. Only with mu held.
+// settle serves blocked callers after a change. Only with mu held.
+//
+//   - Queued items go to blocked Wait callers, oldest first.
+//   - After Close, once nothing is left to hand out, those callers get
+//     ErrClosed.
+//   - Drain callers are released once nothing is queued or in flight.
+//   - An armed Ready channel fires if a Wait would not block.
+//   - The counters are published.
 func (q *Queue[T]) settle() {
 	for q.queuedLen() > 0 {
 		w := q.waiters.Front()
@@ -263,8 +274,8 @@ func (q *Queue[T]) settle() {
 	q.publish()
 }
 
-// exhausted reports whether a closed queue has nothing left to hand out:
-// nothing queued and no Done that could queue an item again.
+// exhausted reports whether a closed queue has nothing left to hand out.
+// That means nothing is queued, and no Done could queue an item again.
 func (q *Queue[T]) exhausted() bool {
 	return q.pub.closed.Load() && q.queuedLen() == 0 && q.pub.aside.Load() == 0
 }
@@ -309,7 +320,7 @@ type Stats struct {
 	Closed   bool // Close has been called
 }
 
-// Stats returns a snapshot read with atomic loads only: it never takes the
+// Stats returns a snapshot read with atomic loads only. It never takes the
 // lock, so observers never slow producers or consumers. The fields are
 // read one by one and may be mutually inconsistent under concurrent use.
 func (q *Queue[T]) Stats() Stats {
@@ -325,10 +336,10 @@ func (q *Queue[T]) Stats() Stats {
 	}
 }
 
-// String formats a Stats snapshot, e.g.
-// "readyq{queued=3 inflight=2 aside=1 disarmed=0 waiting=0 draining=0}"; a
-// queue with delayed items shows "delayed=N" after queued, and a closed
-// one ends with " closed".
+// String formats a Stats snapshot, such as
+// "readyq{queued=3 inflight=2 aside=1 disarmed=0 waiting=0 draining=0}".
+// A queue with delayed items shows "delayed=N" after queued. A closed one
+// ends with " closed".
 func (q *Queue[T]) String() string { return q.Stats().String() }
 
 // String formats the snapshot.
@@ -347,7 +358,7 @@ func (st Stats) String() string {
 // noCopy lets go vet's copylocks check flag copies of a Queue.
 type noCopy struct{}
 
-// Lock is a no-op; its presence is what go vet looks for.
+// Lock is a no-op. Its presence is what go vet looks for.
 func (*noCopy) Lock() {}
 
 // Unlock is a no-op, the pair of Lock.

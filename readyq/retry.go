@@ -21,18 +21,19 @@ type RateLimiter[T comparable] interface {
 	NumRequeues(item T) int
 }
 
-// AddRateLimited marks item ready after the delay the queue's rate
-// limiter gives it (When), as AddAfter does, and counts a retry. It is
-// how a consumer retries an item that failed: called while it holds the
-// item, it keeps the mark aside until Done (see AddAfter). Without
-// Config.RateLimiter the limiter is DefaultRateLimiter's.
+// AddRateLimited marks item ready after the delay that the queue's rate
+// limiter gives it (When), as AddAfter does. It also counts a retry. It is
+// how a consumer retries an item that failed. Called while the consumer
+// holds the item, it keeps the mark aside until Done (see AddAfter).
+// Without Config.RateLimiter, the limiter is DefaultRateLimiter's.
 //
-// The queue forgets an item's retry state for it: when it forgets an item
-// AddRateLimited was called for (its Done finds no mark left, or Remove),
-// it calls the limiter's Forget, so the limiter keeps nothing for items
-// the queue no longer holds. Call Forget when an item succeeds, to start
-// its next failure at the first delay even while it stays in the queue.
-// After Close, AddRateLimited marks nothing (false).
+// The queue forgets an item's retry state on its own. When it forgets an
+// item that AddRateLimited was called for, it calls the limiter's Forget.
+// That happens when the item's Done finds no mark left, or at Remove. So
+// the limiter keeps nothing for items the queue no longer holds. Call
+// Forget when an item succeeds, to start its next failure at the first
+// delay even while it stays in the queue. After Close, AddRateLimited
+// marks nothing and returns false.
 func (q *Queue[T]) AddRateLimited(item T) bool {
 	return q.addRateLimited(item, markOpts{})
 }
@@ -56,7 +57,7 @@ func (q *Queue[T]) addRateLimited(item T, o markOpts) bool {
 }
 
 // Forget tells the rate limiter that item is done with retries (client-go's
-// Forget): its next AddRateLimited waits the first delay again.
+// Forget). Its next AddRateLimited waits the first delay again.
 func (q *Queue[T]) Forget(item T) { q.limiter().Forget(item) }
 
 // NumRequeues returns the rate limiter's count of item's retries.
@@ -74,9 +75,10 @@ func (q *Queue[T]) limiter() RateLimiter[T] {
 }
 
 // DefaultRateLimiter returns a new limiter equal to client-go's
-// DefaultTypedControllerRateLimiter: the larger of a per-item exponential
-// backoff (5 ms, doubled at every retry, at most 1000 s) and an overall
-// token bucket of 10 retries per second with bursts of 100.
+// DefaultTypedControllerRateLimiter. Its delay is the larger of two. One
+// is a per-item exponential backoff of 5 ms, doubled at every retry, at
+// most 1000 s. The other is an overall token bucket of 10 retries per
+// second, with bursts of 100.
 func DefaultRateLimiter[T comparable]() RateLimiter[T] {
 	return MaxOfRateLimiters(
 		ExponentialRateLimiter[T](5*time.Millisecond, 1000*time.Second),
@@ -113,7 +115,7 @@ func (r *exponential[T]) When(item T) time.Duration {
 }
 
 // backoff returns base·2ⁿ, or max if that is more. It compares before it
-// shifts: for a positive base, base·2ⁿ ≤ max exactly when base ≤ max>>n.
+// shifts. For a positive base, base·2ⁿ ≤ max exactly when base ≤ max>>n.
 // So the shift never wraps round into a negative delay, which the queue
 // would take for "now" (client-go also caps at max). It costs the same
 // for any n.
@@ -139,7 +141,7 @@ func (r *exponential[T]) NumRequeues(item T) int {
 }
 
 // BucketRateLimiter returns a limiter that spaces all retries by the
-// token bucket l (golang.org/x/time/rate), whatever the item: When
+// token bucket l (golang.org/x/time/rate), whatever the item. Its When
 // reserves a token and returns the wait for it. It keeps nothing per item.
 // It panics if l is nil.
 func BucketRateLimiter[T comparable](l *rate.Limiter) RateLimiter[T] {
@@ -154,15 +156,16 @@ type bucket[T comparable] struct{ l *rate.Limiter }
 // When reserves a token and returns the wait for it.
 func (b bucket[T]) When(T) time.Duration { return b.l.Reserve().Delay() }
 
-// Forget does nothing: the bucket keeps nothing per item.
+// Forget does nothing, since the bucket keeps nothing per item.
 func (bucket[T]) Forget(T) {}
 
-// NumRequeues is 0: the bucket counts nothing per item.
+// NumRequeues is 0, since the bucket counts nothing per item.
 func (bucket[T]) NumRequeues(T) int { return 0 }
 
-// MaxOfRateLimiters returns a limiter whose When is the longest of the
-// limiters' (each counts the retry), whose NumRequeues is the largest,
-// and whose Forget forgets in all of them. It panics if one is nil.
+// MaxOfRateLimiters returns a limiter that combines the limiters. Its When
+// is the longest of theirs, and each of them counts the retry. Its
+// NumRequeues is the largest, and its Forget forgets in all of them. It
+// panics if one is nil.
 func MaxOfRateLimiters[T comparable](limiters ...RateLimiter[T]) RateLimiter[T] {
 	for _, l := range limiters {
 		if l == nil {

@@ -1,38 +1,15 @@
 package readyq
 
-// The queue keeps what it knows about each item in an entry, and the
-// entries in a slab: stored by value in pages, each entry named by its
-// slot, a small integer. The item index (index.go) holds slots, the delay
-// heaps hold (time, order, slot) values, and the list of items in flight
-// links slots, so that for an item type without pointers (an int, a
-// struct of numbers) none of them holds a pointer: the garbage collector
-// neither scans them nor finds an object per item. Released entries go
-// on a free list, linked through them, so that a queue in a steady state
-// allocates nothing. The position of each delayed entry in the delay
-// heaps is kept apart from the entries, in a dense array of int32s beside
-// them, because every move in a heap writes one: a move then touches a
-// line shared with 15 other positions instead of an entry's own
-// (measured: 5 % off a delayed item's cycle with a million delayed).
-//
-// The pages hold 1,024 slots each and never move, except the first,
-// which starts at 64 slots and doubles, by copying, until it is full, so
-// that a small queue stays small: a pointer to an entry (or an extra
-// part) stays valid until the next one is made, so a locked section holds
-// none across making one, and nothing keeps one past its section.
-//
-// A queue holds at most 2³¹−1 items at once (the slot is an int32); that
-// would take some hundred gigabytes.
-
-// The page sizes: the first page starts at firstLen slots, and every
-// page holds pageLen once full.
+// These are the page sizes. The first page starts at firstLen slots, and
+// every page holds pageLen once full.
 const (
 	firstLen = 64
 	pageBits = 10
 	pageLen  = 1 << pageBits
-	maxSlots = 1<<31 - 1 - pageLen // grow adds no page past this: slots stay below 2³¹
+	maxSlots = 1<<31 - 1 - pageLen // grow adds no page past this, so slots stay below 2³¹
 )
 
-// paged is an array of E that grows by pages: first, then the others.
+// paged is an array of E that grows by pages, first and then the others.
 type paged[E any] struct {
 	first []E
 	pages []*[pageLen]E
@@ -47,8 +24,8 @@ func (p *paged[E]) at(i int) *E {
 	return &p.pages[i>>pageBits-1][i&(pageLen-1)]
 }
 
-// grow adds room: it doubles the first page while it is not full (moving
-// its slots), else adds a page. It panics if the array would pass
+// grow adds room. It doubles the first page while it is not full, moving
+// its slots, or else adds a page. It panics if the array would pass
 // maxSlots.
 func (p *paged[E]) grow() {
 	switch {
@@ -66,11 +43,37 @@ func (p *paged[E]) grow() {
 }
 
 // slab holds a queue's entries and their extra parts. Only with mu held.
+//
+// The queue keeps what it knows about each item in an entry. The slab
+// stores the entries by value in pages, and names each entry by its slot,
+// a small integer. The item index (index.go) holds slots. The delay heaps
+// hold (time, order, slot) values, and the list of items in flight links
+// slots. So for an item type without pointers (an int, a struct of
+// numbers), none of them holds a pointer. The garbage collector then
+// neither scans them nor finds an object per item. Released entries go on
+// a free list, linked through them, so that a queue in a steady state
+// allocates nothing.
+//
+// The position of each delayed entry in the delay heaps is kept apart
+// from the entries. It sits in a dense array of int32s beside them,
+// because every move in a heap writes one. A move then touches a line
+// shared with 15 other positions instead of an entry's own. That was
+// measured as 5 % off a delayed item's cycle with a million delayed.
+//
+// The pages hold 1,024 slots each and never move, except the first. The
+// first page starts at 64 slots and doubles, by copying, until it is
+// full, so that a small queue stays small. So a pointer to an entry (or
+// an extra part) stays valid only until the next one is made. A locked
+// section holds none across making one, and nothing keeps one past its
+// section.
+//
+// A queue holds at most 2³¹−1 items at once, since the slot is an int32.
+// That would take some hundred gigabytes.
 type slab[T comparable] struct {
 	entries   paged[entry[T]]
 	positions paged[int32] // a delayed entry's position in the delay heaps, by slot (see locate)
 	extras    paged[extra[T]]
-	free      int32   // the first released entry's slot plus 1 (0: none); each holds the next one's in seq
+	free      int32   // the first released entry's slot plus 1, or 0 for none (each holds the next one's in seq)
 	freeX     []int32 // released extra parts' slots
 	used      int     // entry slots handed out at least once
 	usedX     int     // extra slots handed out at least once
@@ -82,7 +85,7 @@ func (s *slab[T]) entry(i int32) *entry[T] { return s.entries.at(int(i)) }
 // extra returns the extra part x (an entry's x, not 0).
 func (s *slab[T]) extra(x int32) *extra[T] { return s.extras.at(int(x - 1)) }
 
-// alloc returns a zero entry: a released one, or one in a new slot.
+// alloc returns a zero entry, either a released one or one in a new slot.
 func (s *slab[T]) alloc() *entry[T] {
 	if s.free == 0 {
 		return s.fresh()

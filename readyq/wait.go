@@ -7,12 +7,16 @@ import (
 )
 
 // Wait waits until at least one item is queued, then hands out up to max
-// of them, oldest first, in one step. It returns the items and nil; nil
-// and ErrInvalid at once if ctx is nil or max ≤ 0; nil and ctx.Err() at
-// once if ctx is already done, even if items are queued (TryTake takes
-// them regardless), and if ctx ends while it waits; nil and ErrClosed once
-// the queue is closed and nothing is left to hand out (see Close). The
-// items are in flight until Done.
+// of them, oldest first, in one step. The items are in flight until Done.
+// It returns:
+//
+//   - the items and nil
+//   - nil and ErrInvalid at once if ctx is nil or max ≤ 0
+//   - nil and ctx.Err() at once if ctx is already done, even if items are
+//     queued (TryTake takes them regardless), or when ctx ends while it
+//     waits
+//   - nil and ErrClosed once the queue is closed and nothing is left to
+//     hand out (see Close)
 func (q *Queue[T]) Wait(ctx context.Context, max int) ([]T, error) {
 	items, err := q.WaitAppend(ctx, nil, max)
 	if len(items) == 0 {
@@ -21,9 +25,9 @@ func (q *Queue[T]) Wait(ctx context.Context, max int) ([]T, error) {
 	return items, err
 }
 
-// WaitAppend is Wait appending the items to buf: a consumer that passes
-// back its previous batch, as buf[:0], allocates nothing once buf is large
-// enough. On error it returns buf unchanged.
+// WaitAppend is Wait appending the items to buf. A consumer that passes
+// back its previous batch, as buf[:0], allocates nothing once buf is
+// large enough. On error it returns buf unchanged.
 func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error) {
 	if ctx == nil || max <= 0 {
 		return buf, ErrInvalid
@@ -35,17 +39,18 @@ func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error
 	return q.waitAndUnlock(ctx, buf, max)
 }
 
-// Next is the consumer loop's call: Done(done...) followed by
-// WaitAppend(ctx, done[:0], max), in one step where it can (one lock
-// round trip instead of two; with a recheck function it makes the two
-// calls). Items Done go to blocked Wait callers first, as they would
-// with the two calls. It returns ErrInvalid, having done nothing, for a
-// nil ctx or max ≤ 0. A done context does not stop the Done (finishing
-// held items is not a wait, and skipping it would strand them): Next
-// finishes them, then returns done[:0] and ctx.Err() without taking
-// anything. On any other error too the Done has taken effect and it
-// returns done[:0]. So the loop below ends once ctx is done, even while
-// items keep being queued.
+// Next is the consumer loop's call. It is Done(done...) followed by
+// WaitAppend(ctx, done[:0], max), in one step where it can. One step
+// takes one lock round trip instead of two. With a recheck function, Next
+// makes the two calls. Items Done go to blocked Wait callers first, as
+// they would with the two calls.
+//
+// It returns ErrInvalid, having done nothing, for a nil ctx or max ≤ 0. A
+// done context does not stop the Done. Finishing held items is not a
+// wait, and skipping it would strand them. So Next finishes them, then
+// returns done[:0] and ctx.Err() without taking anything. On any other
+// error too, the Done has taken effect and Next returns done[:0]. So the
+// loop below ends once ctx is done, even while items keep being queued.
 //
 //	var batch []T
 //	for {
@@ -74,7 +79,7 @@ func (q *Queue[T]) Next(ctx context.Context, done []T, max int) ([]T, error) {
 	return q.waitAndUnlock(ctx, done[:0], max)
 }
 
-// waitAndUnlock is WaitAppend with mu held; it releases it.
+// waitAndUnlock is WaitAppend with mu held. It releases mu.
 func (q *Queue[T]) waitAndUnlock(ctx context.Context, buf []T, max int) ([]T, error) {
 	if q.queuedLen() > 0 {
 		return q.takeAndUnlock(buf, max), nil
@@ -100,20 +105,20 @@ func (q *Queue[T]) waitAndUnlock(ctx context.Context, buf []T, max int) ([]T, er
 	return p.buf, nil // granted, also if ctx ended after the hand-over
 }
 
-// A take is a blocked Wait caller's payload: the granter appends up to max
+// A take is a blocked Wait caller's payload. The granter appends up to max
 // items to buf under the lock, and the caller gets buf back after waking.
 type take[T comparable] struct {
 	buf []T
 	max int
 }
 
-// grant hands the blocked caller w up to its max queued items. The copy
-// happens under the lock: it is bounded by max and by what the granter
-// itself just queued, since a caller only blocks while nothing is queued.
-// That is one item for an Add, but it can be many for a Done that puts
-// back many kept-aside or level items, and so is the one hand-out whose
-// copy is not O(1) under the lock (see the package doc). Only with mu
-// held.
+// grant hands the blocked caller w up to its max queued items. Only with
+// mu held. The copy happens under the lock. It is bounded by max and by
+// what the granter itself just queued, since a caller only blocks while
+// nothing is queued. That is one item for an Add. It can be many for a
+// Done that puts back many kept-aside or level items. So a Done's grant
+// is the one hand-out whose copy is not O(1) under the lock (see the
+// package doc).
 func (q *Queue[T]) grant(w *spin.Waiter[take[T]]) {
 	p := w.P
 	p.buf = q.takeLocked(p.buf, p.max)
@@ -194,13 +199,17 @@ func (q *Queue[T]) takeAndUnlock(buf []T, max int) []T {
 var copyHook func()
 
 // Drain waits until nothing is queued, delayed or in flight, on an open
-// or a closed queue. It returns nil then; ErrInvalid at once for a nil
-// ctx; ctx.Err() at once if ctx is already done (even on an idle queue),
-// and if ctx ends first. Items keep flowing meanwhile: Drain
-// only watches (on an open queue it returns at the first moment the queue
-// is idle, which producers may end at once). A queue with level items and
-// no recheck function, or with queued items and no consumer, does not
-// drain by itself.
+// or a closed queue. It returns:
+//
+//   - nil then
+//   - ErrInvalid at once for a nil ctx
+//   - ctx.Err() at once if ctx is already done, even on an idle queue, or
+//     when ctx ends first
+//
+// Items keep flowing meanwhile, since Drain only watches. On an open
+// queue it returns at the first moment the queue is idle, which producers
+// may end at once. A queue with level items and no recheck function, or
+// with queued items and no consumer, does not drain by itself.
 func (q *Queue[T]) Drain(ctx context.Context) error {
 	if ctx == nil {
 		return ErrInvalid
@@ -222,12 +231,13 @@ func (q *Queue[T]) Drain(ctx context.Context) error {
 	return nil // drainers are only ever granted
 }
 
-// Ready returns a channel that is closed once a Wait would not block: an
-// item is queued, or the queue is closed and nothing is left to hand out
-// (epoll_wait's readiness). Each call returns a channel for the next such
-// moment. A goroutine woken by it may find the items taken by another
-// consumer (TryTake then returns nothing) and calls Ready again; on a
-// closed queue, Wait tells the two cases apart.
+// Ready returns a channel that is closed once a Wait would not block
+// (epoll_wait's readiness). That is when an item is queued, or when the
+// queue is closed and nothing is left to hand out. Each call returns a
+// channel for the next such moment. A goroutine woken by it may find the
+// items taken by another consumer, and TryTake then returns nothing. Such
+// a goroutine calls Ready again. On a closed queue, Wait tells the two
+// cases apart.
 func (q *Queue[T]) Ready() <-chan struct{} {
 	if q.pub.queued.Load() != 0 {
 		return spin.ClosedChan()

@@ -1,50 +1,53 @@
 // Package counter is the eventfd counter behind packages semaphore and
-// signal: one count, read in one of two modes, as the kernel reads one
-// eventfd with or without EFD_SEMAPHORE.
+// signal. It keeps one count and reads it in one of two modes, as the
+// kernel reads one eventfd with or without EFD_SEMAPHORE.
 //
 // # The word
 //
-// The count and the counter's state share one atomic word: the count in
-// the low 36 bits, a generation above it, and flags in the high bits.
+// The count and the counter's state share one atomic word. The count
+// takes the low 36 bits, a generation sits above it, and the flags take
+// the high bits.
 //
 //   - closed: Close has run.
-//   - big: the count is too large for the low bits (then 0) and lives in
-//     big. Every change of it takes the lock, and Count reads it without.
+//   - big: the count is too large for the low bits and lives in big. The
+//     low bits are then 0. Every change of big takes the lock, and Count
+//     reads big without the lock.
 //   - slow: a locked section is under way, or needsSlow says one is
-//     needed (waiters queued, a channel armed, a debt).
+//     needed. That is the case with waiters queued, a channel armed or a
+//     debt.
 //   - lone: one reader waits in the lone slot.
-//   - busy: the lone slot's record is owned (by its reader, or by a writer
-//     handing it units).
-//   - notify: with a wake delay, readers wait or a Ready channel is armed;
-//     writes stay lock-free and tell the Delayer.
+//   - busy: the lone slot's record is owned, by its reader or by a writer
+//     handing it units.
+//   - notify: with a wake delay, readers wait or a Ready channel is armed.
+//     Writes then stay lock-free and tell the Delayer.
 //   - generation: 22 bits that SetLimit steps each time it changes the
 //     limit, so that the word never comes back to a value read before.
 //
 // With none of closed, big, slow, lone and notify set, a read or a write
 // is one load and one compare-and-swap that keeps the busy bit. The load
 // comes first, so a CAS that cannot succeed is never tried. The facades'
-// exported methods inline these paths (TakeFast, TakeAllFast, AddFast), so
-// that an uncontended call runs in their own frame. A call level less
-// saves about a tenth of an uncontended acquire. Each fast path reports
-// false, having changed nothing, where it cannot decide; the full call
-// then does.
+// exported methods inline these paths (TakeFast, TakeAllFast, AddFast).
+// An uncontended call then runs in their own frame. One call level less
+// saves about a tenth of an uncontended acquire. Where a fast path cannot
+// decide, it reports false and has changed nothing. The full call then
+// decides.
 //
 // # Invariants
 //
-// These hold at every moment:
+// These hold at every moment.
 //
 //   - slow set implies the count changes only under the lock.
-//   - slow clear implies needsSlow is false: the only waiters are the
-//     lone reader and a Delayer's readers.
-//   - lone set implies the word is lone|busy and its generation: the
+//   - slow clear implies needsSlow is false. The only waiters are then
+//     the lone reader and a Delayer's readers.
+//   - lone set implies the word is lone|busy and its generation. So the
 //     count is 0 and no other flag is set.
 //   - busy clear implies nobody owns the lone slot's record.
 //   - debt > 0 implies slow set.
 //   - a generation unchanged since a load implies the limit is what it
 //     was then, provided slow was clear at that load.
 //
-// These hold outside a locked section, and of a section's working count
-// at its end:
+// These hold outside a locked section. They also hold of a section's
+// working count at its end.
 //
 //   - count ≤ limit.
 //   - debt > 0 implies count = 0. A cut takes the free units before it
@@ -54,57 +57,61 @@
 //
 // Every lock-free outcome stands on one state of the word, the limit and
 // the debt. SetLimit stores the limit inside its locked section, and the
-// count goes out only at unlock. So two reads can see two states, and
-// only two ways pair them right:
+// count goes out only at unlock. So two reads can see two states. Only
+// two ways pair them right.
 //
 //   - A grant is a CAS from the word w it judged, with the limit read
-//     after w. A SetLimit begun since sets slow and steps the generation,
-//     so the CAS fails.
-//   - Any other outcome stands on a look: a refusal, a done context's
-//     error that says the request was valid, Writable's and Drain's
-//     answers. A look (look) reads the word, the limit and the word
-//     again. It vouches only if neither load shows slow and both show one
-//     generation.
+//     after w. A SetLimit begun since then sets slow and steps the
+//     generation, so the CAS fails.
+//   - Any other outcome stands on a look. Such outcomes are a refusal, a
+//     done context's error that says the request was valid, and the
+//     answers of Writable and Drain. A look (look) reads the word, the
+//     limit and the word again. It vouches only if neither load shows
+//     slow and both show one generation.
 //
-// A look that cannot vouch sends the caller to a locked section, where
+// A look that cannot vouch sends the caller to a locked section. There
 // the count, the limit and the debt agree. A look that vouches has no
-// debt (debt > 0 implies slow). Any other read of the limit is a hint,
-// for a path that judges again. The one gap is a wrapped generation: a
-// fast path stalled between its load and its CAS across 2^22 SetLimit
-// calls.
+// debt, since debt > 0 implies slow. Any other read of the limit is a
+// hint, for a path that judges again. The one gap is a wrapped
+// generation. It takes a fast path stalled between its load and its CAS
+// across 2^22 SetLimit calls.
 //
 // # The lone slot
 //
-// The commonest wait has one waiter: a signal's reader, or an acquirer of
-// one unit. It needs no lock on either side. The words below keep the
-// generation. A reader whose context never ends publishes itself with
-// one CAS (0 → lone|busy) and sleeps. One whose context can end first
-// claims the record (0 → busy), stores its Done channel there, then
-// publishes (busy → lone|busy).
+// The commonest wait has one waiter, such as a signal's reader or an
+// acquirer of one unit. It needs no lock on either side. The words below
+// keep the generation. A reader whose context never ends publishes
+// itself with one CAS (0 → lone|busy) and sleeps. One whose context can
+// end first claims the record (0 → busy) and stores its Done channel
+// there. Then it publishes (busy → lone|busy).
 //
 // A writer claims the reader with one CAS (lone|busy → busy). If the
 // reader's context is live, the writer hands it the units and wakes it.
-// If it has ended, the writer adds the units to the count instead and
-// tells the reader it was dropped, but only if that add succeeded; else it
-// hands them over after all, and the read succeeds (a grant is never
-// lost). To give up, the reader takes its record back (lone|busy → busy);
-// if that fails, someone claimed it first and it waits for the verdict.
-// The reader clears the record, then releases busy.
+// If the context has ended, the writer adds the units to the count
+// instead. It tells the reader it was dropped only if that add
+// succeeded. Otherwise it hands the units over after all, and the read
+// succeeds. A grant is never lost.
 //
-// A loneSlot (lone.go) owns the record and these steps. Its doc gives the
-// protocol as a table: the next word, by the word found and the actor.
+// To give up, the reader takes its record back (lone|busy → busy). If
+// that fails, someone claimed the record first, and the reader waits for
+// the verdict. The reader clears the record, then releases busy.
+//
+// A loneSlot (lone.go) owns the record and these steps. Its doc gives
+// the protocol as a table. The table gives the next word by the word
+// found and the actor.
 //
 // # Locked sections
 //
 // Every locked section starts with lock and ends with unlock (locked.go).
-// lock sets slow, so that the count changes only under the lock from then
-// on. If a reader waits in the lone slot, lock claims it and puts it at
-// the head of the (then empty) queue, so that FIFO order holds across the
-// slot and the queue. lock returns the section's state, a *locked: a copy
-// of the count to work on, and the queues and channels that mu guards.
-// Every step of a section takes it; no other code touches those fields.
-// unlock serves the waiters that can be served, fires Ready, and writes
-// the count back. It clears slow only if no waiter needs it (needsSlow).
+// First, lock sets slow, so that from then on the count changes only
+// under the lock. If a reader waits in the lone slot, lock claims it and
+// puts it at the head of the queue, which is then empty. So FIFO order
+// holds across the slot and the queue. Then lock returns the section's
+// state as a *locked. It holds a copy of the count to work on, and the
+// queues and channels that mu guards. Every step of a section takes it,
+// and no other code touches those fields. At the end, unlock serves the
+// waiters that can be served, fires Ready, and writes the count back. It
+// clears slow only if no waiter needs it (needsSlow).
 //
 // # Why no wakeup is lost
 //
@@ -112,9 +119,9 @@
 // word before a waiter set lone or slow fails its CAS and reads it again.
 // With slow set, the count changes only under the lock, and every locked
 // section ends by serving. Slow stays set while anyone waits for a change
-// of the count (needsSlow). A Delayer's readers have notify instead, which
-// sends every write to the Delayer. With lone set, the count is 0, and a
-// writer must claim the waiter before it can add anything.
+// of the count (needsSlow). A Delayer's readers have notify instead,
+// which sends every write to the Delayer. With lone set, the count is 0,
+// and a writer must claim the waiter before it can add anything.
 package counter
 
 import (
@@ -140,7 +147,7 @@ const (
 	genOne    = 1 << 36
 	countMask = genOne - 1
 
-	// fastMask: with none of these set, a fast path may change the count.
+	// With none of fastMask's flags set, a fast path may change the count.
 	fastMask = closedBit | bigBit | slowBit | loneBit
 )
 
@@ -151,12 +158,12 @@ const (
 	// Semaphore reads take the units they ask for (EFD_SEMAPHORE). A read
 	// of 0 takes nothing and never waits.
 	Semaphore Mode = iota
-	// Plain reads take the whole count (a plain eventfd); their n is
-	// ignored.
+	// Plain reads take the whole count, as a plain eventfd does. Their n
+	// is ignored.
 	Plain
 )
 
-// need is what a read of n asks for: n, or 0 for the whole count.
+// need is what a read of n asks for. That is n, or 0 for the whole count.
 func (m Mode) need(n uint64) uint64 {
 	if m == Plain {
 		return 0
@@ -164,41 +171,44 @@ func (m Mode) need(n uint64) uint64 {
 	return n
 }
 
-// A req is a waiter's payload: what a reader needs (0: the whole count)
-// or a writer adds, and what a reader was handed.
+// A req is a waiter's payload. It holds what a reader needs or a writer
+// adds, and what a reader was handed.
 type req struct {
-	need uint64 // units to take; 0: the whole count (at least one unit)
-	max  uint64 // with need 0, the most to take; 0: no cap
+	need uint64 // units to take, or 0 for the whole count (at least one unit)
+	max  uint64 // with need 0, the most to take, or 0 for no cap
 	got  uint64 // what was taken
 }
 
-// A Delayer delays the wakeup of blocked readers (and Ready channels): a
-// write that finds them waiting calls Note with the count it left, and the
-// Delayer calls Serve later. Note is called without the lock held, and
-// Serve never calls Note (readers still waiting after it have no count
-// left), so a Delayer may call Serve with its own lock held.
+// A Delayer delays the wakeup of blocked readers and of Ready channels. A
+// write that finds them waiting calls Note with the count it left. The
+// Delayer calls Serve later. Note is called without the lock held. Serve
+// never calls Note, because readers still waiting after it have no count
+// left. So a Delayer may call Serve with its own lock held.
 type Delayer interface{ Note(count uint64) }
 
 // A Counter is an eventfd counter. The zero value is an open counter of 0
 // with the limit Max. A Counter must not be copied after first use.
 //
-// Its fields come in four groups:
-//   - the word and the limits, read without the lock;
-//   - the lock and what only a locked section may touch (locked.go);
-//   - the lone slot (lone.go);
-//   - the configuration, set before the Counter is shared.
+// Its fields come in four groups.
+//
+//   - the word and the limits, read without the lock
+//   - the lock and what only a locked section may touch (locked.go)
+//   - the lone slot (lone.go)
+//   - the configuration, set before the Counter is shared
+//
+// The fields big, lim and debt are written in locked sections.
 type Counter struct {
 	word atomic.Uint64 // the count and the flags (see the package doc)
-	big  atomic.Uint64 // the count while bigBit is set; written in locked sections
-	lim  atomic.Uint64 // the limit; 0 means Max, so that the zero value works; written in locked sections
-	debt atomic.Uint64 // units SetLimit took away that holders still have: releases pay it first; written in locked sections
+	big  atomic.Uint64 // the count while bigBit is set
+	lim  atomic.Uint64 // the limit, where 0 means Max so that the zero value works
+	debt atomic.Uint64 // units SetLimit took away that holders still have, which releases pay first
 
 	mu  sync.Mutex
 	sec locked // reached through the *locked that lock returns
 
 	lone loneSlot // the lone slot (lone.go)
 
-	delay Delayer // a wake delay; nil if none
+	delay Delayer // a wake delay, or nil for none
 	stops bool    // Close refuses every later read (a limiter's Close)
 }
 
@@ -213,8 +223,8 @@ func (c *Counter) Init(limit, initial uint64, d Delayer) {
 }
 
 // StopReadsAtClose makes Close refuse every later read, even while units
-// are left: a limiter's Close, which ends new work while holders still
-// give units back. Only before the Counter is shared.
+// are left. That is a limiter's Close, which ends new work while holders
+// still give units back. Only before the Counter is shared.
 func (c *Counter) StopReadsAtClose() { c.stops = true }
 
 // Limit returns the largest count.
@@ -227,8 +237,9 @@ func (c *Counter) Limit() uint64 {
 
 // look reads the word and the limit for an outcome that no
 // compare-and-swap will check (see the snapshot rule). It reports whether
-// they are one state: neither load of the word shows a locked section
-// under way, and both show the same generation. The debt is then 0.
+// they are one state. They are if neither load of the word shows a locked
+// section under way and both show the same generation. The debt is then
+// 0.
 func (c *Counter) look() (w, limit uint64, ok bool) {
 	w = c.word.Load()
 	hook(pLook)
@@ -238,9 +249,10 @@ func (c *Counter) look() (w, limit uint64, ok bool) {
 	return w, limit, ok
 }
 
-// within judges on one state whether n is within the limit, plus the debt
-// if withDebt (what a write may bring): on a look that vouches, or else in
-// a locked section.
+// within judges on one state whether n is within the limit. With
+// withDebt, the debt is added to the limit, since a write may bring that
+// much more. It judges on a look that vouches, or else in a locked
+// section.
 func (c *Counter) within(n uint64, withDebt bool) bool {
 	if _, limit, ok := c.look(); ok {
 		return n <= limit
@@ -251,10 +263,10 @@ func (c *Counter) within(n uint64, withDebt bool) bool {
 	return n <= l || withDebt && n-l <= c.debt.Load()
 }
 
-// above reports whether n is above the limit (plus the debt if
-// withDebt). Within the limit as read now is only a hint, for a path that
-// judges again before it acts (a CAS, or a locked section); a refusal is
-// judged on one state.
+// above reports whether n is above the limit, plus the debt if withDebt.
+// Being within the limit as read now is only a hint. It is for a path
+// that judges again before it acts, by a CAS or in a locked section. A
+// refusal is judged on one state.
 func (c *Counter) above(n uint64, withDebt bool) bool {
 	return n > c.Limit() && !c.within(n, withDebt)
 }
@@ -280,8 +292,8 @@ func (c *Counter) tryFast(need, mask uint64) (uint64, bool, uint64) {
 	}
 }
 
-// TakeFast takes n ≥ 1 units if nobody waits and they are there: a fast
-// path for the facades to inline (see the package doc).
+// TakeFast takes n ≥ 1 units if nobody waits and they are there. It is a
+// fast path for the facades to inline (see the package doc).
 func (c *Counter) TakeFast(n uint64) bool {
 	w := c.word.Load()
 	if w&(fastMask|notifyBit) != 0 || w&countMask < n {
@@ -292,7 +304,7 @@ func (c *Counter) TakeFast(n uint64) bool {
 }
 
 // TakeAllFast takes the whole count (Take) if no locked section is
-// needed: a fast path for the facades to inline.
+// needed. It is a fast path for the facades to inline.
 func (c *Counter) TakeAllFast() uint64 {
 	w := c.word.Load()
 	if v := w & countMask; w&fastMask == 0 && v != 0 && c.word.CompareAndSwap(w, w-v) {
@@ -301,9 +313,9 @@ func (c *Counter) TakeAllFast() uint64 {
 	return 0
 }
 
-// AddFast adds n if nobody waits and the count has room for it: a fast
-// path for the facades to inline. The limit it reads after the word is the
-// word's if its CAS succeeds (see the snapshot rule).
+// AddFast adds n if nobody waits and the count has room for it. It is a
+// fast path for the facades to inline. The limit it reads after the word
+// is the word's if its CAS succeeds (see the snapshot rule).
 func (c *Counter) AddFast(n uint64) bool {
 	w := c.word.Load()
 	v := w & countMask
@@ -314,11 +326,13 @@ func (c *Counter) AddFast(n uint64) bool {
 	return c.word.CompareAndSwap(w, w+n)
 }
 
-// Read waits until it can take what a read of n in mode m asks for and
-// takes it (Acquire, Wait). It returns what it took. It returns
-// ErrInvalid for a nil ctx or n above the limit, ctx.Err() at once if ctx
-// is done and if ctx ends first, and ErrClosed once closed with too little
-// left.
+// Read waits until it can take what a read of n in mode m asks for, and
+// takes it (Acquire, Wait). It returns what it took and nil. Otherwise it
+// returns:
+//
+//   - ErrInvalid for a nil ctx or n above the limit
+//   - ctx.Err() at once if ctx is done, or when ctx ends first
+//   - ErrClosed once closed with too little left
 func (c *Counter) Read(ctx context.Context, m Mode, n uint64) (uint64, error) {
 	if ctx == nil {
 		return 0, spin.ErrInvalid
@@ -354,10 +368,13 @@ func (c *Counter) Read(ctx context.Context, m Mode, n uint64) (uint64, error) {
 }
 
 // ReadUpTo waits until the count is non-zero and takes up to max units
-// of it, in a Semaphore counter's FIFO order (AcquireUpTo). It returns
-// what it took; 0 and nil at once for max 0; ErrInvalid for a nil ctx;
-// ctx.Err() at once if ctx is done and if ctx ends first; ErrClosed once
-// closed and empty.
+// of it, in a Semaphore counter's FIFO order (AcquireUpTo). It returns:
+//
+//   - what it took and nil
+//   - 0 and nil at once for max 0
+//   - ErrInvalid for a nil ctx
+//   - ctx.Err() at once if ctx is done, or when ctx ends first
+//   - ErrClosed once closed and empty
 func (c *Counter) ReadUpTo(ctx context.Context, max uint64) (uint64, error) {
 	if ctx == nil {
 		return 0, spin.ErrInvalid
@@ -385,9 +402,9 @@ func (c *Counter) ReadUpTo(ctx context.Context, max uint64) (uint64, error) {
 	return p.got, nil
 }
 
-// TryReadUpTo takes up to max units (every unit if max is 0) without
-// waiting, unless a reader is queued: it never takes what a queued
-// reader is owed (TakeAll). It returns what it took.
+// TryReadUpTo takes up to max units without waiting, or every unit if
+// max is 0 (TakeAll). It takes nothing while a reader is queued, since it
+// never takes what a queued reader is owed. It returns what it took.
 func (c *Counter) TryReadUpTo(max uint64) uint64 {
 	l := c.lock()
 	defer c.unlock(l)
@@ -399,8 +416,8 @@ func (c *Counter) TryReadUpTo(max uint64) uint64 {
 	return v
 }
 
-// zeroRead is the result of a read of 0 units: nil, or ErrClosed once a
-// counter whose Close stops reads is closed.
+// zeroRead is the result of a read of 0 units. It is nil, or ErrClosed
+// once a counter whose Close stops reads is closed.
 func (c *Counter) zeroRead() error {
 	if c.stops && c.closed() {
 		return spin.ErrClosed
@@ -408,11 +425,11 @@ func (c *Counter) zeroRead() error {
 	return nil
 }
 
-// readWait parks a reader in the lone slot, or queues it in a locked
-// section, and returns its record; or it returns the read's result at
-// once (a nil record) if the read need not wait.
+// readWait parks a reader in the lone slot or queues it in a locked
+// section, and returns its record. If the read need not wait, it returns
+// the read's result at once, with a nil record.
 func (c *Counter) readWait(done <-chan struct{}, p req) (*spin.Waiter[req], uint64, error) {
-	if p.need <= 1 && p.max == 0 && c.delay == nil { // the lone record keeps one need: no capped reads there
+	if p.need <= 1 && p.max == 0 && c.delay == nil { // the lone record keeps one need, so no capped reads go there
 		if w := c.lone.park(&c.word, done, p.need); w != nil {
 			return w, 0, nil
 		}
@@ -444,7 +461,7 @@ func (c *Counter) finishRead(w *spin.Waiter[req], woke bool) (req, spin.Result) 
 // TryRead takes what a read of n in mode m asks for, without waiting, and
 // reports whether it did (TryAcquire, Take). With waiters queued it serves
 // them first, so that one whose context has just ended does not hold it
-// up; a Semaphore read never takes what a queued reader is owed.
+// up. A Semaphore read never takes what a queued reader is owed.
 func (c *Counter) TryRead(m Mode, n uint64) (uint64, bool) {
 	if c.above(n, false) {
 		return 0, false
@@ -467,10 +484,13 @@ func (c *Counter) TryRead(m Mode, n uint64) (uint64, bool) {
 	return c.take(l, need, 0)
 }
 
-// Write adds n (Release, Add) in mode m: it never blocks. It returns
-// ErrInvalid for n above the limit, ErrWouldBlock (changing nothing) if
-// the count has no room for n, and ErrClosed after Close in Plain mode (a
-// Semaphore takes units back after Close).
+// Write adds n in mode m (Release, Add). It never blocks. It returns nil,
+// or one of these errors:
+//
+//   - ErrInvalid for n above the limit
+//   - ErrWouldBlock, having changed nothing, if the count has no room for n
+//   - ErrClosed after Close in Plain mode, since a Semaphore takes units
+//     back after Close
 func (c *Counter) Write(m Mode, n uint64) error {
 	if c.AddFast(n) {
 		return nil
@@ -479,8 +499,8 @@ func (c *Counter) Write(m Mode, n uint64) error {
 }
 
 // write is Write when the fast path cannot take it. Its lock-free
-// outcomes stand on a look that vouches (see the snapshot rule); any other
-// word goes to a locked section.
+// outcomes stand on a look that vouches (see the snapshot rule). Any
+// other word goes to a locked section.
 func (c *Counter) write(m Mode, n uint64) error {
 	for {
 		w, limit, ok := c.look()
@@ -500,7 +520,7 @@ func (c *Counter) write(m Mode, n uint64) error {
 				return nil
 			}
 		case n > limit-v:
-			return spin.ErrWouldBlock // nobody waits: no read can make room first
+			return spin.ErrWouldBlock // nobody waits, so no read can make room first
 		case v+n > countMask:
 			return c.writeLocked(m, n)
 		case c.word.CompareAndSwap(w, w+n):
@@ -519,7 +539,7 @@ func (c *Counter) noted(w, count uint64) {
 }
 
 // writeLocked is Write in a locked section. If the count has no room, the
-// queues are served and the room is judged again: a reader whose context
+// queues are served and the room is judged again. A reader whose context
 // has just ended must not hold up a write that the live readers behind it
 // make room for.
 func (c *Counter) writeLocked(m Mode, n uint64) error {
@@ -535,11 +555,14 @@ func (c *Counter) writeLocked(m Mode, n uint64) error {
 }
 
 // WriteWait adds n in mode m, waiting while the count has no room for it
-// (ReleaseWait, AddWait). It returns ErrInvalid for a nil ctx or n above
-// the limit, ctx.Err() at once if ctx is done and if ctx ends first
-// (nothing added), and ErrClosed after Close (in Semaphore mode only when
-// there is no room: a closed counter is never waited on). A write of 0
-// never waits.
+// (ReleaseWait, AddWait). A write of 0 never waits. It returns nil, or one
+// of these errors:
+//
+//   - ErrInvalid for a nil ctx or n above the limit
+//   - ctx.Err() at once if ctx is done, or when ctx ends first, with
+//     nothing added
+//   - ErrClosed after Close, in Semaphore mode only when there is no
+//     room (a closed counter is never waited on)
 func (c *Counter) WriteWait(ctx context.Context, m Mode, n uint64) error {
 	if ctx == nil {
 		return spin.ErrInvalid
@@ -567,8 +590,8 @@ func (c *Counter) WriteWait(ctx context.Context, m Mode, n uint64) error {
 	return result(ctx, r)
 }
 
-// writeWait queues a back-pressured writer in a locked section, or adds n
-// at once (a nil record) if there is room and nobody is ahead.
+// writeWait queues a back-pressured writer in a locked section. If there
+// is room and nobody is ahead, it adds n at once and returns a nil record.
 func (c *Counter) writeWait(done <-chan struct{}, m Mode, n uint64) (*spin.Waiter[req], error) {
 	l := c.lock()
 	defer c.unlock(l)
@@ -599,7 +622,8 @@ func result(ctx context.Context, r spin.Result) error {
 }
 
 // Ready returns a channel that is closed once the count is non-zero or
-// the counter is closed (poll's POLLIN): at once if it is now.
+// the counter is closed (poll's POLLIN). It is closed at once if that
+// holds now.
 func (c *Counter) Ready() <-chan struct{} {
 	if w := c.word.Load(); w&(countMask|closedBit|bigBit) != 0 {
 		return spin.ClosedChan()
@@ -611,9 +635,9 @@ func (c *Counter) Ready() <-chan struct{} {
 }
 
 // Writable returns a channel that is closed once the count is below the
-// limit or the counter is closed (poll's POLLOUT): at once if it is now.
-// While one is armed the count changes only in locked sections (the slow
-// bit), which fire it.
+// limit or the counter is closed (poll's POLLOUT). It is closed at once if
+// that holds now. While one is armed, the count changes only in locked
+// sections (the slow bit), which fire it.
 func (c *Counter) Writable() <-chan struct{} {
 	if w, limit, ok := c.look(); w&closedBit != 0 || ok && w&countMask < limit {
 		return spin.ClosedChan()
@@ -623,9 +647,12 @@ func (c *Counter) Writable() <-chan struct{} {
 	return l.writable.Arm(l.cnt < c.Limit() || c.closed())
 }
 
-// Drain waits until the count is at the limit: every unit taken has been
-// given back. It returns nil then (at once if it is now), ErrInvalid for a
-// nil ctx, and ctx.Err() at once if ctx is done and if ctx ends first.
+// Drain waits until the count is at the limit, which is when every unit
+// taken has been given back. It returns:
+//
+//   - nil then, at once if it is now
+//   - ErrInvalid for a nil ctx
+//   - ctx.Err() at once if ctx is done, or when ctx ends first
 func (c *Counter) Drain(ctx context.Context) error {
 	if ctx == nil {
 		return spin.ErrInvalid
@@ -655,8 +682,8 @@ func (c *Counter) Serve() {
 	c.unlock(l)
 }
 
-// Close closes the counter: writes fail from now on, what is left stays
-// readable, and queued waiters that it cannot serve get ErrClosed. It is
+// Close closes the counter. Writes fail from now on, and what is left
+// stays readable. Queued waiters that it cannot serve get ErrClosed. It is
 // idempotent.
 func (c *Counter) Close() {
 	l := c.lock()
@@ -674,14 +701,19 @@ func (c *Counter) Count() uint64 {
 	return w & countMask
 }
 
-// SetLimit changes the limit to limit (1 ≤ limit ≤ Max). Raising it adds
-// the difference to the count, after paying any debt, so queued readers
-// are served at once in FIFO order. Lowering it takes the difference from
-// the count, and what the count cannot give becomes a debt that later
-// writes pay before they add to the count: units held are never taken
-// from their holders. It returns ErrInvalid, changing nothing, for a limit
-// out of range or below a queued request (which could then never be
-// served), and ErrClosed after Close.
+// SetLimit changes the limit to limit (1 ≤ limit ≤ Max).
+//
+//   - Raising it adds the difference to the count, after paying any debt.
+//     So queued readers are served at once, in FIFO order.
+//   - Lowering it takes the difference from the count. What the count
+//     cannot give becomes a debt, which later writes pay before they add
+//     to the count. Units held are never taken from their holders.
+//
+// It returns nil, or one of these errors:
+//
+//   - ErrInvalid, having changed nothing, for a limit out of range or
+//     below a queued request, which could then never be served
+//   - ErrClosed after Close
 func (c *Counter) SetLimit(limit uint64) error {
 	if limit == 0 || limit > Max {
 		return spin.ErrInvalid
@@ -713,9 +745,9 @@ func (c *Counter) SetLimit(limit uint64) error {
 	return nil
 }
 
-// newGeneration steps the word's generation, so that a compare-and-swap
-// from a word read before this section fails even if the count comes back
-// to what it was (see the snapshot rule). Only in a locked section.
+// newGeneration steps the word's generation (see the snapshot rule). A
+// compare-and-swap from a word read before this section then fails, even
+// if the count comes back to what it was. Only in a locked section.
 func (c *Counter) newGeneration() {
 	for {
 		w := c.word.Load()
@@ -728,8 +760,8 @@ func (c *Counter) newGeneration() {
 // needOf is a request's need, for MaxNeed.
 func needOf(p req) uint64 { return p.need }
 
-// overDebt reports whether a write of n can never be taken: it is above
-// the limit plus what a debt lets in. Only in a locked section.
+// overDebt reports whether a write of n can never be taken, because it is
+// above the limit plus what a debt lets in. Only in a locked section.
 func (c *Counter) overDebt(n uint64) bool {
 	l := c.Limit()
 	return n > l && n-l > c.debt.Load()

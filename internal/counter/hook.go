@@ -3,5 +3,5 @@
 package counter
 
 // hook marks a window (see points.go). Without the evsynchooks tag it is
-// empty and inlined away: a normal build pays nothing for it.
+// empty and inlined away, so a normal build pays nothing for it.
 func hook(point) {}

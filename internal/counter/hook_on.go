@@ -4,21 +4,22 @@ package counter
 
 import "sync/atomic"
 
-// hooked is the function a test registered to run at every point; nil if
-// none is (see SetHook).
+// hooked is the function a test registered to run at every point, or nil
+// if none is (see SetHook).
 var hooked atomic.Pointer[func(Point)]
 
 // hook calls the registered function, if any, on the goroutine that
-// reached p: built with the evsynchooks tag, a test can stop it there.
+// reached p. So in a build with the evsynchooks tag, a test can stop the
+// goroutine there.
 func hook(p point) {
 	if f := hooked.Load(); f != nil {
 		(*f)(p)
 	}
 }
 
-// SetHook registers f to run at every point reached (nil: none). It exists
-// only in builds with the evsynchooks tag, for window tests (see the
-// package gates).
+// SetHook registers f to run at every point reached, or none if f is nil.
+// It exists only in builds with the evsynchooks tag, for window tests (see
+// the package gates).
 func SetHook(f func(Point)) {
 	if f == nil {
 		hooked.Store(nil)
@@ -31,7 +32,7 @@ func SetHook(f func(Point)) {
 // sections (points.go).
 type Point = point
 
-// NPoints is the number of points: every Point is below it.
+// NPoints is the number of points. Every Point is below it.
 const NPoints = int(nPoints)
 
 // The points, for window tests.

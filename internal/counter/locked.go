@@ -2,16 +2,16 @@ package counter
 
 import "github.com/evsync/evsync/internal/spin"
 
-// A locked is what only a locked section may touch: the working count,
-// valid between lock and unlock, and the state that mu guards. lock
-// returns it, and every step of a section takes it as a parameter, so that
-// these fields are reached through a section only. Two calls of the queues
-// are the exceptions: Len may be read without the lock, and Finish takes
-// the lock itself.
+// A locked is what only a locked section may touch. It holds the working
+// count, valid between lock and unlock, and the state that mu guards. The
+// lock call returns it, and every step of a section takes it as a
+// parameter. So these fields are reached through a section only. Two
+// calls of the queues are the exceptions. Len may be read without the
+// lock, and Finish takes the lock itself.
 type locked struct {
-	cnt      uint64          // the count: read from the word by lock, written back by unlock
+	cnt      uint64          // the count, read from the word by lock and written back by unlock
 	was      uint64          // the count when the section began
-	serving  bool            // the section is Serve's: delayed readers are served
+	serving  bool            // the section is Serve's, which serves delayed readers
 	readers  spin.Queue[req] // blocked readers and reservations
 	writers  spin.Queue[req] // back-pressured writers
 	drainers spin.Queue[req] // Drain callers
@@ -25,8 +25,8 @@ func (c *Counter) Lock() { c.lock() }
 // Unlock ends the section that Lock began (see unlock).
 func (c *Counter) Unlock() { c.unlock(&c.sec) }
 
-// lock begins a locked section (see the package doc): it takes mu, sets
-// slow, moves a reader waiting in the lone slot to the head of the
+// lock begins a locked section (see the package doc). It takes mu and
+// sets slow. It moves a reader waiting in the lone slot to the head of the
 // readers' queue, and reads the count into cnt. It returns the state that
 // only the section may touch. Every section ends with unlock.
 func (c *Counter) lock() *locked {
@@ -55,13 +55,13 @@ func (c *Counter) lock() *locked {
 	}
 }
 
-// unlock ends a locked section: it serves the waiters that can be served
-// and fires Ready, writes the count back with slow (needsSlow) and notify,
-// unlocks mu, and then wakes the waiters it served. Last, it tells the
-// Delayer about a count that waits for its readers.
+// unlock ends a locked section. It serves the waiters that can be served
+// and fires Ready. It writes the count back with slow (needsSlow) and
+// notify, unlocks mu, and then wakes the waiters it served. Last, it tells
+// the Delayer about a count that waits for its readers.
 func (c *Counter) unlock(l *locked) {
 	c.serve(l)
-	held := c.delay != nil && l.readersWait() // readers the Delayer serves: writes tell it (notify)
+	held := c.delay != nil && l.readersWait() // readers the Delayer serves, so writes tell it (notify)
 	c.publish(l, c.needsSlow(l), held)
 	l.serving = false
 	note := held && l.cnt > l.was && !c.closed() // the section wrote to a count readers wait for
@@ -76,14 +76,16 @@ func (c *Counter) unlock(l *locked) {
 	}
 }
 
-// needsSlow reports whether slow stays set when the section ends: whether
-// every change of the count must go through a locked section, which ends
-// by serving. It lists what needs this, one a line: each kind of waiter,
-// and the debt. A new kind of waiter adds its line here.
+// needsSlow reports whether slow stays set when the section ends. That is
+// whether every change of the count must go through a locked section,
+// which ends by serving. It lists what needs this, one a line. There is a
+// line for each kind of waiter, and one for the debt. A new kind of waiter
+// adds its line here.
 //
 // Two kinds need no line. The lone reader has the lone bit, which stops
-// every fast path. A Delayer's readers have notify instead (see unlock):
-// writes stay lock-free and tell the Delayer, whose Serve serves them.
+// every fast path. A Delayer's readers have notify instead (see unlock).
+// Writes then stay lock-free and tell the Delayer, whose Serve serves
+// them.
 func (c *Counter) needsSlow(l *locked) bool {
 	return l.writers.Len() != 0 || // back-pressured writers: a read must let them in
 		l.writable.Armed() || // Writable: a read must fire it
@@ -92,13 +94,13 @@ func (c *Counter) needsSlow(l *locked) bool {
 		c.delay == nil && l.readersWait() // readers and Ready: a write must serve them
 }
 
-// readersWait reports whether readers wait for a write: queued readers or
-// an armed Ready channel.
+// readersWait reports whether readers wait for a write. They are queued
+// readers, or an armed Ready channel.
 func (l *locked) readersWait() bool { return l.readers.Len() != 0 || l.ready.Armed() }
 
-// publish writes cnt back into the word (into big, with bigBit, if it does
-// not fit), with slow and notify as given, keeping the closed bit and the
-// generation. Only the busy bit can have changed since lock.
+// publish writes cnt back into the word, or into big with bigBit if it
+// does not fit. It sets slow and notify as given, and keeps the closed bit
+// and the generation. Only the busy bit can have changed since lock.
 func (c *Counter) publish(l *locked, slow, notify bool) {
 	low, flags := l.cnt, uint64(0)
 	if low > countMask {
@@ -121,9 +123,9 @@ func (c *Counter) publish(l *locked, slow, notify bool) {
 	}
 }
 
-// serve hands the count to the readers that can be served, oldest first,
-// and lets back-pressured writers in while there is room, until neither
-// can move; after Close it refuses those that never can be. With a
+// serve hands the count to the readers that can be served, oldest first.
+// It lets back-pressured writers in while there is room, until neither
+// can move. After Close it refuses those that never can be served. With a
 // Delayer, readers and Ready wait for Serve (or Close).
 func (c *Counter) serve(l *locked) {
 	readers := c.delay == nil || l.serving || c.closed()
@@ -136,8 +138,8 @@ func (c *Counter) serve(l *locked) {
 		}
 	}
 	if c.closed() {
-		// Nothing will be added: refuse each head what is left cannot
-		// serve, and see whether the next one fits.
+		// Nothing will be added. Refuse each head that what is left
+		// cannot serve, and see whether the next one fits.
 		for w := l.readers.Front(); w != nil; w = l.readers.Front() {
 			if v, ok := c.take(l, w.P.need, w.P.max); ok {
 				l.readers.Grant(w, req{need: w.P.need, max: w.P.max, got: v})
@@ -179,7 +181,7 @@ func (c *Counter) serveReaders(l *locked) {
 // there is room, and reports whether it let any in.
 func (c *Counter) serveWriters(l *locked) bool {
 	moved := false
-	for w := l.writers.Front(); w != nil && c.add(l, Plain, w.P.need) == nil; w = l.writers.Front() { // Plain: none is let in after Close
+	for w := l.writers.Front(); w != nil && c.add(l, Plain, w.P.need) == nil; w = l.writers.Front() { // Plain, so none is let in after Close
 		l.writers.Grant(w, w.P)
 		moved = true
 	}
@@ -192,7 +194,7 @@ func (c *Counter) add(l *locked, m Mode, n uint64) error {
 	pay := min(n, debt) // a write pays SetLimit's debt before it adds to the count
 	switch {
 	case c.overDebt(n):
-		return spin.ErrInvalid // no count could ever take it: a bad argument, even after Close
+		return spin.ErrInvalid // no count could ever take it, so it is a bad argument, even after Close
 	case c.closed() && m == Plain:
 		return spin.ErrClosed
 	case n-pay > c.Limit()-l.cnt:

@@ -6,17 +6,18 @@ import (
 	"github.com/evsync/evsync/internal/spin"
 )
 
-// A loneSlot is the lone slot (see the package doc): the record of the one
-// reader that waits without the lock, which a writer hands units without
-// the lock. Its methods are the protocol's compare-and-swap steps on the
-// word, whose lone and busy bits say who owns the record. Each step keeps
-// the generation, which cannot change while lone is set: a locked section
-// clears lone first.
+// A loneSlot is the lone slot (see the package doc). It holds the record
+// of the one reader that waits without the lock. A writer hands that
+// reader units without the lock too. The methods are the protocol's
+// compare-and-swap steps on the word, whose lone and busy bits say who
+// owns the record. Each step keeps the generation. The generation cannot
+// change while lone is set, because a locked section clears lone first.
 //
-// The table gives the word each step leaves, by the word it finds. Bits it
-// does not name stay as they are. "fails" changes nothing: the actor takes
-// the locked path (a writer, its ordinary one). "–" cannot happen: the
-// reader holds busy from its park until it frees the record.
+// The table gives the word each step leaves, by the word it finds. Bits
+// it does not name stay as they are. A step that "fails" changes nothing,
+// and the actor takes the locked path. For a writer that is its ordinary
+// path. A "–" cannot happen, because the reader holds busy from its park
+// until it frees the record.
 //
 //	word found  reader parks   reader takes back  reader frees  writer claims  lock moves
 //	free        lone|busy (a)  –                  –             fails          slow
@@ -24,31 +25,33 @@ import (
 //	lone|busy   fails          busy               –             busy (d)       slow|busy (e)
 //	other       fails          –                  –             fails          slow
 //
-// Free is a count of 0 and no flag; other is any other word without lone
-// or busy. The notes:
+// Free is a count of 0 and no flag. Other is any other word without lone
+// or busy. These notes go with the table.
 //
-//	(a) With a context that can end, busy first; it stores the context's
-//	    Done channel, then publishes (busy → lone|busy).
+//	(a) With a context that can end, busy comes first. The reader stores
+//	    the context's Done channel, then publishes (busy → lone|busy).
 //	(b) Another reader fails. The one that set busy publishes if the word
-//	    is still busy alone; else it frees the record and takes the
+//	    is still busy alone. Else it frees the record and takes the
 //	    locked path.
-//	(c) A writer or a locked section was first: it waits for the verdict.
-//	(d) The writer hands the reader its units, or, if the reader's context
-//	    has ended, drops it (handLone).
+//	(c) A writer or a locked section was first. The reader waits for the
+//	    verdict.
+//	(d) The writer hands the reader its units. If the reader's context
+//	    has ended, the writer drops the reader instead (handLone).
 //	(e) The record goes to the head of the readers' queue, which serves it.
 //
-// A locked section thus sees slow, with busy while a reader owns the
-// record, and never lone. Only busy can change under it (the reader frees
-// the record), so unlock's publish keeps busy as it finds it.
+// So a locked section sees slow, with busy while a reader owns the
+// record, and never lone. Only busy can change under it, when the reader
+// frees the record. So unlock's publish keeps busy as it finds it.
 type loneSlot struct {
-	rec   spin.Waiter[req] // the record; its need is set by its first reader (one mode per Counter)
+	rec   spin.Waiter[req] // the record, whose need its first reader sets (one mode per Counter)
 	ready atomic.Bool      // rec has its channel and its need
 }
 
 // park parks a reader in the slot if the word is free, and returns the
-// record; nil if it could not. A reader whose context never ends publishes
-// itself with one compare-and-swap. One whose context can end first claims
-// the record, stores its context's Done channel there, then publishes.
+// record. It returns nil if it could not. A reader whose context never
+// ends publishes itself with one compare-and-swap. One whose context can
+// end first claims the record, stores its context's Done channel there,
+// then publishes.
 func (s *loneSlot) park(word *atomic.Uint64, done <-chan struct{}, need uint64) *spin.Waiter[req] {
 	g := word.Load()
 	if g&^genMask != 0 {
@@ -75,21 +78,21 @@ func (s *loneSlot) park(word *atomic.Uint64, done <-chan struct{}, need uint64) 
 	if word.CompareAndSwap(g|busyBit, g|loneBit|busyBit) {
 		return r
 	}
-	s.free(word) // a write or a locked section came in between: give up the slot
+	s.free(word) // a write or a locked section came in between, so give up the slot
 	return nil
 }
 
-// claim takes the waiting reader's record (lone|busy → busy): the reader
-// takes it back, or a writer claims it. It looks at the word, passes the
-// window p, and fails if the record was taken back, claimed or moved
-// first.
+// claim takes the waiting reader's record (lone|busy → busy). The reader
+// calls it to take the record back, and a writer calls it to claim the
+// record. It looks at the word and passes the window p. It fails if the
+// record was taken back, claimed or moved first.
 func (s *loneSlot) claim(word *atomic.Uint64, p point) bool {
 	w := word.Load()
 	hook(p)
 	return w&loneBit != 0 && word.CompareAndSwap(w, w&^loneBit)
 }
 
-// free gives the record up (busy cleared): its reader calls it once the
+// free gives the record up by clearing busy. Its reader calls it once the
 // verdict is in, or once its publish failed.
 func (s *loneSlot) free(word *atomic.Uint64) {
 	s.rec.Arm(nil)
@@ -99,7 +102,7 @@ func (s *loneSlot) free(word *atomic.Uint64) {
 
 // moveTo moves the waiting reader to the head of the queue q, for lock
 // (lone|busy → slow|busy). The compare-and-swap is from w, the word lock
-// read; it fails if the word has changed since.
+// read. It fails if the word has changed since.
 func (s *loneSlot) moveTo(word *atomic.Uint64, w uint64, q *spin.Queue[req]) bool {
 	if !word.CompareAndSwap(w, w&^loneBit|slowBit) {
 		return false
@@ -108,11 +111,12 @@ func (s *loneSlot) moveTo(word *atomic.Uint64, w uint64, q *spin.Queue[req]) boo
 	return true
 }
 
-// handLone gives n to the reader in the lone slot: it claims the record,
-// then hands n over if the reader's context is live. If it has ended, n
-// goes to the count instead, and the reader is told it was dropped only
-// if that write succeeded; otherwise it is handed n after all (a grant is
-// never lost). It reports false if the slot was taken back first.
+// handLone gives n to the reader in the lone slot. It claims the record,
+// then hands n over if the reader's context is live. If the context has
+// ended, n goes to the count instead. The reader is told it was dropped
+// only if that write succeeded. Otherwise it is handed n after all, since
+// a grant is never lost. handLone reports false if the slot was taken
+// back first.
 func (c *Counter) handLone(m Mode, n uint64) bool {
 	if !c.lone.claim(&c.word, pWriterClaim) {
 		return false
@@ -127,8 +131,8 @@ func (c *Counter) handLone(m Mode, n uint64) bool {
 	return true
 }
 
-// finishLone ends the lone reader's wait. If its context ended first it
-// takes the record back; if a writer or a locked section was first, the
+// finishLone ends the lone reader's wait. If its context ended first, it
+// takes the record back. If a writer or a locked section was first, the
 // record's verdict stands (Finish). Then it frees the record.
 func (c *Counter) finishLone(woke bool) (req, spin.Result) {
 	r := &c.lone.rec

@@ -6,20 +6,22 @@ import (
 	"github.com/evsync/evsync/internal/spin"
 )
 
-// A Reservation is a select-able read of a Semaphore counter: a place in
-// the readers' queue whose Done channel is closed once it is served or
-// refused.
+// A Reservation is a select-able read of a Semaphore counter. It is a
+// place in the readers' queue, whose Done channel is closed once it is
+// served or refused. Its flags are used only with c.mu held.
 type Reservation struct {
 	c         *Counter
 	w         *spin.Waiter[req]
-	cancelled bool // Cancel has run; only with c.mu held
-	kept      bool // Cancel could not give the units back; only with c.mu held
+	cancelled bool // Cancel has run
+	kept      bool // Cancel could not give the units back
 }
 
-// Reserve queues r as a select-able read of n units, served at once if n
-// is 0 or fits with nobody ahead. It returns ErrInvalid for n above the
-// limit and ErrClosed if the counter is closed with fewer than n units
-// left; r is then not queued.
+// Reserve queues r as a select-able read of n units. It is served at once
+// if n is 0, or if n fits with nobody ahead. It returns nil, or one of
+// these errors, with r not queued:
+//
+//   - ErrInvalid for n above the limit
+//   - ErrClosed if the counter is closed with fewer than n units left
 func (c *Counter) Reserve(r *Reservation, n uint64) error {
 	if c.above(n, false) {
 		return spin.ErrInvalid
@@ -31,7 +33,7 @@ func (c *Counter) Reserve(r *Reservation, n uint64) error {
 	}
 	r.c, r.w = c, l.readers.PushSelectable(req{need: n})
 	if n == 0 && c.zeroRead() == nil {
-		l.readers.Grant(r.w, req{}) // like a read of 0: never waits, even behind others
+		l.readers.Grant(r.w, req{}) // like a read of 0, it never waits, even behind others
 	}
 	c.serve(l)
 	if queued, v := r.w.Settled(); !queued && v == spin.Closed {
@@ -44,9 +46,12 @@ func (c *Counter) Reserve(r *Reservation, n uint64) error {
 // cancelled.
 func (r *Reservation) Done() <-chan struct{} { return r.w.Done() }
 
-// Err returns nil while r waits and once it holds its units, ErrClosed if
-// it was refused, and context.Canceled once Cancel has given it up (and
-// given back what it held).
+// Err returns:
+//
+//   - nil while r waits, and once it holds its units
+//   - ErrClosed if r was refused
+//   - context.Canceled once Cancel has given r up, and given back what it
+//     held
 func (r *Reservation) Err() error {
 	defer r.c.unlock(r.c.lock())
 	queued, v := r.w.Settled()
@@ -61,10 +66,10 @@ func (r *Reservation) Err() error {
 	return spin.ErrClosed
 }
 
-// Cancel gives r up: a waiting r leaves the queue (its Done channel is
-// closed), and units already handed to it go back to the count. It reports false only if they could
-// not go back without passing the limit (the caller then holds them).
-// Later calls return the first answer.
+// Cancel gives r up. A waiting r leaves the queue, and its Done channel is
+// closed. Units already handed to r go back to the count. Cancel reports
+// false only if they could not go back without passing the limit. The
+// caller then holds them. Later calls return the first answer.
 func (r *Reservation) Cancel() bool {
 	c := r.c
 	l := c.lock()
