@@ -30,8 +30,8 @@ type heap struct {
 
 // delays is a queue's delayed items and its timer. Only with mu held.
 //
-// Each delayed item is a wait in a 4-ary min-heap, one of two (see
-// heaps). Waits come out by ready time, and equal times in the order they
+// Each delayed item is a wait in one of the 4-ary min-heaps that heaps
+// holds. Waits come out by ready time, and equal times in the order they
 // were set. A heap holds values (time, order, slot) in pages like the
 // slab's (slab.go). So it grows without copying and holds no pointer.
 //

@@ -1,5 +1,5 @@
 package readyq
 
-// CopiesOutside reports whether large hand-outs are copied after the
-// unlock. It is false when built with -tags readyq_copyall.
+// CopiesOutside is whether large hand-outs are copied after the unlock:
+// false when built with -tags readyq_copyall.
 const CopiesOutside = copyOutside
