@@ -5,32 +5,6 @@ import (
 	"time"
 )
 
-// Delayed items wait in two 4-ary min-heaps ordered by ready time, ties
-// by the order their times were set: near and far. Every wait in near
-// comes before every wait in far, so the earliest is near's first, or
-// far's if near is empty. A new wait goes to near if it comes before the
-// bound, to far otherwise. Each time due items are queued (the timer's
-// function, Close), the bound moves to a horizon (a second) ahead of the
-// clock, and the waits of far that it passes move to near, a few at a
-// time: a locked section moves at most maxMoves, and the bound then stops
-// at the next wait of far. Before the first time, the bound is 0 and
-// every wait is in far. So items delayed for a short while (a retry, a
-// requeue) come and go through a heap of the items due soon, not through
-// a million waits delayed for hours, which stay where they are. The heaps
-// hold values (time, order, slot), in pages like the slab's (slab.go):
-// they grow without copying what they hold, and hold no pointer.
-//
-// One time.Timer per queue, made at the first delay, is armed for the
-// earliest time while an item is delayed and stopped when none is: a
-// queue with nothing delayed has no timer running and no goroutine (the
-// timer's function runs only when it fires). A run that fires late, or
-// that a Reset came too late to stop, only queues what is due by then and
-// arms the timer again.
-//
-// Times are nanoseconds on the queue's own clock (now), read only with
-// the lock held; under testing/synctest they follow the bubble's clock
-// exactly.
-
 // A wait is one delayed item in the heap.
 type wait struct {
 	at  int64
@@ -43,9 +17,9 @@ func (w *wait) before(v *wait) bool {
 	return w.at < v.at || (w.at == v.at && w.seq < v.seq)
 }
 
-// arity is the heaps' fan-out: a 4-ary heap is half as deep as a binary
-// one, so a wait taken from the top moves half as many others (each move
-// also writes the moved entry's position), for the same comparisons.
+// arity is the heaps' fan-out. A 4-ary heap is half as deep as a binary
+// one, so taking the top moves half as many waits, for the same
+// comparisons. Each move also writes the moved entry's position.
 const arity = 4
 
 // A heap is a 4-ary min-heap of waits.
@@ -55,23 +29,28 @@ type heap struct {
 }
 
 // delays is a queue's delayed items and its timer. Only with mu held.
+//
+// Each delayed item is a wait in one of the 4-ary min-heaps that heaps
+// holds. Waits come out by ready time, and equal times in the order they
+// were set. A heap holds values (time, order, slot) in pages like the
+// slab's (slab.go). So it grows without copying and holds no pointer.
+//
+// One time.Timer per queue, made at the first delay, is armed for the
+// earliest ready time. It is stopped while nothing is delayed, so an idle
+// queue runs no timer and no goroutine. The timer's function runs only
+// when it fires. A run that fires late, or that a Reset came too late to
+// stop, queues what is due by then and arms the timer again.
+//
+// Times are nanoseconds on the queue's own clock (now), read only with mu
+// held. Under testing/synctest they follow the bubble's clock exactly.
 type delays struct {
-	near, far heap
-	bound     wait // its at and seq: waits before it are in near, the others in far
-	n         int  // the delayed items: near.n + far.n
-	seq       uint64
-	timer     *time.Timer
-	armed     int64     // the ready time the timer is set for; 0: stopped
-	epoch     time.Time // the zero of now
+	heaps
+	n     int // the delayed items, in all heaps
+	seq   uint64
+	timer *time.Timer
+	armed int64     // the ready time the timer is set for; 0: stopped
+	epoch time.Time // the zero of now
 }
-
-// horizon is how far ahead of the clock the bound goes: items due within
-// it are in near. maxMoves is the most waits a locked section moves from
-// far to near.
-const (
-	horizon  = int64(time.Second)
-	maxMoves = 64
-)
 
 // AddAfter marks item ready d from now: it becomes queued then, unless a
 // mark makes it ready sooner (the earliest ready time wins). It reports
@@ -121,9 +100,9 @@ func (q *Queue[T]) AddWith(item T, o AddOpts) bool {
 	return q.add(item, q.cfg.mode, m)
 }
 
-// after returns the ready time d from now, at most the clock's end (a
+// after returns the ready time d from now, capped at the clock's end. A
 // delay so long that now+d would wrap waits for ever, until Close or a
-// sooner mark). Only with mu held.
+// sooner mark. Only with mu held.
 func (q *Queue[T]) after(d time.Duration) int64 {
 	now := q.now()
 	if int64(d) > math.MaxInt64-now {
@@ -168,13 +147,7 @@ func (q *Queue[T]) reschedule(e *entry[T], at int64) {
 		return
 	}
 	w.at, w.seq = at, q.delays.next()
-	if h == &q.delays.far && w.before(&q.delays.bound) {
-		moved := *w
-		q.remove(h, i)
-		q.push(moved)
-	} else {
-		q.up(h, i, *w)
-	}
+	q.sooner(h, i)
 	q.arm()
 }
 
@@ -190,17 +163,6 @@ func (q *Queue[T]) pop(e *entry[T]) {
 	h, i := q.locate(e)
 	q.remove(h, i)
 	q.delays.n--
-}
-
-// first returns the earliest wait, or nil if nothing is delayed.
-func (d *delays) first() *wait {
-	switch {
-	case d.near.n > 0:
-		return d.near.waits.at(0)
-	case d.far.n > 0:
-		return d.far.waits.at(0)
-	}
-	return nil
 }
 
 // due queues every delayed item whose time has come, in ready-time
@@ -220,26 +182,6 @@ func (q *Queue[T]) dueAll(all bool) {
 	}
 	q.advance(now)
 	q.arm()
-}
-
-// advance moves the bound to the horizon ahead of now, and the waits of
-// far it passes to near; after maxMoves of them it stops at the next.
-func (q *Queue[T]) advance(now int64) {
-	d := &q.delays
-	to := now + min(horizon, math.MaxInt64-now)
-	if d.bound.at >= to {
-		return
-	}
-	for moves := 0; d.far.n > 0 && d.far.waits.at(0).at < to; moves++ {
-		w := *d.far.waits.at(0)
-		if moves == maxMoves {
-			d.bound = wait{at: w.at, seq: w.seq}
-			return
-		}
-		q.remove(&d.far, 0)
-		q.insert(&d.near, w)
-	}
-	d.bound = wait{at: to} // every wait of far is at to or later, so after it
 }
 
 // fire is the timer's function.
@@ -275,27 +217,6 @@ func (q *Queue[T]) arm() {
 	d.armed = at
 }
 
-// The heaps' moves. The position of a delayed entry (slab.positions) is
-// its index in near, or the complement of its index in far (below 0).
-
-// locate returns the heap of the delayed item e and its position in it.
-func (q *Queue[T]) locate(e *entry[T]) (*heap, int) {
-	i := *q.slab.positions.at(int(e.id))
-	if i < 0 {
-		return &q.delays.far, int(^i)
-	}
-	return &q.delays.near, int(i)
-}
-
-// push adds w to near or far, by the bound.
-func (q *Queue[T]) push(w wait) {
-	if w.before(&q.delays.bound) {
-		q.insert(&q.delays.near, w)
-	} else {
-		q.insert(&q.delays.far, w)
-	}
-}
-
 // insert adds w to h.
 func (q *Queue[T]) insert(h *heap, w wait) {
 	if h.n == h.waits.cap {
@@ -305,8 +226,8 @@ func (q *Queue[T]) insert(h *heap, w wait) {
 	q.up(h, h.n-1, w)
 }
 
-// remove takes the wait at position i out of h: h's last wait fills the hole
-// and moves up or down from there.
+// remove takes the wait at position i out of h. h's last wait fills the
+// hole and moves up or down from there.
 func (q *Queue[T]) remove(h *heap, i int) {
 	h.n--
 	if i == h.n {
@@ -323,10 +244,10 @@ func (q *Queue[T]) remove(h *heap, i int) {
 	}
 }
 
-// sink fills the hole at the top with w, bottom-up: the least child of
-// each level moves up until the hole reaches a leaf, then w moves up
-// from there. w was the last leaf, so it seldom climbs: this saves the
-// comparison with w at every level that down makes.
+// sink fills the hole at the top of h with w, bottom-up. The least child
+// of each level moves up until the hole reaches a leaf, and w moves up
+// from there. w was the last leaf, so it seldom climbs. This saves the
+// comparison with w that down makes at every level.
 func (q *Queue[T]) sink(h *heap, w wait) {
 	i := 0
 	for {
@@ -341,10 +262,9 @@ func (q *Queue[T]) sink(h *heap, w wait) {
 	q.up(h, i, w)
 }
 
-// up and down fill a hole at i with w: up moves the waits above it down
-// until w's position is found, down the waits below it up; every wait
-// moved tells its entry its new position.
-
+// up fills a hole at position i of h with w. It moves the waits above
+// the hole down until w's place is found. Each wait moved tells its entry
+// its new position (put).
 func (q *Queue[T]) up(h *heap, i int, w wait) {
 	for i > 0 {
 		p := (i - 1) / arity
@@ -358,6 +278,8 @@ func (q *Queue[T]) up(h *heap, i int, w wait) {
 	q.put(h, i, w)
 }
 
+// down fills a hole at position i of h with w, as up does, but moves
+// the waits below the hole up.
 func (q *Queue[T]) down(h *heap, i int, w wait) {
 	for {
 		c := arity*i + 1
@@ -389,11 +311,7 @@ func (h *heap) least(c int) (int, *wait) {
 // put stores w at position i of h and tells its entry.
 func (q *Queue[T]) put(h *heap, i int, w wait) {
 	*h.waits.at(i) = w
-	p := int32(i)
-	if h == &q.delays.far {
-		p = ^p
-	}
-	*q.slab.positions.at(int(w.e)) = p
+	*q.slab.positions.at(int(w.e)) = q.delays.position(h, i)
 }
 
 // Priority returns the priority of an item the queue knows (queued,

@@ -1,3 +1,5 @@
+//go:build !readyq_mapindex
+
 package readyq
 
 import (

@@ -165,10 +165,11 @@ type settings[T comparable] struct {
 	limOnce sync.Once
 }
 
-// bigBatch is the largest hand-out copied under the lock. Copying a few
-// hundred items costs about as much as a second lock round trip, which the
-// copy outside the lock needs (see fifo.go), so smaller hand-outs copy at
-// once. Tests lower it (export_test.go).
+// bigBatch is the largest hand-out copied under the lock. A larger one is
+// copied after the unlock, so that producers do not wait behind the copy
+// (bigbatch.go has the figures). A copy outside the lock costs extra work
+// (array.scans, fifo.go), which a few hundred items do not repay. Tests
+// lower it (export_test.go).
 var bigBatch = defaultBigBatch
 
 const defaultBigBatch = 256

@@ -13,6 +13,9 @@ import (
 // new one rather than overwrite the slots being copied (the race detector
 // watches those).
 func TestLargeHandOutIsCopiedOutsideTheLock(t *testing.T) {
+	if !readyq.CopiesOutside {
+		t.Skip("built with -tags readyq_copyall: every hand-out is copied under the lock")
+	}
 	const n = 5000
 	q := readyq.New[int]()
 	for i := range n {
@@ -43,6 +46,9 @@ func TestLargeHandOutIsCopiedOutsideTheLock(t *testing.T) {
 // TestSmallBatchesCopiedOutsideTheLockToo runs the copy-outside path with
 // batches of every size over holes left by Remove.
 func TestSmallBatchesCopiedOutsideTheLockToo(t *testing.T) {
+	if !readyq.CopiesOutside {
+		t.Skip("built with -tags readyq_copyall: every hand-out is copied under the lock")
+	}
 	q := readyq.New[int]()
 	readyq.SetBigBatch(1)
 	defer readyq.SetBigBatch(0)

@@ -176,7 +176,7 @@ func (q *Queue[T]) takeAndUnlock(buf []T, max int) []T {
 	arr := q.list.arr
 	lo, hi := q.list.splice(k)
 	q.inflight += k
-	big := hi-lo > bigBatch
+	big := copyOutside && hi-lo > bigBatch
 	if !big {
 		buf = arr.copyOut(buf, lo, hi)
 	} else {
