@@ -396,7 +396,7 @@ func TestCloseCountsDelayedItemsBeforeRefusingMarks(t *testing.T) {
 // clock runs makes some sooner, removes some and delays new ones into the
 // slots freed; it checks that they come out in ready-time order, ties in
 // the order their times were set. With delays up to 5 s, items go through
-// both heaps (delay.go) and cross the bound as it follows the clock, more
+// both heaps (delay_split.go) and cross the bound as it follows the clock, more
 // of them at a time than a locked section moves.
 func TestManyDelayedItemsComeOutInReadyTimeOrder(t *testing.T) {
 	for _, c := range []struct {
