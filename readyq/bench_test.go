@@ -51,6 +51,36 @@ func BenchmarkAddLatency(b *testing.B) {
 	}
 }
 
+// BenchmarkAddQueued is one goroutine adding 1,000 keys round-robin that
+// are all queued already: every Add is a duplicate, found and dropped.
+// No consumer runs, so no cache line moves between cores. It isolates
+// what one Add costs from ReadyQueue's contention.
+func BenchmarkAddQueued(b *testing.B) {
+	for _, impl := range []struct {
+		name string
+		new  func() anchor.ReadyQueue
+	}{{"evsync", anchor.NewEvsyncQueue}, {"mutex", anchor.NewMutexQueue}} {
+		b.Run("impl="+impl.name, func(b *testing.B) {
+			q := impl.new()
+			defer q.Close()
+			const keys = 1000
+			for k := range keys {
+				q.Add(k)
+			}
+			k := 0
+			for b.Loop() {
+				q.Add(k)
+				if k++; k == keys {
+					k = 0
+				}
+			}
+			if buf, ok := q.Take(nil, 2*keys); !ok || len(buf) != keys {
+				b.Fatalf("Take = %d keys, %v; want %d, true: an Add was not a duplicate", len(buf), ok, keys)
+			}
+		})
+	}
+}
+
 // BenchmarkStatsObserved measures Add+TryTake+Done with a goroutine
 // calling String in a loop (on) and without (off): observers must not
 // slow the queue.
