@@ -89,6 +89,65 @@ func BenchmarkLimiterAcquireRelease(b *testing.B) {
 	})
 }
 
+// limiterSem is a Limiter as an anchor.Semaphore, so that the contended
+// cases run on it too.
+type limiterSem struct{ l *semaphore.Limiter }
+
+func (s limiterSem) Acquire(ctx context.Context, n uint64) error { return s.l.Acquire(ctx, int(n)) }
+func (s limiterSem) TryAcquire(n uint64) bool                    { return s.l.TryAcquire(int(n)) }
+func (s limiterSem) Release(n uint64)                            { _ = s.l.Release(int(n)) }
+func (s limiterSem) Close() error                                { return nil }
+
+// BenchmarkLimiterContended is BenchmarkContended's limit 1 / 8
+// goroutines and standing-queue cases on a Limiter, the type that users
+// of x/sync's Weighted move to. The buffered channel and Weighted run in
+// the same run, so that the ratios come from one run.
+func BenchmarkLimiterContended(b *testing.B) {
+	impls := []struct {
+		name string
+		new  func(limit uint64) (anchor.Semaphore, error)
+	}{
+		{"evsync-limiter", func(limit uint64) (anchor.Semaphore, error) {
+			return limiterSem{semaphore.NewLimiter(int(limit))}, nil
+		}},
+		{"xsync", anchor.NewXSyncSemaphore},
+		{"chan", anchor.NewChanSemaphore},
+	}
+	cases := []struct {
+		name  string
+		limit uint64
+		g     int
+		yield bool
+	}{{"limit=1/g=8", 1, 8, false}, {"limit=4/g=64/hold=yield", 4, 64, true}}
+	for _, c := range cases {
+		for _, cancellable := range []bool{false, true} {
+			name := c.name
+			if cancellable {
+				name += "/ctx=cancel"
+			}
+			b.Run(name, func(b *testing.B) {
+				for _, impl := range impls {
+					b.Run("impl="+impl.name, func(b *testing.B) {
+						s, err := impl.new(c.limit)
+						if err != nil {
+							b.Fatal(err)
+						}
+						defer s.Close()
+						b.ReportAllocs()
+						ctx := context.Background()
+						if cancellable {
+							var cancel context.CancelFunc
+							ctx, cancel = anchor.Cancellable()
+							defer cancel()
+						}
+						contend(b, ctx, s, c.g, c.yield)
+					})
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkTryAcquireRelease is BenchmarkAcquireRelease with TryAcquire.
 func BenchmarkTryAcquireRelease(b *testing.B) {
 	eachImpl(b, 1, func(b *testing.B, s anchor.Semaphore) {
