@@ -86,10 +86,11 @@ type AddOpts struct {
 	Priority int
 }
 
-// AddWith marks item ready with the options o, in the queue's mode (or
-// the mode the item already has); it reports whether the mark is new, as
-// Add and AddAfter do. A mark whose priority is above a queued item's
-// moves the item to the tail of its new priority (and reports false).
+// AddWith marks item ready with the options o. The mark takes the
+// queue's mode, or the mode the item already has. AddWith reports whether
+// the mark is new, as Add and AddAfter do. A mark whose priority is above
+// a queued item's moves the item to the tail of its new priority, and
+// reports false.
 // It is controller-runtime's AddWithOpts for one item: the earliest ready
 // time and the highest priority of the marks win.
 func (q *Queue[T]) AddWith(item T, o AddOpts) bool {
@@ -314,9 +315,9 @@ func (q *Queue[T]) put(h *heap, i int, w wait) {
 	*q.slab.positions.at(int(w.e)) = q.delays.position(h, i)
 }
 
-// Priority returns the priority of an item the queue knows (queued,
-// delayed, in flight or disarmed) and true; 0 and false for an item it
-// does not know. An item handed out keeps its priority until the queue
+// Priority returns the priority of an item the queue knows, and true.
+// The item may be queued, delayed, in flight or disarmed. For an item the
+// queue does not know, it returns 0 and false. An item handed out keeps its priority until the queue
 // forgets it, so a consumer can read it after Wait (controller-runtime's
 // GetWithPriority).
 func (q *Queue[T]) Priority(item T) (int, bool) {

@@ -158,7 +158,7 @@ func (q *Queue[T]) TryTakeAppend(buf []T, max int) []T {
 }
 
 // takeAndUnlock hands out up to max queued items, appends them to buf and
-// unlocks mu. The splice itself is O(1) under the lock (see fifo.go); a
+// unlocks mu. The splice itself is O(1) under the lock (see fifo.go). A
 // large batch is copied out after the lock is released, so producers
 // never wait behind the copy.
 func (q *Queue[T]) takeAndUnlock(buf []T, max int) []T {
