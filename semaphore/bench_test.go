@@ -112,6 +112,7 @@ func BenchmarkLimiterContended(b *testing.B) {
 		}},
 		{"xsync", anchor.NewXSyncSemaphore},
 		{"chan", anchor.NewChanSemaphore},
+		{"fifo", anchor.NewFIFOSemaphore}, // the floor of a mutex-and-channel FIFO
 	}
 	cases := []struct {
 		name  string

@@ -89,6 +89,13 @@ func Semaphores() []SemaphoreImpl {
 	}
 }
 
+// FloorSemaphores lists the semaphores that measure a floor rather than
+// an alternative a user would pick: the minimal mutex-and-channel FIFO.
+// The benchmarks that need a floor run them beside Semaphores.
+func FloorSemaphores() []SemaphoreImpl {
+	return []SemaphoreImpl{{"fifo", NewFIFOSemaphore}}
+}
+
 // Signals lists every signal implementation, evsync first.
 func Signals() []SignalImpl {
 	return []SignalImpl{

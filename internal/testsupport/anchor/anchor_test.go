@@ -13,7 +13,7 @@ import (
 
 // eachSemaphore runs f on a fresh semaphore of every implementation.
 func eachSemaphore(t *testing.T, limit uint64, f func(t *testing.T, s anchor.Semaphore)) {
-	for _, impl := range anchor.Semaphores() {
+	for _, impl := range append(anchor.Semaphores(), anchor.FloorSemaphores()...) {
 		t.Run(impl.Name, func(t *testing.T) {
 			f(t, build(t, func() (anchor.Semaphore, error) { return impl.New(limit) }))
 		})
@@ -318,7 +318,7 @@ func TestEventfdSemaphoreOneUnit(t *testing.T) {
 
 // TestLimits checks that every implementation refuses a limit of 0.
 func TestLimits(t *testing.T) {
-	for _, impl := range anchor.Semaphores() {
+	for _, impl := range append(anchor.Semaphores(), anchor.FloorSemaphores()...) {
 		if _, err := impl.New(0); err == nil {
 			t.Errorf("%s: New(0) succeeded", impl.Name)
 		}
