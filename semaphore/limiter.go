@@ -64,8 +64,11 @@ func NewLimiter(n int) *Limiter {
 //
 // Acquire(ctx, 0) returns nil at once on an open limiter.
 func (l *Limiter) Acquire(ctx context.Context, n int) error {
-	if n > 0 && ctx != nil && ctx.Err() == nil && l.c.TakeFast(uint64(n)) {
-		return nil
+	if n > 0 && ctx != nil && ctx.Err() == nil {
+		if l.c.TakeFast(uint64(n)) {
+			return nil
+		}
+		return l.c.TakeSlow(ctx, uint64(n))
 	}
 	if n < 0 {
 		return ErrInvalid
@@ -120,7 +123,7 @@ func (l *Limiter) Release(n int) error {
 	if n < 0 {
 		return ErrInvalid
 	}
-	if l.c.Write(counter.Semaphore, uint64(n)) != nil {
+	if l.c.AddSlow(counter.Semaphore, uint64(n)) != nil {
 		return ErrOverRelease // free units would pass limit plus debt, so more than is held
 	}
 	return nil

@@ -91,8 +91,11 @@ func New(initial uint64, opts ...Option) *Semaphore {
 // done ctx, use TryAcquire. Acquire(ctx, 0) returns nil at once, or
 // ctx.Err() if ctx is done.
 func (s *Semaphore) Acquire(ctx context.Context, n uint64) error {
-	if ctx != nil && n != 0 && ctx.Err() == nil && s.c.TakeFast(n) {
-		return nil
+	if ctx != nil && n != 0 && ctx.Err() == nil {
+		if s.c.TakeFast(n) {
+			return nil
+		}
+		return s.c.TakeSlow(ctx, n)
 	}
 	_, err := s.c.Read(ctx, counter.Semaphore, n)
 	return err
@@ -148,7 +151,7 @@ func (s *Semaphore) Release(n uint64) error {
 	if s.c.AddFast(n) {
 		return nil
 	}
-	return s.c.Write(counter.Semaphore, n)
+	return s.c.AddSlow(counter.Semaphore, n)
 }
 
 // ReleaseWait adds n units, waiting while count+n would pass the limit.

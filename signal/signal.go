@@ -88,7 +88,7 @@ func (s *Signal) Add(n uint64) error {
 	if s.c.AddFast(n) {
 		return nil
 	}
-	return s.c.Write(counter.Plain, n)
+	return s.c.AddSlow(counter.Plain, n)
 }
 
 // AddWait adds n, waiting while count+n would pass Max, as a blocking

@@ -864,3 +864,36 @@ func waitOrGiveUp(wg *sync.WaitGroup) bool {
 		return false
 	}
 }
+
+// TestAddSlow: AddSlow, which goes straight to a locked section when the
+// word shows one is needed, returns what Write returns in both cases.
+func TestAddSlow(t *testing.T) {
+	for _, queued := range []bool{false, true} {
+		name := "nobody queued"
+		if queued {
+			name = "a reader queued (slow set)"
+		}
+		inBubble(t, name, func(t *testing.T) {
+			c := newCounter(10, 0, nil)
+			var r <-chan got
+			if queued {
+				r = parkRead(c, bg, sem, 2)
+			}
+			testkit.SameErr(t, "AddSlow(0)", c.AddSlow(sem, 0), nil)
+			testkit.SameErr(t, "AddSlow(11) above the limit", c.AddSlow(sem, 11), spin.ErrInvalid)
+			testkit.SameErr(t, "AddSlow(3)", c.AddSlow(sem, 3), nil)
+			want := uint64(3)
+			if queued {
+				wantGot(t, "the queued reader", r, 2, nil)
+				want = 1
+			}
+			wantCount(t, c, want)
+			testkit.SameErr(t, "AddSlow(10) with no room", c.AddSlow(sem, 10), spin.ErrWouldBlock)
+			wantCount(t, c, want)
+			c.Close()
+			testkit.SameErr(t, "AddSlow(plain, 1) after Close", c.AddSlow(plain, 1), spin.ErrClosed)
+			testkit.SameErr(t, "AddSlow(sem, 1) after Close", c.AddSlow(sem, 1), nil)
+			wantCount(t, c, want+1)
+		})
+	}
+}

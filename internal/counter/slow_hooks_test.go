@@ -1,0 +1,78 @@
+//go:build evsynchooks
+
+package counter_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/evsync/evsync/internal/counter"
+	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/testsupport/gates"
+	"github.com/evsync/evsync/internal/testsupport/testkit"
+)
+
+// startTakeSlow runs TakeSlow in a goroutine, for a call that a hook
+// stops on its way. Its result arrives on the channel.
+func startTakeSlow(c *counter.Counter, ctx context.Context, n uint64) <-chan error {
+	return start(func() error { return c.TakeSlow(ctx, n) })
+}
+
+// TestHookTakeSlow: TakeSlow skips Read's first checks and its fast path.
+// So whatever lands between the caller's failed TakeFast and the locked
+// section must be judged there. Each case stops the call at that point
+// (PReadSlow) and lands one change.
+//   - A write must be taken, from the lock or the lone slot.
+//   - A cut below n must refuse it, with nothing left queued.
+//   - A context that ends must end the wait, with nothing taken.
+//   - A Close must refuse it.
+func TestHookTakeSlow(t *testing.T) {
+	hookBubble(t, "a write before the locked re-check", func(t *testing.T, c *counter.Counter) {
+		g := gates.Arm(t, counter.PReadSlow)
+		r := startTakeSlow(c, bg, 2)
+		g.Wait(t)
+		mustWrite(t, c, sem, 3)
+		g.Open()
+		testkit.SameErr(t, "TakeSlow(2)", result(t, "TakeSlow", r), nil)
+		wantWord(t, c, 1)
+	}, 10, 0, nil)
+	hookBubble(t, "a write before the lone slot", func(t *testing.T, c *counter.Counter) {
+		g := gates.Arm(t, counter.PReadSlow)
+		r := startTakeSlow(c, bg, 1)
+		g.Wait(t)
+		mustWrite(t, c, sem, 1)
+		g.Open()
+		testkit.SameErr(t, "TakeSlow(1)", result(t, "TakeSlow", r), nil)
+		wantWord(t, c, 0)
+	}, 10, 0, nil)
+	hookBubble(t, "a cut below n", func(t *testing.T, c *counter.Counter) {
+		g := gates.Arm(t, counter.PReadSlow)
+		r := startTakeSlow(c, bg, 2)
+		g.Wait(t)
+		testkit.SameErr(t, "SetLimit(1)", c.SetLimit(1), nil)
+		g.Open()
+		testkit.SameErr(t, "TakeSlow(2) above the new limit", result(t, "TakeSlow", r), spin.ErrInvalid)
+		if _, _, readers, _ := c.Snapshot(); readers != 0 {
+			t.Fatalf("%d readers queued", readers)
+		}
+	}, 2, 0, nil)
+	hookBubble(t, "the context ends", func(t *testing.T, c *counter.Counter) {
+		ctx, cancel := context.WithCancel(bg)
+		g := gates.Arm(t, counter.PReadSlow)
+		r := startTakeSlow(c, ctx, 2)
+		g.Wait(t)
+		cancel()
+		g.Open()
+		testkit.SameErr(t, "TakeSlow(2)", result(t, "TakeSlow", r), context.Canceled)
+		mustWrite(t, c, sem, 2)
+		wantWord(t, c, 2) // nothing was queued that could take it
+	}, 10, 0, nil)
+	hookBubble(t, "a Close", func(t *testing.T, c *counter.Counter) {
+		g := gates.Arm(t, counter.PReadSlow)
+		r := startTakeSlow(c, bg, 1)
+		g.Wait(t)
+		c.Close()
+		g.Open()
+		testkit.SameErr(t, "TakeSlow(1) after Close", result(t, "TakeSlow", r), spin.ErrClosed)
+	}, 10, 0, nil)
+}
