@@ -76,3 +76,27 @@ func TestHookTakeSlow(t *testing.T) {
 		testkit.SameErr(t, "TakeSlow(1) after Close", result(t, "TakeSlow", r), spin.ErrClosed)
 	}, 10, 0, nil)
 }
+
+// TestHookWriteRoomGrantsTheLastWriter: a write with no room serves the
+// queue inside its section (writeLocked). There it drops a cancelled head
+// reader, serves the reader behind and lets in the last queued writer.
+// The section then ends on the lean path, with no writer queued. That
+// path must still wake the writer it let in.
+func TestHookWriteRoomGrantsTheLastWriter(t *testing.T) {
+	hookBubble(t, "the head is cancelled", func(t *testing.T, c *counter.Counter) {
+		head, cancel := parkCancellable(c, sem, 8)
+		behind := parkRead(c, bg, sem, 3)
+		mustWrite(t, c, sem, 5)
+		writer := testkit.Park(func() error { return c.WriteWait(bg, sem, 6) })
+		g := gates.Arm(t, counter.PWriteRoom)
+		w := start(func() error { return c.Write(sem, 6) })
+		g.Wait(t) // in the locked section: no synctest.Wait until it ends
+		cancel()
+		g.Open()
+		testkit.SameErr(t, "Write(6) after the writer took the room", result(t, "Write", w), spin.ErrWouldBlock)
+		wantGot(t, "cancelled head", head, 0, context.Canceled)
+		wantGot(t, "the reader behind", behind, 3, nil)
+		testkit.SameErr(t, "the queued WriteWait(6)", result(t, "WriteWait", writer), nil)
+		wantCount(t, c, 8)
+	}, 10, 0, nil)
+}
