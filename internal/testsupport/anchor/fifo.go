@@ -8,16 +8,16 @@ import (
 // fifoSemaphore is the smallest FIFO-fair semaphore a Go programmer writes
 // by hand: a mutex, a count and a list of waiters, each parked on a
 // channel of its own. It has no resize, no Close and no over-release
-// check. So it is the floor of a mutex-and-channel FIFO. The gap between
-// it and evsync's Limiter is what evsync's contract and word cost, and the
-// gap between it and a buffered channel is the cost of the mechanism.
+// check. So it is the floor of a mutex-and-channel FIFO. Its gap to a
+// buffered channel is the cost of the mechanism. Its gap to evsync's
+// Limiter is the cost of evsync's contract and word.
 //
 // Invariants, with mu held:
-//   - a waiter is on the list ⇒ its grant is false and nobody has sent on
-//     its channel;
-//   - a waiter is off the list with grant true ⇒ it holds its units, and
-//     one token is on its way to its channel;
-//   - the list is not empty ⇒ the count is short of its head's need.
+//   - a waiter on the list ⇒ grant is false, and nobody has sent on its
+//     channel
+//   - a waiter off the list with grant true ⇒ it holds its units, and one
+//     token is on its way to its channel
+//   - a list that is not empty ⇒ the count is short of its head's need
 type fifoSemaphore struct {
 	mu    sync.Mutex
 	count uint64
