@@ -43,8 +43,29 @@ func snap() snapshot {
 }
 
 // measure runs c for about d (the driver finishes the operations under
-// way when the time is up) and reports what it did.
+// way when the time is up) and reports what it did. A run that completed
+// no operation says nothing. That happens with a short d on a busy
+// machine, when the first batch takes longer than d. So measure runs
+// again for 4 times as long, up to maxRun, and reports that run.
 func measure(c bench, d time.Duration) (sample, error) {
+	for {
+		s, err := measureFor(c, d)
+		if err != nil || s.n.ops != 0 {
+			return s, err
+		}
+		if d >= maxRun {
+			return s, errors.New("no operation completed")
+		}
+		d = min(4*d, maxRun)
+	}
+}
+
+// maxRun is the longest run measure tries before it gives up on a case
+// that completes no operation.
+const maxRun = time.Second
+
+// measureFor runs c once for about d.
+func measureFor(c bench, d time.Duration) (sample, error) {
 	runtime.GC()
 	var stop atomic.Bool
 	before := snap()
@@ -52,9 +73,6 @@ func measure(c bench, d time.Duration) (sample, error) {
 	defer t.Stop()
 	n, err := c.run(&stop)
 	after := snap()
-	if err == nil && n.ops == 0 {
-		err = errors.New("no operation completed")
-	}
 	return sample{n: n, wall: after.at.Sub(before.at), cpu: after.cpu - before.cpu,
 		mallocs: after.mallocs - before.mallocs}, err
 }
