@@ -27,24 +27,23 @@ func startTakeSlow(c *counter.Counter, ctx context.Context, n uint64) <-chan err
 //   - A context that ends must end the wait, with nothing taken.
 //   - A Close must refuse it.
 func TestHookTakeSlow(t *testing.T) {
-	hookBubble(t, "a write before the locked re-check", func(t *testing.T, c *counter.Counter) {
-		g := gates.Arm(t, counter.PReadSlow)
-		r := startTakeSlow(c, bg, 2)
-		g.Wait(t)
-		mustWrite(t, c, sem, 3)
-		g.Open()
-		testkit.SameErr(t, "TakeSlow(2)", result(t, "TakeSlow", r), nil)
-		wantWord(t, c, 1)
-	}, 10, 0, nil)
-	hookBubble(t, "a write before the lone slot", func(t *testing.T, c *counter.Counter) {
-		g := gates.Arm(t, counter.PReadSlow)
-		r := startTakeSlow(c, bg, 1)
-		g.Wait(t)
-		mustWrite(t, c, sem, 1)
-		g.Open()
-		testkit.SameErr(t, "TakeSlow(1)", result(t, "TakeSlow", r), nil)
-		wantWord(t, c, 0)
-	}, 10, 0, nil)
+	for _, w := range []struct {
+		name           string
+		need, add, was uint64 // the read's need, the write, the count left
+	}{
+		{"a write before the locked re-check", 2, 3, 1},
+		{"a write before the lone slot", 1, 1, 0},
+	} {
+		hookBubble(t, w.name, func(t *testing.T, c *counter.Counter) {
+			g := gates.Arm(t, counter.PReadSlow)
+			r := startTakeSlow(c, bg, w.need)
+			g.Wait(t)
+			mustWrite(t, c, sem, w.add)
+			g.Open()
+			testkit.SameErr(t, "TakeSlow", result(t, "TakeSlow", r), nil)
+			wantWord(t, c, w.was)
+		}, 10, 0, nil)
+	}
 	hookBubble(t, "a cut below n", func(t *testing.T, c *counter.Counter) {
 		g := gates.Arm(t, counter.PReadSlow)
 		r := startTakeSlow(c, bg, 2)
