@@ -1,14 +1,10 @@
 // Package clock says what evsync asks of a clock, so that a test can pass
-// a fake one. readyq, coalesce and signal wait on time. Each takes a
-// WithClock option whose argument is a Clock. Without it they use package
-// time.
+// a fake one. readyq, coalesce and signal wait on time. Their WithClock
+// options will take a Clock. Until then they use package time.
 //
 // k8s.io/utils/clock's clocks satisfy Clock as they are. So do its fakes
 // and the clock of client-go's queue configs. Their NewTimer returns that
-// module's clock.Timer, and Go infers it as T:
-//
-//	fake := testingclock.NewFakeClock(time.Now())
-//	q := readyq.New[string](readyq.WithClock(fake))
+// module's clock.Timer, and Go infers it as T.
 //
 // Inside a testing/synctest bubble no fake clock is needed. The wall
 // clock there is the bubble's, and evsync's timers run on it.
