@@ -25,7 +25,10 @@ type source interface {
 // user erases the timer type T of a user's clock.
 type user[T clock.Timer] struct{ c clock.Clock[T] }
 
-func (u user[T]) Now() time.Time                       { return u.c.Now() }
+// Now returns the user's clock's time.
+func (u user[T]) Now() time.Time { return u.c.Now() }
+
+// NewTimer returns the user's timer as a clock.Timer.
 func (u user[T]) NewTimer(d time.Duration) clock.Timer { return u.c.NewTimer(d) }
 
 // Of returns c as a Clock. A nil c is the wall clock.
