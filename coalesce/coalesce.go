@@ -1,6 +1,13 @@
 // Package coalesce provides a coalescing waker. Producers note events
 // with Wake, and the consumer gets one wakeup for many events. The wakeup
 // comes at most a bounded delay after the first of them.
+//
+// The package works inside a testing/synctest bubble. A blocked Wait, or a
+// receive from C, is durably blocked, so synctest.Wait returns while it
+// waits. The window's timer runs on the bubble's fake clock, so a wakeup
+// comes exactly when its window ends. Make each Waker in the bubble that
+// uses it. Its channel and its timer belong to that bubble, so it must not
+// be shared with another bubble or with code outside.
 package coalesce
 
 import (

@@ -90,4 +90,13 @@
 // or ShutDownWithDrain returns. A queue with metrics that is never shut
 // down keeps it running. Without metrics the queue has no goroutine at
 // all.
+//
+// The queue works inside a testing/synctest bubble. A blocked Get or
+// ShutDownWithDrain is durably blocked, so synctest.Wait returns while it
+// waits. Delays, retries and the 500 ms metrics updates run on the
+// bubble's fake clock. Make each Queue in the bubble that uses it. Its
+// channels, timers and goroutine belong to that bubble, so it must not be
+// shared with another bubble or with code outside. Shut a queue with
+// metrics down before the bubble ends, or synctest.Test fails on its
+// goroutine.
 package kube

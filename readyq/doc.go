@@ -154,6 +154,16 @@
 // them. Row 8 is an edge item not marked again, or a level item no longer
 // ready.
 //
+// # In a synctest bubble
+//
+// The queue works inside a testing/synctest bubble. A blocked Wait, Next
+// or Drain is durably blocked, so synctest.Wait returns while it waits.
+// The queue's timer runs on the bubble's fake clock, so delays end
+// exactly on time. The default rate limiter reads the same clock. Make
+// each Queue in the bubble that uses it. Its channels and its timer
+// belong to that bubble, so it must not be shared with another bubble or
+// with code outside.
+//
 // # Bad input
 //
 // A nil context and max ≤ 0 make Wait and WaitAppend return ErrInvalid.

@@ -2,6 +2,13 @@
 // semaphore. The Limiter, and the Group on top of it, are for the users of
 // golang.org/x/sync/semaphore and errgroup. The Semaphore is FIFO-fair and
 // has the semantics of a Linux eventfd opened with EFD_SEMAPHORE.
+//
+// The package works inside a testing/synctest bubble. A call that waits is
+// durably blocked, so synctest.Wait returns while it waits. The package
+// has no timers of its own, and context deadlines follow the bubble's
+// fake clock. Make each Semaphore, Limiter and Group in the bubble that
+// uses it. Its channels belong to that bubble, so it must not be shared
+// with another bubble or with code outside.
 package semaphore
 
 import (

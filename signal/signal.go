@@ -1,6 +1,13 @@
 // Package signal provides a sum-and-reset signal with the semantics of a
 // plain Linux eventfd. Writers add to a count, and a reader takes the whole
 // sum and resets it to zero.
+//
+// The package works inside a testing/synctest bubble. A blocked Wait or
+// AddWait is durably blocked, so synctest.Wait returns while it waits. The
+// timer of WithWakeDelay runs on the bubble's fake clock, as context
+// deadlines do. Make each Signal in the bubble that uses it. Its channels
+// and its timer belong to that bubble, so it must not be shared with
+// another bubble or with code outside.
 package signal
 
 import (
