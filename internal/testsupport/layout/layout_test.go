@@ -15,10 +15,10 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 const module = "github.com/evsync/evsync"
 
 // public are the packages a user imports.
-var public = []string{"semaphore", "signal", "coalesce", "readyq"}
+var public = []string{"semaphore", "signal", "coalesce", "readyq", "clock"}
 
 // production are the internal packages the public ones run on.
-var production = []string{"internal/counter", "internal/spin", "internal/window"}
+var production = []string{"internal/clk", "internal/counter", "internal/spin", "internal/window"}
 
 // allowed reports whether a public package may depend on path.
 func allowed(path string) bool {
