@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/evsync/evsync/internal/clk"
 	"github.com/evsync/evsync/internal/spin"
 	"github.com/evsync/evsync/internal/window"
 )
@@ -103,7 +104,7 @@ func New(delay time.Duration, opts ...Option) *Waker {
 		panic("coalesce: maxWait below the delay")
 	}
 	w := &Waker{}
-	w.win.Init(p)
+	w.win.Init(p, clk.Clock{}) // the wall clock
 	return w
 }
 

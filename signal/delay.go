@@ -1,6 +1,7 @@
 package signal
 
 import (
+	"github.com/evsync/evsync/internal/clk"
 	"github.com/evsync/evsync/internal/counter"
 	"github.com/evsync/evsync/internal/window"
 )
@@ -22,7 +23,7 @@ func (s *Signal) delayer(p wakePolicy) counter.Delayer {
 	if p.win.Adaptive {
 		d.limit = window.AdaptiveWakeups
 	}
-	d.Init(p.win)
+	d.Init(p.win, clk.Clock{}) // the wall clock
 	s.wake = d
 	return d
 }
