@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/evsync/evsync/internal/clk"
 	"github.com/evsync/evsync/internal/spin"
 	"github.com/evsync/evsync/internal/window"
 )
@@ -96,15 +95,15 @@ func New(delay time.Duration, opts ...Option) *Waker {
 	if delay < 0 {
 		panic("coalesce: negative delay")
 	}
-	p := window.Policy{Delay: delay}
+	s := settings{p: window.Policy{Delay: delay}}
 	for _, o := range opts {
-		o.apply(&p)
+		o.apply(&s)
 	}
-	if p.MaxWait != 0 && p.MaxWait < delay {
+	if s.p.MaxWait != 0 && s.p.MaxWait < delay {
 		panic("coalesce: maxWait below the delay")
 	}
 	w := &Waker{}
-	w.win.Init(p, clk.Clock{}) // the wall clock
+	w.win.Init(s.p, s.clk)
 	return w
 }
 
