@@ -1,10 +1,14 @@
 // Package clock says what evsync asks of a clock, so that a test can pass
-// a fake one. readyq, coalesce and signal wait on time. Their WithClock
-// options will take a Clock. Until then they use package time.
+// a fake one. readyq, coalesce and signal wait on time. coalesce and
+// signal take a Clock through their WithClock options. readyq does not
+// yet. Without the option they use package time.
 //
 // k8s.io/utils/clock's clocks satisfy Clock as they are. So do its fakes
 // and the clock of client-go's queue configs. Their NewTimer returns that
-// module's clock.Timer, and Go infers it as T.
+// module's clock.Timer, and Go infers it as T:
+//
+//	fake := testingclock.NewFakeClock(time.Now())
+//	w := coalesce.New(5*time.Millisecond, coalesce.WithClock(fake))
 //
 // Inside a testing/synctest bubble no fake clock is needed. The wall
 // clock there is the bubble's, and evsync's timers run on it.

@@ -102,15 +102,15 @@ func New(delay time.Duration, opts ...Option) *Waker {
 	if delay < 0 {
 		panic("coalesce: negative delay")
 	}
-	p := window.Policy{Delay: delay}
+	s := settings{p: window.Policy{Delay: delay}}
 	for _, o := range opts {
-		o.apply(&p)
+		o.apply(&s)
 	}
-	if p.MaxWait != 0 && p.MaxWait < delay {
+	if s.p.MaxWait != 0 && s.p.MaxWait < delay {
 		panic("coalesce: maxWait below the delay")
 	}
 	w := &Waker{}
-	w.win.Init(p)
+	w.win.Init(s.p, s.clk)
 	return w
 }
 

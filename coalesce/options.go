@@ -3,16 +3,24 @@ package coalesce
 import (
 	"time"
 
+	"github.com/evsync/evsync/clock"
+	"github.com/evsync/evsync/internal/clk"
 	"github.com/evsync/evsync/internal/window"
 )
 
 // An Option configures a Waker in New. A signal's wake delay takes the
 // same options, by the same names, in signal.WithWakeDelay.
-type Option interface{ apply(*window.Policy) }
+type Option interface{ apply(*settings) }
 
-type optionFunc func(*window.Policy)
+// settings holds what the options set. New reads it.
+type settings struct {
+	p   window.Policy
+	clk clk.Clock // the zero Clock: package time
+}
 
-func (f optionFunc) apply(p *window.Policy) { f(p) }
+type optionFunc func(*settings)
+
+func (f optionFunc) apply(s *settings) { f(s) }
 
 // WithMaxBatch wakes the consumer at once when n events are pending,
 // without waiting for the delay. This is the count threshold. It panics if
@@ -21,7 +29,7 @@ func WithMaxBatch(n uint64) Option {
 	if n == 0 {
 		panic("coalesce: WithMaxBatch(0)")
 	}
-	return optionFunc(func(p *window.Policy) { p.MaxBatch = n })
+	return optionFunc(func(s *settings) { s.p.MaxBatch = n })
 }
 
 // WithMaxWait switches the Waker to a trailing debounce. The window's
@@ -43,7 +51,7 @@ func WithMaxWait(maxWait time.Duration) Option {
 	if maxWait <= 0 {
 		panic("coalesce: maxWait must be positive")
 	}
-	return optionFunc(func(p *window.Policy) { p.MaxWait = maxWait })
+	return optionFunc(func(s *settings) { s.p.MaxWait = maxWait })
 }
 
 // WithAdaptive coalesces only while the consumer would otherwise be woken
@@ -61,9 +69,25 @@ func WithMaxWait(maxWait time.Duration) Option {
 // stream is coalesced. No event waits longer than the delay, or than
 // maxWait with WithMaxWait.
 func WithAdaptive() Option {
-	return optionFunc(func(p *window.Policy) { p.Adaptive = true })
+	return optionFunc(func(s *settings) { s.p.Adaptive = true })
 }
 
 // AdaptiveWakeups is WithAdaptive's threshold. Coalescing starts after a
 // period of one delay with more than this many immediate wakeups.
 const AdaptiveWakeups = window.AdaptiveWakeups
+
+// WithClock makes the Waker read the time and set its timers on c. Tests
+// pass a fake clock with it and move the windows step by step. A nil c
+// is the wall clock, as without the option.
+//
+// k8s.io/utils/clock's clocks and fakes satisfy clock.Clock as they are.
+// Go infers T from their NewTimer.
+//
+// While a window's timer is armed on c, one goroutine waits on it. It
+// ends when the timer fires or is stopped, and Close stops it. Under
+// testing/synctest no clock is needed, since the wall clock is then the
+// bubble's.
+func WithClock[T clock.Timer](c clock.Clock[T]) Option {
+	k := clk.Of(c)
+	return optionFunc(func(s *settings) { s.clk = k })
+}

@@ -1,6 +1,7 @@
 package signal
 
 import (
+	"github.com/evsync/evsync/internal/clk"
 	"github.com/evsync/evsync/internal/counter"
 	"github.com/evsync/evsync/internal/window"
 )
@@ -16,13 +17,14 @@ type delayer struct {
 	debounce bool   // an add also notes the first event of each timer period (WithMaxWait)
 }
 
-// delayer makes s's delayer for the policy of WithWakeDelay.
-func (s *Signal) delayer(p wakePolicy) counter.Delayer {
+// delayer makes s's delayer for the policy of WithWakeDelay, on the
+// clock of WithClock.
+func (s *Signal) delayer(p wakePolicy, c clk.Clock) counter.Delayer {
 	d := &delayer{c: &s.c, batch: p.batch, debounce: p.win.MaxWait != 0}
 	if p.win.Adaptive {
 		d.limit = window.AdaptiveWakeups
 	}
-	d.Init(p.win)
+	d.Init(p.win, c)
 	s.wake = d
 	return d
 }

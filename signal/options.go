@@ -3,6 +3,8 @@ package signal
 import (
 	"time"
 
+	"github.com/evsync/evsync/clock"
+	"github.com/evsync/evsync/internal/clk"
 	"github.com/evsync/evsync/internal/window"
 )
 
@@ -12,12 +14,30 @@ type Option interface{ apply(*options) }
 // options holds what the options set. New reads it.
 type options struct {
 	wake    wakePolicy
-	delayed bool // WithWakeDelay was given
+	delayed bool      // WithWakeDelay was given
+	clk     clk.Clock // the wake delay's clock (WithClock), the zero Clock for package time
 }
 
 type optionFunc func(*options)
 
 func (f optionFunc) apply(o *options) { f(o) }
+
+// WithClock makes the wake delay read the time and set its timers on c.
+// Tests pass a fake clock with it and move the delay step by step.
+// Without WithWakeDelay it changes nothing. A nil c is the wall clock, as
+// without the option.
+//
+// k8s.io/utils/clock's clocks and fakes satisfy clock.Clock as they are.
+// Go infers T from their NewTimer.
+//
+// While the delay's timer is armed on c, one goroutine waits on it. It
+// ends when the timer fires or is stopped, and Close stops it. Under
+// testing/synctest no clock is needed, since the wall clock is then the
+// bubble's.
+func WithClock[T clock.Timer](c clock.Clock[T]) Option {
+	k := clk.Of(c)
+	return optionFunc(func(o *options) { o.clk = k })
+}
 
 // A WakeOption sets the policy of WithWakeDelay, the only call that takes
 // one. So a policy without a delay does not compile.

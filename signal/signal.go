@@ -78,7 +78,7 @@ func New(initial uint64, opts ...Option) *Signal {
 	s := &Signal{}
 	var d counter.Delayer
 	if o.delayed {
-		d = s.delayer(o.wake)
+		d = s.delayer(o.wake, o.clk)
 	}
 	s.c.Init(Max, initial, d)
 	return s

@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/evsync/evsync/internal/clk"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
 )
 
@@ -54,7 +55,7 @@ func (c *counting) check(t *testing.T, what string) {
 func TestCloseWaitsForTheLastStaleRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var w Window
-		w.Init(Policy{Delay: time.Hour})
+		w.Init(Policy{Delay: time.Hour}, clk.Clock{})
 		var o counting
 		w.Wake(&o)
 		w.mu.Lock()
@@ -126,7 +127,7 @@ func TestCloseRacingTheTimerStopsDeliveries(t *testing.T) {
 		if i%2 == 1 {
 			p.MaxWait = 20 * time.Microsecond
 		}
-		w.Init(p)
+		w.Init(p, clk.Clock{})
 		o := &counting{}
 		before := uint64(r.IntN(4))
 		for range before {
@@ -151,7 +152,7 @@ func TestDeliveriesNeverOverlap(t *testing.T) {
 		{Delay: 20 * time.Microsecond, Adaptive: true},
 	} {
 		var w Window
-		w.Init(p)
+		w.Init(p, clk.Clock{})
 		o := &counting{}
 		var fs []func()
 		for g := range 4 {
@@ -193,7 +194,7 @@ func TestSeenFollowsTheDebounceTimer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const d = 4 * time.Millisecond
 		var w Window
-		w.Init(Policy{Delay: d, MaxWait: 10 * d})
+		w.Init(Policy{Delay: d, MaxWait: 10 * d}, clk.Clock{})
 		defer w.Close()
 		var o counting
 		seen := func(pending, want uint64) {
