@@ -50,7 +50,7 @@ func replay(w *coalesce.Waker, m *model.Coalescer, f *fakeclock.Clock, ops []op)
 		var diff string
 		if o.kind == "advance" {
 			d := time.Duration(o.count) * time.Microsecond
-			stepFake(f, d)
+			f.StepWait(d)
 			m.Advance(d)
 		} else {
 			diff = step(w, m, o)

@@ -31,35 +31,18 @@ func onFake(t *testing.T, test func(t *testing.T, f *fakeclock.Clock, close func
 	})
 }
 
-// stepFake moves f on by d, one timer deadline at a time, and lets each
-// timer's run finish before the next. So a timer that a run sets is due
-// within the same step, as time passes through each deadline.
-func stepFake(f *fakeclock.Clock, d time.Duration) {
-	for {
-		next, ok := f.Next()
-		if !ok || next > d {
-			f.Step(d)
-			synctest.Wait()
-			return
-		}
-		f.Step(next)
-		synctest.Wait()
-		d -= next
-	}
-}
-
 func TestClockAuditFiresWhenTheFakeClockReachesTheDelay(t *testing.T) {
 	onFake(t, func(t *testing.T, f *fakeclock.Clock, cleanup func(*coalesce.Waker)) {
 		const d = 5 * time.Millisecond
 		w := coalesce.New(d, coalesce.WithClock(f))
 		cleanup(w)
 		w.Wake()
-		stepFake(f, 3*time.Millisecond)
+		f.StepWait(3 * time.Millisecond)
 		w.Wake()
 		w.Wake()
-		stepFake(f, 2*time.Millisecond-1)
+		f.StepWait(2*time.Millisecond - 1)
 		want(t, w, 0, 0)
-		stepFake(f, 1)
+		f.StepWait(1)
 		want(t, w, 1, 3) // one wakeup for all, exactly at the delay
 		if st := w.Stats(); st.Armed || f.Waiters() != 0 {
 			t.Fatalf("a timer is left armed with nothing pending: %v", st)
@@ -122,23 +105,23 @@ func TestClockDebounceFollowsTheFakeClock(t *testing.T) {
 		w := coalesce.New(d, coalesce.WithClock(f), coalesce.WithMaxWait(maxWait))
 		cleanup(w)
 		w.Wake()
-		stepFake(f, d/2)
+		f.StepWait(d / 2)
 		w.Wake()
-		stepFake(f, d/2) // the timer finds that event and re-arms
-		w.Wake()         // the last event, as the new period begins
-		stepFake(f, 2*d-1)
+		f.StepWait(d / 2) // the timer finds that event and re-arms
+		w.Wake()          // the last event, as the new period begins
+		f.StepWait(2*d - 1)
 		want(t, w, 0, 0)
-		stepFake(f, 1)
+		f.StepWait(1)
 		want(t, w, 1, 3)    // exactly two delays after the last event
 		for i := range 35 { // an event every millisecond, never quiet
 			if i > 0 {
-				stepFake(f, time.Millisecond)
+				f.StepWait(time.Millisecond)
 			}
 			w.Wake()
 		}
-		stepFake(f, time.Millisecond-1)
+		f.StepWait(time.Millisecond - 1)
 		want(t, w, 0, 0)
-		stepFake(f, 1)
+		f.StepWait(1)
 		want(t, w, 1, 35) // cut at maxWait
 	})
 }
@@ -153,26 +136,26 @@ func TestClockAdaptiveFollowsTheFakeClock(t *testing.T) {
 		w := coalesce.New(d, coalesce.WithClock(f), coalesce.WithAdaptive())
 		cleanup(w)
 		w.Wake() // it starts out coalescing
-		stepFake(f, d)
+		f.StepWait(d)
 		want(t, w, 1, 1)
 		for range 3 { // a trickle: at once, no timer
-			stepFake(f, d+1)
+			f.StepWait(d + 1)
 			w.Wake()
 			want(t, w, 1, 1)
 		}
-		stepFake(f, d+1)
+		f.StepWait(d + 1)
 		for range 8 { // a stream, a wakeup every d/8 for one delay
 			w.Wake()
 			want(t, w, 1, 1)
-			stepFake(f, d/8)
+			f.StepWait(d / 8)
 		}
 		for range coalesce.AdaptiveWakeups + 1 { // it goes on: coalescing
 			w.Wake()
 		}
 		want(t, w, 0, 0)
-		stepFake(f, d-1)
+		f.StepWait(d - 1)
 		want(t, w, 0, 0)
-		stepFake(f, 1)
+		f.StepWait(1)
 		want(t, w, 1, coalesce.AdaptiveWakeups+1)
 	})
 }
@@ -191,7 +174,7 @@ func TestClockFlushAndCloseStopTheFakeTimer(t *testing.T) {
 		if n := f.Waiters(); n != 0 {
 			t.Fatalf("%d fake timers armed after Close", n)
 		}
-		stepFake(f, time.Hour)
+		f.StepWait(time.Hour)
 		if st := w.Stats(); st.Wakeups != 1 {
 			t.Fatalf("the fake timer fired after Close: %v", st)
 		}

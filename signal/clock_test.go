@@ -29,22 +29,6 @@ func onFake(t *testing.T, test func(t *testing.T, f *fakeclock.Clock)) {
 	})
 }
 
-// stepFake moves f on by d, one timer deadline at a time, and lets each
-// timer's run finish before the next.
-func stepFake(f *fakeclock.Clock, d time.Duration) {
-	for {
-		next, ok := f.Next()
-		if !ok || next > d {
-			f.Step(d)
-			synctest.Wait()
-			return
-		}
-		f.Step(next)
-		synctest.Wait()
-		d -= next
-	}
-}
-
 func TestWakeDelayWakesWhenTheFakeClockPassesIt(t *testing.T) {
 	onFake(t, func(t *testing.T, f *fakeclock.Clock) {
 		const d = 5 * time.Millisecond
@@ -53,11 +37,11 @@ func TestWakeDelayWakesWhenTheFakeClockPassesIt(t *testing.T) {
 		r := park(context.Background(), s)
 		for range 3 {
 			testkit.MustNil(t, s.Add(1))
-			stepFake(f, time.Millisecond)
+			f.StepWait(time.Millisecond)
 		}
-		stepFake(f, 2*time.Millisecond-1)
+		f.StepWait(2*time.Millisecond - 1)
 		testkit.Pending(t, r)
-		stepFake(f, 1)
+		f.StepWait(1)
 		if got := <-r; got.v != 3 || got.err != nil {
 			t.Fatalf("Wait = %+v, want the burst of 3 at the delay", got)
 		}
@@ -96,24 +80,24 @@ func TestWakeMaxWaitOnAFakeClock(t *testing.T) {
 		defer s.Close()
 		r := park(context.Background(), s)
 		testkit.MustNil(t, s.Add(1))
-		stepFake(f, 3*time.Millisecond)
+		f.StepWait(3 * time.Millisecond)
 		testkit.MustNil(t, s.Add(1))
-		stepFake(f, 5*time.Millisecond-1) // 8 ms - 1: the timer was set again at 4 ms
+		f.StepWait(5*time.Millisecond - 1) // 8 ms - 1: the timer was set again at 4 ms
 		testkit.Pending(t, r)
-		stepFake(f, 1)
+		f.StepWait(1)
 		if got := <-r; got.v != 2 || got.err != nil {
 			t.Fatalf("Wait = %+v, want 2 after the quiet period", got)
 		}
 		r = park(context.Background(), s)
 		for i := range 20 { // an add every millisecond: never quiet
 			if i > 0 {
-				stepFake(f, time.Millisecond)
+				f.StepWait(time.Millisecond)
 			}
 			testkit.MustNil(t, s.Add(1))
 		}
-		stepFake(f, time.Millisecond-1)
+		f.StepWait(time.Millisecond - 1)
 		testkit.Pending(t, r)
-		stepFake(f, 1)
+		f.StepWait(1)
 		if got := <-r; got.v != 20 || got.err != nil {
 			t.Fatalf("Wait = %+v, want 20 at maxWait", got)
 		}

@@ -7,6 +7,7 @@ package fakeclock
 import (
 	"slices"
 	"sync"
+	"testing/synctest"
 	"time"
 )
 
@@ -108,4 +109,23 @@ func (t *Timer) Stop() bool {
 	}
 	c.timers = slices.Delete(c.timers, i, i+1)
 	return true
+}
+
+// StepWait moves the clock d on inside a testing/synctest bubble, one
+// timer deadline at a time. After each Step it waits until every
+// goroutine of the bubble is blocked, so each timer's run has finished.
+// A timer that a run sets is then due within the same call, as time
+// passes through each deadline.
+func (c *Clock) StepWait(d time.Duration) {
+	for {
+		next, ok := c.Next()
+		if !ok || next > d {
+			c.Step(d)
+			synctest.Wait()
+			return
+		}
+		c.Step(next)
+		synctest.Wait()
+		d -= next
+	}
 }
