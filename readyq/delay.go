@@ -3,6 +3,8 @@ package readyq
 import (
 	"math"
 	"time"
+
+	"github.com/evsync/evsync/internal/clk"
 )
 
 // A wait is one delayed item in the heap.
@@ -35,21 +37,23 @@ type heap struct {
 // were set. A heap holds values (time, order, slot) in pages like the
 // slab's (slab.go). So it grows without copying and holds no pointer.
 //
-// One time.Timer per queue, made at the first delay, is armed for the
-// earliest ready time. It is stopped while nothing is delayed, so an idle
+// One timer per queue, made at the first delay on the queue's clock, is
+// armed for the earliest ready time. It is stopped while nothing is delayed, so an idle
 // queue runs no timer and no goroutine. The timer's function runs only
 // when it fires. A run that fires late, or that a Reset came too late to
 // stop, queues what is due by then and arms the timer again.
 //
 // Times are nanoseconds on the queue's own clock (now), read only with mu
-// held. Under testing/synctest they follow the bubble's clock exactly.
+// held. They come from WithClock's clock, or from package time. Under
+// testing/synctest package time follows the bubble's clock exactly.
 type delays struct {
 	heaps
-	n     int // the delayed items, in all heaps
-	seq   uint64
-	timer *time.Timer
-	armed int64     // the ready time the timer is set for; 0: stopped
-	epoch time.Time // the zero of now
+	n       int // the delayed items, in all heaps
+	seq     uint64
+	timer   clk.Timer // the zero Timer until the first delay
+	armed   int64     // the ready time the timer is set for; 0: stopped
+	epoch   time.Time // the zero of now, once started
+	started bool      // a fake clock's time may be the zero Time
 }
 
 // AddAfter marks item ready d from now: it becomes queued then, unless a
@@ -114,11 +118,21 @@ func (q *Queue[T]) after(d time.Duration) int64 {
 
 // now returns the time on the queue's clock, in nanoseconds since its
 // first reading. Only with mu held.
+//
+// On the wall clock it calls time.Since itself, which costs what it did
+// before WithClock. The call through clk's Since, which is not inlined,
+// would add one. A user's clock may be set back past the first reading.
+// Its time is then 0, since a time below 0 would wrap in after and make a
+// delay last for ever.
 func (q *Queue[T]) now() int64 {
-	if q.delays.epoch.IsZero() {
-		q.delays.epoch = time.Now()
+	c, d := q.cfg.clock, &q.delays
+	if !d.started {
+		d.epoch, d.started = c.Now(), true
 	}
-	return int64(time.Since(q.delays.epoch))
+	if c.Wall() {
+		return int64(time.Since(d.epoch))
+	}
+	return max(int64(c.Since(d.epoch)), 0)
 }
 
 // next returns the next tie-break number: the order ready times are set.
@@ -210,8 +224,8 @@ func (q *Queue[T]) arm() {
 		return
 	}
 	wait := time.Duration(at - q.now())
-	if d.timer == nil {
-		d.timer = time.AfterFunc(wait, q.fire)
+	if d.timer == (clk.Timer{}) {
+		d.timer = q.cfg.clock.AfterFunc(wait, q.fire)
 	} else {
 		d.timer.Reset(wait)
 	}
