@@ -283,14 +283,16 @@ type gauges struct {
 const gaugePeriod = 500 * time.Millisecond
 
 // startGauges starts the gauges' goroutine, which ticks on c (nil: the
-// real clock).
+// real clock). The ticker is made before the goroutine starts. So on a
+// fake clock the first tick is due gaugePeriod after New, however late the
+// goroutine runs.
 func startGauges[T comparable](q *readyq.Queue[T], m *metrics, c clock.WithTicker) *gauges {
 	if c == nil {
 		c = clock.RealClock{}
 	}
 	g := &gauges{quit: make(chan struct{})}
+	t := c.NewTicker(gaugePeriod)
 	g.wg.Go(func() {
-		t := c.NewTicker(gaugePeriod)
 		defer t.Stop()
 		for {
 			select {
