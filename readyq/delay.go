@@ -38,10 +38,14 @@ type heap struct {
 // slab's (slab.go). So it grows without copying and holds no pointer.
 //
 // One timer per queue, made at the first delay on the queue's clock, is
-// armed for the earliest ready time. It is stopped while nothing is delayed, so an idle
-// queue runs no timer and no goroutine. The timer's function runs only
+// armed for the earliest ready time. It is stopped while nothing is
+// delayed, so an idle queue runs no timer and no goroutine. The timer's function runs only
 // when it fires. A run that fires late, or that a Reset came too late to
 // stop, queues what is due by then and arms the timer again.
+//
+// On the wall clock the timer is a time.Timer, used directly, so that a
+// queue without WithClock pays nothing for the option. clk's Timer would
+// add a call to each Reset and Stop.
 //
 // Times are nanoseconds on the queue's own clock (now), read only with mu
 // held. They come from WithClock's clock, or from package time. Under
@@ -50,10 +54,11 @@ type delays struct {
 	heaps
 	n       int // the delayed items, in all heaps
 	seq     uint64
-	timer   clk.Timer // the zero Timer until the first delay
-	armed   int64     // the ready time the timer is set for; 0: stopped
-	epoch   time.Time // the zero of now, once started
-	started bool      // a fake clock's time may be the zero Time
+	timer   *time.Timer // on the wall clock, nil until the first delay
+	user    clk.Timer   // on a user's clock, the zero Timer until then
+	armed   int64       // the ready time the timer is set for; 0: stopped
+	epoch   time.Time   // the zero of now, once started
+	started bool        // a fake clock's time may be the zero Time
 }
 
 // AddAfter marks item ready d from now: it becomes queued then, unless a
@@ -119,18 +124,27 @@ func (q *Queue[T]) after(d time.Duration) int64 {
 // now returns the time on the queue's clock, in nanoseconds since its
 // first reading. Only with mu held.
 //
-// On the wall clock it calls time.Since itself, which costs what it did
-// before WithClock. The call through clk's Since, which is not inlined,
-// would add one. A user's clock may be set back past the first reading.
-// Its time is then 0, since a time below 0 would wrap in after and make a
-// delay last for ever.
+// On the wall clock it calls package time itself, at the cost it had
+// before WithClock. The compiler does not inline clk's methods into a
+// Queue's, and a call through them would add to every reading.
 func (q *Queue[T]) now() int64 {
+	d := &q.delays
+	if q.cfg.user {
+		return q.userNow()
+	}
+	if !d.started {
+		d.epoch, d.started = time.Now(), true
+	}
+	return int64(time.Since(d.epoch))
+}
+
+// userNow is now on a user's clock. That clock may be set back past the
+// first reading. The time is then 0, since a time below 0 would wrap in
+// after and make a delay last for ever.
+func (q *Queue[T]) userNow() int64 {
 	c, d := q.cfg.clock, &q.delays
 	if !d.started {
 		d.epoch, d.started = c.Now(), true
-	}
-	if c.Wall() {
-		return int64(time.Since(d.epoch))
 	}
 	return max(int64(c.Since(d.epoch)), 0)
 }
@@ -214,7 +228,11 @@ func (q *Queue[T]) arm() {
 	w := d.first()
 	if w == nil {
 		if d.armed != 0 {
-			d.timer.Stop()
+			if q.cfg.user {
+				d.user.Stop()
+			} else {
+				d.timer.Stop()
+			}
 			d.armed = 0
 		}
 		return
@@ -224,12 +242,25 @@ func (q *Queue[T]) arm() {
 		return
 	}
 	wait := time.Duration(at - q.now())
-	if d.timer == (clk.Timer{}) {
-		d.timer = q.cfg.clock.AfterFunc(wait, q.fire)
-	} else {
+	switch {
+	case q.cfg.user:
+		q.armUser(wait)
+	case d.timer == nil:
+		d.timer = time.AfterFunc(wait, q.fire)
+	default:
 		d.timer.Reset(wait)
 	}
 	d.armed = at
+}
+
+// armUser is arm's setting of the timer on a user's clock.
+func (q *Queue[T]) armUser(wait time.Duration) {
+	d := &q.delays
+	if d.user == (clk.Timer{}) {
+		d.user = q.cfg.clock.AfterFunc(wait, q.fire)
+	} else {
+		d.user.Reset(wait)
+	}
 }
 
 // insert adds w to h.

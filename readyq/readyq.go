@@ -168,6 +168,7 @@ type settings[T comparable] struct {
 	lim     RateLimiter[T] // Config.RateLimiter, or the default made at first use
 	limOnce sync.Once
 	clock   clk.Clock // WithClock's, or the wall clock (the zero Clock)
+	user    bool      // clock is a user's: !clock.Wall(), which now reads inline
 }
 
 // bigBatch is the largest hand-out copied under the lock. A larger one is
@@ -185,6 +186,7 @@ const defaultBigBatch = 256
 func New[T comparable](opts ...Option) *Queue[T] {
 	q := new(Queue[T])
 	q.cfg.clock = apply(opts).clock
+	q.cfg.user = !q.cfg.clock.Wall()
 	return q
 }
 
@@ -196,7 +198,7 @@ func NewWithConfig[T comparable](c Config[T], opts ...Option) *Queue[T] {
 		panic("readyq: Config.Mode is not a Mode")
 	}
 	o := apply(opts)
-	q := &Queue[T]{cfg: settings[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, lim: c.RateLimiter, metrics: c.Metrics, clock: o.clock}}
+	q := &Queue[T]{cfg: settings[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, lim: c.RateLimiter, metrics: c.Metrics, clock: o.clock, user: !o.clock.Wall()}}
 	if c.Metrics != nil {
 		q.cfg.gauge = new(gauge[T])
 		q.lanes.watch = q.cfg.gauge
