@@ -1,7 +1,7 @@
 // Package clock says what evsync asks of a clock, so that a test can pass
-// a fake one. readyq, coalesce and signal wait on time. coalesce and
-// signal take a Clock through their WithClock options. readyq does not
-// yet. Without the option they use package time.
+// a fake one. readyq, coalesce and signal wait on time. Each takes a
+// Clock through its WithClock option, and kube through Config.Clock.
+// Without the option they use package time.
 //
 // k8s.io/utils/clock's clocks satisfy Clock as they are. So do its fakes
 // and the clock of client-go's queue configs. Their NewTimer returns that
@@ -9,6 +9,7 @@
 //
 //	fake := testingclock.NewFakeClock(time.Now())
 //	w := coalesce.New(5*time.Millisecond, coalesce.WithClock(fake))
+//	q := readyq.New[string](readyq.WithClock(fake))
 //
 // Inside a testing/synctest bubble no fake clock is needed. The wall
 // clock there is the bubble's, and evsync's timers run on it.

@@ -38,6 +38,7 @@
 //	ShutDownWithDrain                  the same, then Drain
 //	ShuttingDown                       Stats().Closed
 //	MetricsProvider                    readyq.Config.Metrics, plus Running every 500 ms
+//	Clock                              readyq.WithClock, and the 500 ms ticker
 //
 // # Where it differs from client-go and controller-runtime
 //
@@ -89,7 +90,8 @@
 // longest-running gauges every 500 ms, as client-go's does, until ShutDown
 // or ShutDownWithDrain returns. A queue with metrics that is never shut
 // down keeps it running. Without metrics the queue has no goroutine at
-// all.
+// all. The exception is a Config.Clock. Then one goroutine waits on its
+// timer while an item is delayed (see readyq.WithClock).
 //
 // The queue works inside a testing/synctest bubble. A blocked Get or
 // ShutDownWithDrain is durably blocked, so synctest.Wait returns while it

@@ -7,6 +7,7 @@ import (
 
 	"github.com/evsync/evsync/readyq"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 )
 
@@ -72,6 +73,14 @@ type Config[T comparable] struct {
 	// queue shuts down as client-go's does (see the package doc).
 	Lossless bool
 
+	// Clock, if set, is the clock the queue keeps time by, so that a test
+	// can step a fake one. It times the delays, the retries' backoff, the
+	// metrics' durations and the 500 ms period of the unfinished-work
+	// gauges. It is the Clock of client-go's queue configs, so
+	// k8s.io/utils/clock/testing's FakeClock fits. Nil is the real clock.
+	// See readyq.WithClock, which it is passed to.
+	Clock clock.WithTicker
+
 	// Queue configures the readyq.Queue underneath, for example with a
 	// fair share between namespaces. A rate limiter given to New (not nil)
 	// wins over Queue.RateLimiter. The metrics of a Name and a
@@ -94,14 +103,14 @@ func New[T comparable](rateLimiter workqueue.TypedRateLimiter[T], config Config[
 		m = newMetrics(config.MetricsProvider, config.Name)
 		c.Metrics = m
 	}
-	w := &Queue[T]{q: readyq.NewWithConfig(c), lossless: config.Lossless}
+	w := &Queue[T]{q: readyq.NewWithConfig(c, readyq.WithClock(config.Clock)), lossless: config.Lossless}
 	w.force, w.forceStop = context.WithCancel(context.Background())
 	w.gets, w.stopGets = context.Background(), func() {}
 	if !config.Lossless {
 		w.gets, w.stopGets = context.WithCancel(context.Background())
 	}
 	if m != nil {
-		w.gauges = startGauges(w.q, m)
+		w.gauges = startGauges(w.q, m, config.Clock)
 	}
 	return w
 }
@@ -273,17 +282,24 @@ type gauges struct {
 // gaugePeriod is client-go's unfinished-work update period.
 const gaugePeriod = 500 * time.Millisecond
 
-func startGauges[T comparable](q *readyq.Queue[T], m *metrics) *gauges {
+// startGauges starts the gauges' goroutine, which ticks on c (nil: the
+// real clock). The ticker is made before the goroutine starts. So on a
+// fake clock the first tick is due gaugePeriod after New, however late the
+// goroutine runs.
+func startGauges[T comparable](q *readyq.Queue[T], m *metrics, c clock.WithTicker) *gauges {
+	if c == nil {
+		c = clock.RealClock{}
+	}
 	g := &gauges{quit: make(chan struct{})}
+	t := c.NewTicker(gaugePeriod)
 	g.wg.Go(func() {
-		t := time.NewTicker(gaugePeriod)
 		defer t.Stop()
 		for {
 			select {
 			case <-g.quit:
 				m.running(q.Running()) // the last figures, 0 after a drain
 				return
-			case <-t.C:
+			case <-t.C():
 				m.running(q.Running())
 			}
 		}

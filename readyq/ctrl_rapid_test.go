@@ -19,10 +19,11 @@ import (
 // TestCtrlQueueModel drives the controller calls of a Queue (AddAfter,
 // AddWith, AddRateLimited, Forget, NumRequeues, priorities, fair share)
 // with the core calls, one at a time, inside a synctest bubble per run, next
-// to the sequential model, whose clock moves only when the bubble's does
-// (Advance: a sleep, then synctest.Wait for the queue's timer). After each
-// step it compares every result, Stats, each Ready channel, the limiter's
-// counts and, with metrics, what the hooks were told.
+// to the sequential model, whose clock moves only when the queue's does
+// (Advance: a sleep, or a step of a fake clock given with WithClock, then
+// synctest.Wait for the queue's timer). After each step it compares every
+// result, Stats, each Ready channel, the limiter's counts and, with
+// metrics, what the hooks were told.
 func TestCtrlQueueModel(t *testing.T) {
 	testkit.CheckModel(t, func(t *rapid.T) { rapid.SyncTest(t, ctrlProp(false)) })
 }
@@ -108,6 +109,8 @@ type ctrlMachine struct {
 	keys           int             // items 0 … keys-1, at most ctrlKeys
 	delays         []time.Duration // what AddAfter and AddWith draw from
 
+	step func(time.Duration) // moves the queue's time (drawClock)
+
 	metrics *ctrlMetrics // nil without Config.Metrics
 	adds    int          // marks the model reported new
 	start   map[int]time.Duration
@@ -154,7 +157,8 @@ func newCtrlMachine(t *rapid.T, withMetrics bool) *ctrlMachine {
 		cm.metrics = &ctrlMetrics{}
 		c.Metrics = cm.metrics
 	}
-	cm.q = readyq.NewWithConfig(c)
+	opts, step := drawClock(t)
+	cm.q, cm.step = readyq.NewWithConfig(c, opts...), step
 	cm.m = model.NewReadyQWith(mo)
 	return cm
 }
@@ -366,7 +370,7 @@ func (cm *ctrlMachine) Advance(t *rapid.T) {
 }
 
 func (cm *ctrlMachine) advance(d time.Duration) {
-	time.Sleep(d)
+	cm.step(d)
 	synctest.Wait() // the queue's timer has run
 	cm.m.Advance(d)
 }

@@ -3,6 +3,8 @@ package readyq
 import (
 	"math"
 	"time"
+
+	"github.com/evsync/evsync/internal/clk"
 )
 
 // A wait is one delayed item in the heap.
@@ -35,21 +37,28 @@ type heap struct {
 // were set. A heap holds values (time, order, slot) in pages like the
 // slab's (slab.go). So it grows without copying and holds no pointer.
 //
-// One time.Timer per queue, made at the first delay, is armed for the
-// earliest ready time. It is stopped while nothing is delayed, so an idle
-// queue runs no timer and no goroutine. The timer's function runs only
+// One timer per queue, made at the first delay on the queue's clock, is
+// armed for the earliest ready time. It is stopped while nothing is
+// delayed, so an idle queue runs no timer and no goroutine. The timer's function runs only
 // when it fires. A run that fires late, or that a Reset came too late to
 // stop, queues what is due by then and arms the timer again.
 //
+// On the wall clock the timer is a time.Timer, used directly, so that a
+// queue without WithClock pays nothing for the option. clk's Timer would
+// add a call to each Reset and Stop.
+//
 // Times are nanoseconds on the queue's own clock (now), read only with mu
-// held. Under testing/synctest they follow the bubble's clock exactly.
+// held. They come from WithClock's clock, or from package time. Under
+// testing/synctest package time follows the bubble's clock exactly.
 type delays struct {
 	heaps
-	n     int // the delayed items, in all heaps
-	seq   uint64
-	timer *time.Timer
-	armed int64     // the ready time the timer is set for; 0: stopped
-	epoch time.Time // the zero of now
+	n       int // the delayed items, in all heaps
+	seq     uint64
+	timer   *time.Timer // on the wall clock, nil until the first delay
+	user    clk.Timer   // on a user's clock, the zero Timer until then
+	armed   int64       // the ready time the timer is set for; 0: stopped
+	epoch   time.Time   // the zero of now, once started
+	started bool        // a fake clock's time may be the zero Time
 }
 
 // AddAfter marks item ready d from now: it becomes queued then, unless a
@@ -114,11 +123,30 @@ func (q *Queue[T]) after(d time.Duration) int64 {
 
 // now returns the time on the queue's clock, in nanoseconds since its
 // first reading. Only with mu held.
+//
+// On the wall clock it calls package time itself, at the cost it had
+// before WithClock. The compiler does not inline clk's methods into a
+// Queue's, and a call through them would add to every reading.
 func (q *Queue[T]) now() int64 {
-	if q.delays.epoch.IsZero() {
-		q.delays.epoch = time.Now()
+	d := &q.delays
+	if q.cfg.user {
+		return q.userNow()
 	}
-	return int64(time.Since(q.delays.epoch))
+	if !d.started {
+		d.epoch, d.started = time.Now(), true
+	}
+	return int64(time.Since(d.epoch))
+}
+
+// userNow is now on a user's clock. That clock may be set back past the
+// first reading. The time is then 0, since a time below 0 would wrap in
+// after and make a delay last for ever.
+func (q *Queue[T]) userNow() int64 {
+	c, d := q.cfg.clock, &q.delays
+	if !d.started {
+		d.epoch, d.started = c.Now(), true
+	}
+	return max(int64(c.Since(d.epoch)), 0)
 }
 
 // next returns the next tie-break number: the order ready times are set.
@@ -200,7 +228,11 @@ func (q *Queue[T]) arm() {
 	w := d.first()
 	if w == nil {
 		if d.armed != 0 {
-			d.timer.Stop()
+			if q.cfg.user {
+				d.user.Stop()
+			} else {
+				d.timer.Stop()
+			}
 			d.armed = 0
 		}
 		return
@@ -210,12 +242,25 @@ func (q *Queue[T]) arm() {
 		return
 	}
 	wait := time.Duration(at - q.now())
-	if d.timer == nil {
+	switch {
+	case q.cfg.user:
+		q.armUser(wait)
+	case d.timer == nil:
 		d.timer = time.AfterFunc(wait, q.fire)
-	} else {
+	default:
 		d.timer.Reset(wait)
 	}
 	d.armed = at
+}
+
+// armUser is arm's setting of the timer on a user's clock.
+func (q *Queue[T]) armUser(wait time.Duration) {
+	d := &q.delays
+	if d.user == (clk.Timer{}) {
+		d.user = q.cfg.clock.AfterFunc(wait, q.fire)
+	} else {
+		d.user.Reset(wait)
+	}
 }
 
 // insert adds w to h.

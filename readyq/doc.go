@@ -80,7 +80,9 @@
 // aside until Done.
 //
 // One timer per queue serves every delay. It is armed only while an item
-// is delayed, and the queue has no goroutine of its own. Priorities and
+// is delayed, and the queue has no goroutine of its own. Delays and
+// retries run on package time, or on the clock given with WithClock. A
+// test can so step a fake clock, such as k8s.io/utils/clock's. Priorities and
 // fair share live on lanes beside the ready list. So a queue that uses
 // neither keeps its O(1) splice. A hand-out from a lane costs a hash
 // lookup per item. The rate limiter (client-go's shape) is asked outside

@@ -98,7 +98,7 @@ type anyField struct{ K any }
 func TestUnhashableArgumentChangesNothing(t *testing.T) {
 	t.Run("any", func(t *testing.T) { unhashableArgs[any](t, readyq.New[any], []any{1, "2", 3.0}, []int{4}) })
 	t.Run("zero value", func(t *testing.T) {
-		unhashableArgs[any](t, func() *readyq.Queue[any] { return new(readyq.Queue[any]) }, []any{1, 2, 3}, map[int]int{})
+		unhashableArgs[any](t, func(...readyq.Option) *readyq.Queue[any] { return new(readyq.Queue[any]) }, []any{1, 2, 3}, map[int]int{})
 	})
 	t.Run("Stringer", func(t *testing.T) {
 		unhashableArgs[fmt.Stringer](t, readyq.New[fmt.Stringer],
@@ -114,7 +114,7 @@ func TestUnhashableArgumentChangesNothing(t *testing.T) {
 
 // unhashableArgs runs the calls of TestUnhashableArgumentChangesNothing
 // on a queue made by newQ, with three hashable items and a bad one.
-func unhashableArgs[T comparable](t *testing.T, newQ func() *readyq.Queue[T], good []T, bad T) {
+func unhashableArgs[T comparable](t *testing.T, newQ func(...readyq.Option) *readyq.Queue[T], good []T, bad T) {
 	q := newQ()
 	for _, k := range good {
 		q.AddMode(k, readyq.OneShot)

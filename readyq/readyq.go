@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/evsync/evsync/internal/clk"
 	"github.com/evsync/evsync/internal/spin"
 )
 
@@ -57,14 +58,17 @@ func (m Mode) String() string {
 // an item is queued at most once, plus the items handed out and not yet
 // Done (in flight). See the package documentation for the full contract.
 //
-// The zero value is an empty, open queue, the same as New returns.
-// NewWithConfig makes one with a Config. Its fields serve these needs.
+// The zero value is an empty, open queue, the same as New returns without
+// options. NewWithConfig makes one with a Config. Its fields serve these
+// needs.
 //
 //   - Mode suits a queue whose items are mostly level or one-shot.
 //   - Recheck tests at Done the level items that may stop being ready.
 //   - RateLimiter gives retries a backoff unlike client-go's default.
 //   - Fairness keeps the floods of tenants from delaying one another.
 //   - Metrics watches the depth, the latency and the retries.
+//
+// The option WithClock runs the queue's time on a fake clock in tests.
 //
 // A Queue must not be copied after first use. It knows at most 2³¹−1
 // items at once (queued, delayed, in flight or one-shot and armed). A
@@ -151,8 +155,8 @@ type published struct {
 	closed atomic.Bool
 }
 
-// settings are a Queue's configuration, set by NewWithConfig and read
-// without the lock. Two are learned at their first use, by any call. They
+// settings are a Queue's configuration, set by New and NewWithConfig and
+// read without the lock. Two are learned at their first use, by any call. They
 // are the key check and the default rate limiter.
 type settings[T comparable] struct {
 	keys    atomic.Uint32  // whether items are probed before the lock (keys.go)
@@ -163,6 +167,8 @@ type settings[T comparable] struct {
 	gauge   *gauge[T]      // the depths reported, with metrics (metrics.go)
 	lim     RateLimiter[T] // Config.RateLimiter, or the default made at first use
 	limOnce sync.Once
+	clock   clk.Clock // WithClock's, or the wall clock (the zero Clock)
+	user    bool      // clock is a user's: !clock.Wall(), which now reads inline
 }
 
 // bigBatch is the largest hand-out copied under the lock. A larger one is
@@ -175,18 +181,24 @@ var bigBatch = defaultBigBatch
 const defaultBigBatch = 256
 
 // New returns an empty queue with the default configuration, the zero
-// Config. The queue is edge-triggered, with no recheck, the default rate
-// limiter, no fair share and no metrics.
-func New[T comparable]() *Queue[T] { return new(Queue[T]) }
+// Config, and the options opts. The queue is edge-triggered, with no
+// recheck, the default rate limiter, no fair share and no metrics.
+func New[T comparable](opts ...Option) *Queue[T] {
+	q := new(Queue[T])
+	q.cfg.clock = apply(opts).clock
+	q.cfg.user = !q.cfg.clock.Wall()
+	return q
+}
 
-// NewWithConfig returns an empty queue configured by c (see Config). It
-// panics if c.Mode is not a Mode, the one setting the compiler cannot
-// check.
-func NewWithConfig[T comparable](c Config[T]) *Queue[T] {
+// NewWithConfig returns an empty queue configured by c (see Config) and
+// the options opts. It panics if c.Mode is not a Mode, the one setting the
+// compiler cannot check.
+func NewWithConfig[T comparable](c Config[T], opts ...Option) *Queue[T] {
 	if !c.Mode.valid() {
 		panic("readyq: Config.Mode is not a Mode")
 	}
-	q := &Queue[T]{cfg: settings[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, lim: c.RateLimiter, metrics: c.Metrics}}
+	o := apply(opts)
+	q := &Queue[T]{cfg: settings[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, lim: c.RateLimiter, metrics: c.Metrics, clock: o.clock, user: !o.clock.Wall()}}
 	if c.Metrics != nil {
 		q.cfg.gauge = new(gauge[T])
 		q.lanes.watch = q.cfg.gauge

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/evsync/evsync/internal/clk"
 	"golang.org/x/time/rate"
 )
 
@@ -68,7 +69,7 @@ func (q *Queue[T]) NumRequeues(item T) int { return q.limiter().NumRequeues(item
 func (q *Queue[T]) limiter() RateLimiter[T] {
 	q.cfg.limOnce.Do(func() {
 		if q.cfg.lim == nil {
-			q.cfg.lim = DefaultRateLimiter[T]()
+			q.cfg.lim = defaultRateLimiter[T](q.cfg.clock)
 		}
 	})
 	return q.cfg.lim
@@ -80,10 +81,17 @@ func (q *Queue[T]) limiter() RateLimiter[T] {
 // most 1000 s. The other is an overall token bucket of 10 retries per
 // second, with bursts of 100.
 func DefaultRateLimiter[T comparable]() RateLimiter[T] {
-	return MaxOfRateLimiters(
-		ExponentialRateLimiter[T](5*time.Millisecond, 1000*time.Second),
-		BucketRateLimiter[T](rate.NewLimiter(10, 100)),
-	)
+	return defaultRateLimiter[T](clk.Clock{})
+}
+
+// defaultRateLimiter is DefaultRateLimiter whose bucket runs on c, the
+// queue's clock. So a fake clock also refills the bucket.
+func defaultRateLimiter[T comparable](c clk.Clock) RateLimiter[T] {
+	b := bucket[T]{l: rate.NewLimiter(10, 100)}
+	if !c.Wall() {
+		b.c = &c
+	}
+	return MaxOfRateLimiters(ExponentialRateLimiter[T](5*time.Millisecond, 1000*time.Second), b)
 }
 
 // ExponentialRateLimiter returns a limiter whose n-th retry of an item
@@ -148,13 +156,24 @@ func BucketRateLimiter[T comparable](l *rate.Limiter) RateLimiter[T] {
 	if l == nil {
 		panic("readyq: BucketRateLimiter(nil)")
 	}
-	return bucket[T]{l}
+	return bucket[T]{l: l}
 }
 
-type bucket[T comparable] struct{ l *rate.Limiter }
+// A bucket is a token bucket limiter on a clock: the wall clock, or the
+// queue's for the default limiter.
+type bucket[T comparable] struct {
+	l *rate.Limiter
+	c *clk.Clock // nil: the wall clock, read by rate itself at no extra cost
+}
 
 // When reserves a token and returns the wait for it.
-func (b bucket[T]) When(T) time.Duration { return b.l.Reserve().Delay() }
+func (b bucket[T]) When(T) time.Duration {
+	if b.c == nil {
+		return b.l.Reserve().Delay()
+	}
+	now := b.c.Now()
+	return b.l.ReserveN(now, 1).DelayFrom(now)
+}
 
 // Forget does nothing, since the bucket keeps nothing per item.
 func (bucket[T]) Forget(T) {}
