@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/coalesce"
-	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/model"
 )
 
 // FuzzCoalesce makes the decoded operations on a Waker, on the fake clock

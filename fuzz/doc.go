@@ -3,7 +3,7 @@
 //
 // Each fuzz target decodes its input into a configuration and a sequence
 // of operations and makes them, one at a time, on a real primitive and on
-// its reference model in internal/testsupport/model, comparing every result:
+// its reference model in model, comparing every result:
 //
 //	FuzzSemaphore  semaphore.Semaphore against model.Counter (Semaphore mode)
 //	FuzzLimiter    semaphore.Limiter and its permits against model.Limiter,

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/evsync/evsync/internal/testsupport/model"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
+	"github.com/evsync/evsync/model"
 	"github.com/evsync/evsync/readyq"
 	"pgregory.net/rapid"
 )

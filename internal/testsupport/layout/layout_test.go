@@ -15,7 +15,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 const module = "github.com/evsync/evsync"
 
 // public are the packages a user imports.
-var public = []string{"semaphore", "signal", "coalesce", "readyq"}
+var public = []string{"semaphore", "signal", "coalesce", "readyq", "model"}
 
 // production are the internal packages the public ones run on.
 var production = []string{"internal/counter", "internal/spin", "internal/window"}

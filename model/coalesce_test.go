@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/internal/spin"
-	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/model"
 )
 
 const ms = time.Millisecond

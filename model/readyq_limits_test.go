@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/model"
 )
 
 // A delay too long for the clock saturates at the largest Duration: the
