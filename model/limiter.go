@@ -29,7 +29,7 @@ func NewLimiter(n int) *Limiter {
 	if n < 1 {
 		panic("model: limit below 1")
 	}
-	return &Limiter{c: Counter{mode: Semaphore, count: uint64(n), limit: uint64(n)}}
+	return &Limiter{c: Counter{kind: semaphoreKind, count: uint64(n), limit: uint64(n)}}
 }
 
 // Acquire models Limiter.Acquire: ErrInvalid for n negative or above the

@@ -71,24 +71,24 @@ func stopped(ctx Ctx) error {
 // Max is the eventfd counter's maximum, 1<<64-2, and the default limit.
 const Max uint64 = 1<<64 - 2
 
-// Mode selects how a Counter is read.
-type Mode uint8
+// kind is how a Counter is read.
+type kind uint8
 
 const (
-	// Semaphore is an eventfd opened with EFD_SEMAPHORE, with weighted
+	// semaphoreKind is an eventfd opened with EFD_SEMAPHORE, with weighted
 	// acquires, an optional lower limit and a FIFO queue of reservations,
 	// like package semaphore.
-	Semaphore Mode = iota + 1
-	// Plain is an eventfd without EFD_SEMAPHORE: a read takes the whole
-	// count and resets it to zero, like package signal.
-	Plain
+	semaphoreKind kind = iota + 1
+	// signalKind is an eventfd without EFD_SEMAPHORE: a read takes the
+	// whole count and resets it to zero, like package signal.
+	signalKind
 )
 
 // A Counter models one eventfd counter: a count 0 ≤ count ≤ limit, a closed
 // state and, in Semaphore mode, the FIFO queue of pending reservations.
 // Construct it with NewSemaphore or NewSignal.
 type Counter struct {
-	mode   Mode
+	kind   kind
 	count  uint64 // available units; after Close, what is left to read
 	limit  uint64
 	debt   uint64 // what SetLimit took away that holders still have
@@ -112,7 +112,7 @@ func NewSemaphore(initial, limit uint64) *Counter {
 	if initial > limit {
 		panic("model: initial count above the limit")
 	}
-	return &Counter{mode: Semaphore, count: initial, limit: limit}
+	return &Counter{kind: semaphoreKind, count: initial, limit: limit}
 }
 
 // NewSignal returns a Plain-mode model whose count starts at initial. Like
@@ -121,11 +121,8 @@ func NewSignal(initial uint64) *Counter {
 	if initial > Max {
 		panic("model: initial count above Max")
 	}
-	return &Counter{mode: Plain, count: initial, limit: Max}
+	return &Counter{kind: signalKind, count: initial, limit: Max}
 }
-
-// Mode reports how the counter is read.
-func (c *Counter) Mode() Mode { return c.mode }
 
 // Count is what the real Count returns: the available units (after Close,
 // what is left).
@@ -163,7 +160,7 @@ func (c *Counter) Write(n uint64) error {
 	switch {
 	case n > c.limit+c.debt:
 		return spin.ErrInvalid
-	case c.closed && c.mode == Plain:
+	case c.closed && c.kind == signalKind:
 		return spin.ErrClosed
 	case n-pay > c.limit-c.count:
 		return spin.ErrWouldBlock
@@ -179,7 +176,7 @@ func (c *Counter) Write(n uint64) error {
 // Close; otherwise a raise adds the difference to the count after paying
 // the debt, and a cut takes it from the count, the rest becoming debt.
 func (c *Counter) SetLimit(limit uint64) error {
-	c.must(Semaphore)
+	c.must(semaphoreKind)
 	switch {
 	case limit == 0 || limit > Max:
 		return spin.ErrInvalid
@@ -239,7 +236,7 @@ func (c *Counter) WriteWait(ctx Ctx, n uint64) error {
 // ctx is Done; nil if every unit is back (count = limit); otherwise
 // ErrWouldBlock (a real Drain waits).
 func (c *Counter) Drain(ctx Ctx) error {
-	c.must(Semaphore)
+	c.must(semaphoreKind)
 	switch {
 	case ctx == Done:
 		return stopped(ctx)
@@ -254,7 +251,7 @@ func (c *Counter) Drain(ctx Ctx) error {
 // is queued and n units are there; otherwise ErrClosed after Close, else
 // ErrWouldBlock.
 func (c *Counter) Acquire(ctx Ctx, n uint64) error {
-	c.must(Semaphore)
+	c.must(semaphoreKind)
 	switch {
 	case n > c.limit:
 		return spin.ErrInvalid
@@ -275,7 +272,7 @@ func (c *Counter) Acquire(ctx Ctx, n uint64) error {
 // TryAcquire models semaphore TryAcquire: it takes n units if nobody is
 // queued and they are there. TryAcquire(0) is true, n above the limit false.
 func (c *Counter) TryAcquire(n uint64) bool {
-	c.must(Semaphore)
+	c.must(semaphoreKind)
 	switch {
 	case n > c.limit:
 		return false
@@ -291,7 +288,7 @@ func (c *Counter) TryAcquire(n uint64) bool {
 
 // Take models signal Take: it returns the whole count and resets it to 0.
 func (c *Counter) Take() uint64 {
-	c.must(Plain)
+	c.must(signalKind)
 	v := c.count
 	c.count = 0
 	c.settle()
@@ -301,7 +298,7 @@ func (c *Counter) Take() uint64 {
 // Wait models signal Wait: context.Canceled if ctx is Done; the whole
 // count if it is non-zero, else ErrClosed after Close, else ErrWouldBlock.
 func (c *Counter) Wait(ctx Ctx) (uint64, error) {
-	c.must(Plain)
+	c.must(signalKind)
 	switch {
 	case ctx == Done:
 		return 0, stopped(ctx)
@@ -317,7 +314,7 @@ func (c *Counter) Wait(ctx Ctx) (uint64, error) {
 // Done; 0 and nil for max 0; with nobody queued and units there, up to max
 // of them; otherwise ErrClosed after Close, else ErrWouldBlock.
 func (c *Counter) AcquireUpTo(ctx Ctx, max uint64) (uint64, error) {
-	c.must(Semaphore)
+	c.must(semaphoreKind)
 	switch {
 	case ctx == Done:
 		return 0, stopped(ctx)
@@ -337,7 +334,7 @@ func (c *Counter) AcquireUpTo(ctx Ctx, max uint64) (uint64, error) {
 // TakeAll models semaphore TakeAll: every unit, unless a reservation is
 // queued (then 0).
 func (c *Counter) TakeAll() uint64 {
-	c.must(Semaphore)
+	c.must(semaphoreKind)
 	if len(c.queue) != 0 {
 		return 0
 	}
@@ -351,7 +348,7 @@ func (c *Counter) TakeAll() uint64 {
 // is TryAcquire(1) and returns 1, in Plain mode it is Take and returns the
 // whole count. It returns ErrWouldBlock (EAGAIN) when nothing can be read.
 func (c *Counter) Read() (uint64, error) {
-	if c.mode == Semaphore {
+	if c.kind == semaphoreKind {
 		if c.TryAcquire(1) {
 			return 1, nil
 		}
@@ -452,8 +449,8 @@ func (c *Counter) grantHead() {
 	r.state = granted
 }
 
-func (c *Counter) must(m Mode) {
-	if c.mode != m {
+func (c *Counter) must(k kind) {
+	if c.kind != k {
 		panic("model: call not available in this mode")
 	}
 }

@@ -53,11 +53,15 @@ import (
 	"github.com/evsync/evsync/internal/spin"
 )
 
+// A Mode is a readyq trigger mode. The values are readyq's, so
+// Mode(m) converts a readyq.Mode m.
+type Mode uint8
+
 // The trigger modes, numbered as readyq's.
 const (
-	Edge    uint8 = iota // readyq.Edge
-	Level                // readyq.Level
-	OneShot              // readyq.OneShot
+	Edge    Mode = iota // readyq.Edge
+	Level               // readyq.Level
+	OneShot             // readyq.OneShot
 )
 
 type rqState uint8
@@ -72,7 +76,7 @@ const (
 
 // rqItem is what the model knows about one item.
 type rqItem struct {
-	mode    uint8
+	mode    Mode
 	state   rqState
 	mark    uint64        // arrival number of a kept-aside mark, 0 if none
 	markAt  time.Duration // the kept-aside mark's ready time
@@ -89,7 +93,7 @@ type rqItem struct {
 // A ReadyQ models one ready queue of int items. Construct it with
 // NewReadyQ or NewReadyQWith.
 type ReadyQ struct {
-	mode     uint8
+	mode     Mode
 	recheck  func(int) bool   // nil: level items stay ready
 	tenantOf func(int) string // nil: no fair share
 	base     time.Duration    // the limiter's first delay
@@ -110,7 +114,7 @@ type ReadyQ struct {
 // ReadyQOpts configures NewReadyQWith. The zero value is an edge-triggered
 // queue without recheck or fair share and with the default limiter.
 type ReadyQOpts struct {
-	Mode    uint8            // the queue's mode: Edge, Level or OneShot
+	Mode    Mode             // the queue's mode: Edge, Level or OneShot
 	Recheck func(int) bool   // Config.Recheck; nil: level items stay ready
 	Tenant  func(int) string // Config.Fairness; nil: no fair share
 
@@ -121,7 +125,7 @@ type ReadyQOpts struct {
 
 // NewReadyQ returns a model of readyq.NewWithConfig with Config's Mode
 // and Recheck (nil: none). It panics for an unknown mode.
-func NewReadyQ(mode uint8, recheck func(int) bool) *ReadyQ {
+func NewReadyQ(mode Mode, recheck func(int) bool) *ReadyQ {
 	return NewReadyQWith(ReadyQOpts{Mode: mode, Recheck: recheck})
 }
 
@@ -160,7 +164,7 @@ func (q *ReadyQ) Add(k int) bool { return q.AddMode(k, q.mode) }
 // one is queued now, its delay cancelled (true). An item in flight that
 // was Removed becomes known again, with mode m and a kept-aside mark. The
 // mark has priority 0 (see AddWith).
-func (q *ReadyQ) AddMode(k int, m uint8) bool { return q.add(k, m, 0, false, 0) }
+func (q *ReadyQ) AddMode(k int, m Mode) bool { return q.add(k, m, 0, false, 0) }
 
 // AddAfter models AddAfter(k, d): a mark in the queue's mode with ready
 // time now+d; d ≤ 0 is Add. An unknown or idle item becomes delayed
@@ -188,7 +192,7 @@ func (q *ReadyQ) AddWith(k int, after time.Duration, rateLimited bool, priority 
 
 // add is every mark. The tenant function runs first, so that if it panics
 // nothing has changed; the limiter's When comes next, as in the real call.
-func (q *ReadyQ) add(k int, m uint8, after time.Duration, rateLimited bool, prio int) bool {
+func (q *ReadyQ) add(k int, m Mode, after time.Duration, rateLimited bool, prio int) bool {
 	if m > OneShot || q.closed {
 		return false
 	}
@@ -224,7 +228,7 @@ func (q *ReadyQ) tenantFor(k int) string {
 // mark applies one mark of mode m, ready at at (≤ now: now), priority
 // prio, to k, whose tenant is tenant; it reports whether the mark queued,
 // delayed or kept aside k where nothing did before.
-func (q *ReadyQ) mark(k int, m uint8, at time.Duration, prio int, tenant string) bool {
+func (q *ReadyQ) mark(k int, m Mode, at time.Duration, prio int, tenant string) bool {
 	it, known := q.items[k]
 	switch {
 	case !known:

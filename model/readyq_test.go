@@ -902,7 +902,7 @@ func TestReadyQDrainDoneContextWithDelayed(t *testing.T) {
 // takes the head of Queue().
 func TestReadyQModelInvariants(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		o := model.ReadyQOpts{Mode: rapid.Uint8Range(model.Edge, model.OneShot).Draw(t, "mode")}
+		o := model.ReadyQOpts{Mode: model.Mode(rapid.Uint8Range(uint8(model.Edge), uint8(model.OneShot)).Draw(t, "mode"))}
 		if rapid.Bool().Draw(t, "fair") {
 			o.Tenant = func(k int) string { return fmt.Sprint(k % 3) }
 		}

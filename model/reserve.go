@@ -32,7 +32,7 @@ type Reservation struct {
 // one that fits with nobody ahead is granted at once. After Close a
 // reservation that does not fit is refused: Reserve returns ErrClosed.
 func (c *Counter) Reserve(n uint64) (*Reservation, error) {
-	c.must(Semaphore)
+	c.must(semaphoreKind)
 	if n > c.limit {
 		return nil, spin.ErrInvalid
 	}

@@ -122,7 +122,7 @@ func newCtrlMachine(t *rapid.T, withMetrics bool) *ctrlMachine {
 	cm := &ctrlMachine{start: map[int]time.Duration{}, keys: ctrlKeys, delays: ctrlDelays}
 	mode := rapid.IntRange(0, 2).Draw(t, "mode")
 	c := readyq.Config[int]{Mode: readyq.Mode(mode)}
-	mo := model.ReadyQOpts{Mode: uint8(mode)}
+	mo := model.ReadyQOpts{Mode: model.Mode(mode)}
 	if rapid.Bool().Draw(t, "recheck") {
 		mo.Recheck = func(k int) bool { return !cm.notReady[k] }
 		c.Recheck = mo.Recheck
@@ -197,7 +197,7 @@ func (cm *ctrlMachine) Add(t *rapid.T) {
 func (cm *ctrlMachine) AddMode(t *rapid.T) {
 	k := cm.key(t)
 	m := rapid.IntRange(0, 3).Draw(t, "mode") // 3 is not a Mode
-	cm.mark(t, fmt.Sprintf("AddMode(%d, %d)", k, m), cm.q.AddMode(k, readyq.Mode(m)), cm.m.AddMode(k, uint8(m)))
+	cm.mark(t, fmt.Sprintf("AddMode(%d, %d)", k, m), cm.q.AddMode(k, readyq.Mode(m)), cm.m.AddMode(k, model.Mode(m)))
 }
 
 func (cm *ctrlMachine) AddAfter(t *rapid.T) {
