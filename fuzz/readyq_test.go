@@ -209,7 +209,7 @@ func (r *rqRun) construct(d *decoder) {
 		c.Recheck = f
 		r.tl.hit("New", "recheck")
 	}
-	mo := model.ReadyQOpts{Mode: model.Mode(r.mode), Recheck: f}
+	mo := model.ReadyQConfig{Mode: model.Mode(r.mode), Recheck: f}
 	r.ctrl.construct(r.tl, flags, &mo, &c)
 	switch {
 	case kind == 1 && flags == 0:

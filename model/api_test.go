@@ -19,3 +19,12 @@ func TestModesAreReadyqs(t *testing.T) {
 		}
 	}
 }
+
+// TestAddOptsConvert pins the promise of AddOpts's doc: a readyq.AddOpts
+// converts to it, field by field.
+func TestAddOptsConvert(t *testing.T) {
+	o := readyq.AddOpts{After: 3, RateLimited: true, Priority: -2}
+	if got, want := model.AddOpts(o), (model.AddOpts{After: 3, RateLimited: true, Priority: -2}); got != want {
+		t.Errorf("model.AddOpts(%+v) = %+v, want %+v", o, got, want)
+	}
+}

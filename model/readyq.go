@@ -4,11 +4,11 @@
 //	readyq                                  ReadyQ
 //	New(), NewWithConfig(Config{Mode: m,    NewReadyQ(m, f)
 //	  Recheck: f})
-//	  ..., Fairness: t,                     NewReadyQWith(ReadyQOpts{...})
+//	  ..., Fairness: t,                     NewReadyQWith(ReadyQConfig{...})
 //	  RateLimiter: Exponential...(b, x)}
 //	Add(k), AddMode(k, m)                   Add(k), AddMode(k, m)
 //	AddAfter(k, d)                          AddAfter(k, d)
-//	AddWith(k, AddOpts{After, RateLimited,  AddWith(k, after, rateLimited, priority)
+//	AddWith(k, o)                           AddWith(k, AddOpts(o))
 //	  Priority})
 //	AddRateLimited(k), Forget(k),           AddRateLimited(k), Forget(k),
 //	  NumRequeues(k)                          NumRequeues(k)
@@ -111,37 +111,37 @@ type ReadyQ struct {
 	fires uint64 // how many times an armed Ready channel has fired
 }
 
-// ReadyQOpts configures NewReadyQWith. The zero value is an edge-triggered
+// ReadyQConfig configures NewReadyQWith. The zero value is an edge-triggered
 // queue without recheck or fair share and with the default limiter.
-type ReadyQOpts struct {
-	Mode    Mode             // the queue's mode: Edge, Level or OneShot
-	Recheck func(int) bool   // Config.Recheck; nil: level items stay ready
-	Tenant  func(int) string // Config.Fairness; nil: no fair share
+type ReadyQConfig struct {
+	Mode     Mode             // the queue's mode: Edge, Level or OneShot
+	Recheck  func(int) bool   // Config.Recheck; nil: level items stay ready
+	Fairness func(int) string // Config.Fairness; nil: no fair share
 
 	// The limiter, ExponentialRateLimiter(BaseDelay, MaxDelay); zero
-	// values stand for RQBaseDelay and RQMaxDelay.
+	// values stand for DefaultBaseDelay and DefaultMaxDelay.
 	BaseDelay, MaxDelay time.Duration
 }
 
 // NewReadyQ returns a model of readyq.NewWithConfig with Config's Mode
 // and Recheck (nil: none). It panics for an unknown mode.
 func NewReadyQ(mode Mode, recheck func(int) bool) *ReadyQ {
-	return NewReadyQWith(ReadyQOpts{Mode: mode, Recheck: recheck})
+	return NewReadyQWith(ReadyQConfig{Mode: mode, Recheck: recheck})
 }
 
 // NewReadyQWith returns a model of readyq.NewWithConfig with the Config
 // that o describes. It panics for an unknown mode, a negative delay, or
 // MaxDelay < BaseDelay.
-func NewReadyQWith(o ReadyQOpts) *ReadyQ {
+func NewReadyQWith(o ReadyQConfig) *ReadyQ {
 	if o.Mode > OneShot {
 		panic("model: unknown readyq mode")
 	}
-	base, maxDelay := cmpOr(o.BaseDelay, RQBaseDelay), cmpOr(o.MaxDelay, RQMaxDelay)
+	base, maxDelay := cmpOr(o.BaseDelay, DefaultBaseDelay), cmpOr(o.MaxDelay, DefaultMaxDelay)
 	if base < 0 || maxDelay < base {
 		panic("model: readyq limiter delays out of order")
 	}
 	return &ReadyQ{
-		mode: o.Mode, recheck: o.Recheck, tenantOf: o.Tenant,
+		mode: o.Mode, recheck: o.Recheck, tenantOf: o.Fairness,
 		base: base, maxDelay: maxDelay,
 		items: map[int]*rqItem{}, fails: map[int]int{},
 	}
@@ -186,8 +186,16 @@ func (q *ReadyQ) AddRateLimited(k int) bool { return q.add(k, q.mode, 0, true, 0
 // AddRateLimited does. The item's priority becomes the higher of its own
 // and priority; a queued item it raises moves to the tail of its new
 // priority (still false). False after Close, with nothing changed.
-func (q *ReadyQ) AddWith(k int, after time.Duration, rateLimited bool, priority int) bool {
-	return q.add(k, q.mode, after, rateLimited, priority)
+func (q *ReadyQ) AddWith(k int, o AddOpts) bool {
+	return q.add(k, q.mode, o.After, o.RateLimited, o.Priority)
+}
+
+// AddOpts are the options of one AddWith mark. Its fields are those of
+// readyq.AddOpts, so AddOpts(o) converts a readyq.AddOpts o.
+type AddOpts struct {
+	After       time.Duration // the delay; ≤ 0: now
+	RateLimited bool          // delay by the limiter instead, or by After if sooner
+	Priority    int           // higher is handed out first
 }
 
 // add is every mark. The tenant function runs first, so that if it panics

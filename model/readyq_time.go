@@ -16,16 +16,16 @@ import (
 // Rearm turns into a delay keeps the time and the number it was set with.
 
 // The default limiter of the model, client-go's per-item exponential
-// limiter (readyq.ExponentialRateLimiter(RQBaseDelay, RQMaxDelay)).
+// limiter (readyq.ExponentialRateLimiter(DefaultBaseDelay, DefaultMaxDelay)).
 const (
-	RQBaseDelay = 5 * time.Millisecond
-	RQMaxDelay  = 1000 * time.Second
+	DefaultBaseDelay = 5 * time.Millisecond
+	DefaultMaxDelay  = 1000 * time.Second
 )
 
-// Backoff is the delay an exponential limiter gives an item that has
+// backoff is the delay an exponential limiter gives an item that has
 // failed n times before: base·2ⁿ, but at most max (client-go's
 // ItemExponentialFailureRateLimiter, without its float arithmetic).
-func Backoff(base, max time.Duration, n int) time.Duration {
+func backoff(base, max time.Duration, n int) time.Duration {
 	d := base
 	for ; n > 0 && d > 0 && d < max; n-- {
 		if d > max/2 {
@@ -142,7 +142,7 @@ func (q *ReadyQ) NextReady() (time.Duration, bool) {
 func (q *ReadyQ) when(k int) time.Duration {
 	n := q.fails[k]
 	q.fails[k] = n + 1
-	return Backoff(q.base, q.maxDelay, n)
+	return backoff(q.base, q.maxDelay, n)
 }
 
 // Forget models Forget(k): k's failure count starts again at 0.

@@ -122,24 +122,24 @@ func newCtrlMachine(t *rapid.T, withMetrics bool) *ctrlMachine {
 	cm := &ctrlMachine{start: map[int]time.Duration{}, keys: ctrlKeys, delays: ctrlDelays}
 	mode := rapid.IntRange(0, 2).Draw(t, "mode")
 	c := readyq.Config[int]{Mode: readyq.Mode(mode)}
-	mo := model.ReadyQOpts{Mode: model.Mode(mode)}
+	mo := model.ReadyQConfig{Mode: model.Mode(mode)}
 	if rapid.Bool().Draw(t, "recheck") {
 		mo.Recheck = func(k int) bool { return !cm.notReady[k] }
 		c.Recheck = mo.Recheck
 	}
 	switch rapid.IntRange(0, 2).Draw(t, "fairness") {
 	case 1:
-		mo.Tenant = func(k int) string { return fmt.Sprint(k % 3) }
+		mo.Fairness = func(k int) string { return fmt.Sprint(k % 3) }
 	case 2:
-		mo.Tenant = func(int) string { return "" } // one tenant: every item on a lane
+		mo.Fairness = func(int) string { return "" } // one tenant: every item on a lane
 	}
-	if mo.Tenant != nil {
+	if mo.Fairness != nil {
 		cm.fair = true
-		c.Fairness = mo.Tenant
+		c.Fairness = mo.Fairness
 	}
 	limits := [][2]time.Duration{
 		{0, 0}, // the default limiter
-		{model.RQBaseDelay, model.RQMaxDelay},
+		{model.DefaultBaseDelay, model.DefaultMaxDelay},
 		{time.Millisecond, 8 * time.Millisecond},
 		{3 * time.Millisecond, 3 * time.Millisecond},
 	}
@@ -210,7 +210,7 @@ func (cm *ctrlMachine) AddWith(t *rapid.T) {
 	limited := rapid.Bool().Draw(t, "rate limited") && cm.retryAllowed()
 	p := rapid.SampledFrom(ctrlPriorities).Draw(t, "priority")
 	o := readyq.AddOpts{After: d, RateLimited: limited, Priority: p}
-	cm.mark(t, fmt.Sprintf("AddWith(%d, %+v)", k, o), cm.q.AddWith(k, o), cm.m.AddWith(k, d, limited, p))
+	cm.mark(t, fmt.Sprintf("AddWith(%d, %+v)", k, o), cm.q.AddWith(k, o), cm.m.AddWith(k, model.AddOpts(o)))
 }
 
 func (cm *ctrlMachine) AddRateLimited(t *rapid.T) {
