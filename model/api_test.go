@@ -3,8 +3,11 @@ package model_test
 import (
 	"testing"
 
+	"github.com/evsync/evsync/coalesce"
 	"github.com/evsync/evsync/model"
 	"github.com/evsync/evsync/readyq"
+	"github.com/evsync/evsync/semaphore"
+	"github.com/evsync/evsync/signal"
 )
 
 // TestModesAreReadyqs pins the promise of Mode's doc: model.Mode(m)
@@ -26,5 +29,30 @@ func TestAddOptsConvert(t *testing.T) {
 	o := readyq.AddOpts{After: 3, RateLimited: true, Priority: -2}
 	if got, want := model.AddOpts(o), (model.AddOpts{After: 3, RateLimited: true, Priority: -2}); got != want {
 		t.Errorf("model.AddOpts(%+v) = %+v, want %+v", o, got, want)
+	}
+}
+
+// TestErrorsAreTheRealOnes pins the promise of the errors' doc: each is
+// the value the real packages return.
+func TestErrorsAreTheRealOnes(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		model, real error
+	}{
+		{"semaphore.ErrWouldBlock", model.ErrWouldBlock, semaphore.ErrWouldBlock},
+		{"signal.ErrWouldBlock", model.ErrWouldBlock, signal.ErrWouldBlock},
+		{"semaphore.ErrInvalid", model.ErrInvalid, semaphore.ErrInvalid},
+		{"signal.ErrInvalid", model.ErrInvalid, signal.ErrInvalid},
+		{"coalesce.ErrInvalid", model.ErrInvalid, coalesce.ErrInvalid},
+		{"readyq.ErrInvalid", model.ErrInvalid, readyq.ErrInvalid},
+		{"semaphore.ErrClosed", model.ErrClosed, semaphore.ErrClosed},
+		{"signal.ErrClosed", model.ErrClosed, signal.ErrClosed},
+		{"coalesce.ErrClosed", model.ErrClosed, coalesce.ErrClosed},
+		{"readyq.ErrClosed", model.ErrClosed, readyq.ErrClosed},
+		{"semaphore.ErrOverRelease", model.ErrOverRelease, semaphore.ErrOverRelease},
+	} {
+		if c.model != c.real {
+			t.Errorf("the model's error is not %s", c.name)
+		}
 	}
 }
