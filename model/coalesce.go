@@ -252,16 +252,16 @@ func (c *Coalescer) Flush() {
 // Events. If a token is outstanding, or after Close, it returns what
 // Events does: the delivered events, and after Close the pending ones too
 // (nothing will deliver them any more), or ErrClosed once none are left.
-// On an open Coalescer with no token out it returns ok false: Wait would
-// park.
-func (c *Coalescer) TryWait() (events uint64, ok bool, err error) {
+// On an open Coalescer with no token out it returns ErrWouldBlock: Wait
+// would park.
+func (c *Coalescer) TryWait() (events uint64, err error) {
 	if !c.token && !c.closed {
-		return 0, false, nil
+		return 0, spin.ErrWouldBlock
 	}
 	if events = c.Events(); events == 0 {
-		return 0, false, spin.ErrClosed // only after Close: a token always has events
+		return 0, spin.ErrClosed // only after Close: a token always has events
 	}
-	return events, true, nil
+	return events, nil
 }
 
 // Events models Events: it returns the delivered events, and after Close
@@ -277,11 +277,11 @@ func (c *Coalescer) Events() uint64 {
 	return events
 }
 
-// Wait models Wait(ctx): (0, false, context.Canceled) if ctx is Done,
-// changing nothing, else TryWait.
-func (c *Coalescer) Wait(ctx Ctx) (events uint64, ok bool, err error) {
+// Wait models Wait(ctx): (0, context.Canceled) if ctx is Done, changing
+// nothing, else TryWait.
+func (c *Coalescer) Wait(ctx Ctx) (events uint64, err error) {
 	if err := stopped(ctx); err != nil {
-		return 0, false, err
+		return 0, err
 	}
 	return c.TryWait()
 }
