@@ -56,3 +56,12 @@ func TestErrorsAreTheRealOnes(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxIsTheRealOne pins Max's doc: it is semaphore.Max and signal.Max.
+func TestMaxIsTheRealOne(t *testing.T) {
+	for name, max := range map[string]uint64{"semaphore.Max": semaphore.Max, "signal.Max": signal.Max} {
+		if model.Max != max {
+			t.Errorf("model.Max = %d, %s = %d", model.Max, name, max)
+		}
+	}
+}

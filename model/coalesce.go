@@ -1,31 +1,3 @@
-// Coalescer models coalesce.Waker, the debounced waker. Time is the
-// model's own: Now starts at 0 and moves only through Advance, which plays
-// the part of the fake clock of testing/synctest (a time.Sleep(d) in the
-// bubble followed by synctest.Wait lets every timer due by then run, in
-// deadline order). The calls map onto the model as follows:
-//
-//	coalesce                                   Coalescer
-//	var w coalesce.Waker (the zero value)      NewCoalescer(0, 0, 0)
-//	New(delay)                                 NewCoalescer(delay, 0, 0)
-//	New(delay, WithMaxBatch(n))                NewCoalescer(delay, n, 0)
-//	New(delay, WithMaxWait(w))                 NewCoalescer(delay, 0, w)
-//	New(delay, WithAdaptive(), ...)            NewCoalescer(...).Adaptive()
-//	Wake()                                     Wake()
-//	Flush()                                    Flush()
-//	Close()                                    Close()
-//	Wait(ctx)                                  Wait(ctx)
-//	receive from C() (or Ready()), then Events TryWait()
-//	Events() alone                             Events()
-//	fake clock moves by d                      Advance(d)
-//	Stats-style observations                   Pending, Armed, Wakeups, Closed, Now
-//
-// TryWait is the non-blocking consumer: (n, true, nil) is Wait returning
-// (n, nil); (0, false, nil) means Wait would park; (0, false, ErrClosed)
-// is Wait returning ErrClosed. Wait(ctx) is TryWait for a Live context;
-// with Done it returns context.Canceled and changes nothing.
-// A Wake made at the very instant of a deadline is modelled as coming after
-// the expiry, which is the order synctest gives when the sleeper wakes.
-
 package model
 
 import (
@@ -35,20 +7,42 @@ import (
 	"github.com/evsync/evsync/internal/spin"
 )
 
-// A Coalescer models one coalesce.Waker: the events noted since the last
-// wakeup (pending), the events handed over by wakeups and not yet read
-// (delivered), the timer, the single wakeup token and the closed state.
-// Construct it with NewCoalescer.
+// A Coalescer models a coalesce.Waker, the debounced waker. It keeps the
+// events noted since the last wakeup (pending), the events wakeups handed
+// over and nobody read yet (delivered), the timer, the one wakeup token
+// and the closed state. Make one with NewCoalescer.
 //
-// In audit mode (maxWait 0) the first event of a window arms the timer
-// for delay and later events do not move it. In trailing-debounce mode
-// (maxWait > 0) an event while the timer is armed asks for a quiet period:
-// when the timer expires after such an event it is re-armed instead of
-// firing, for delay or for what is left of maxWait since the window
-// opened, whichever is less. The quiet period is therefore measured in
-// timer periods, not from each event, exactly as the real timer does it:
-// the wakeup comes between one and two delays after the last event (or at
-// maxWait after the first, if that is sooner).
+// The calls map onto the model as follows:
+//
+//	coalesce                                  Coalescer
+//	var w coalesce.Waker, the zero value      NewCoalescer(0, 0, 0)
+//	New(delay)                                NewCoalescer(delay, 0, 0)
+//	New(delay, WithMaxBatch(n))               NewCoalescer(delay, n, 0)
+//	New(delay, WithMaxWait(w))                NewCoalescer(delay, 0, w)
+//	New(delay, WithAdaptive(), ...)           NewCoalescer(...).Adaptive()
+//	Wake()                                    Wake()
+//	Flush()                                   Flush()
+//	Close()                                   Close()
+//	Wait(ctx)                                 Wait(ctx)
+//	a receive from C() or Ready(), then Events TryWait()
+//	Events() alone                            Events()
+//	Pending(), Stats()                        Pending, Armed, Wakeups, Closed
+//	the fake clock moves on by d              Advance(d)
+//
+// The model has a clock of its own. Now starts at 0 and moves only with
+// Advance. Advance(d) plays the part of testing/synctest's fake clock.
+// There, a time.Sleep(d) and a synctest.Wait let every timer due by then
+// run, in deadline order. A Wake at the very instant of a deadline comes
+// after the expiry, the order synctest gives when the sleeper wakes.
+//
+// In audit mode, with maxWait 0, the first event of a window arms the
+// timer for delay, and later events do not move it. In trailing-debounce
+// mode, with maxWait above 0, an event while the timer is armed asks for a
+// quiet period. The timer then re-arms at expiry instead of firing. It
+// re-arms for delay or for what is left of maxWait, whichever is less. So
+// the wakeup comes one to two delays after the last event, as with the
+// real timer. A steady stream still wakes the consumer maxWait after its
+// first event.
 type Coalescer struct {
 	delay    time.Duration
 	maxBatch uint64        // 0: no count threshold
@@ -73,11 +67,12 @@ type Coalescer struct {
 	extended bool          // debounce: an event arrived since the timer was (re)armed
 }
 
-// NewCoalescer returns a model of coalesce.New(delay) with the count
-// threshold maxBatch (0 for none, as without WithMaxBatch) and maxWait (0
-// for audit mode, as without WithMaxWait). Like the real constructor it
-// takes any non-negative delay and maxWait, and panics if delay is
-// negative, or if maxWait is set and below delay.
+// NewCoalescer returns a model of coalesce.New(delay) with options.
+//   - maxBatch is WithMaxBatch's count, 0 for none.
+//   - maxWait is WithMaxWait's, 0 for audit mode.
+//
+// Like the real constructor, it panics if delay is negative. It panics
+// too if maxWait is set and below delay.
 func NewCoalescer(delay time.Duration, maxBatch uint64, maxWait time.Duration) *Coalescer {
 	if delay < 0 {
 		panic("model: negative coalesce delay")
@@ -92,14 +87,16 @@ func NewCoalescer(delay time.Duration, maxBatch uint64, maxWait time.Duration) *
 const adaptiveWakeups = 4
 
 // Adaptive switches c to the adaptive policy of coalesce.WithAdaptive and
-// returns c. It starts out coalescing. Out of coalescing, the first event of a window fires at once,
-// and these immediate wakeups are counted over periods of at least one
-// delay, each starting at the first event after the last one ended. A
-// period that ended with more than 4 of them, followed within a delay of
-// the last wakeup by the event that starts the next one, turns coalescing
-// on: that event opens a normal window. Coalescing goes on until a
-// window that expires (not one flushed or cut short by maxBatch) holds 4
-// events or fewer.
+// returns c. Call it before any other call. The policy works as follows.
+//   - It starts out coalescing, with windows as without it.
+//   - Coalescing stops once a window that expires holds 4 events or fewer.
+//     A window ended by Flush or by maxBatch does not count.
+//   - Out of coalescing, the first event of a window wakes at once.
+//   - These immediate wakeups are counted over periods of at least one
+//     delay. A period starts at the first event after the last one ended.
+//   - Coalescing starts again at the event that starts a period, if the
+//     period before had more than 4 wakeups and ended within a delay of
+//     it. That event opens a normal window.
 func (c *Coalescer) Adaptive() *Coalescer {
 	c.adaptive, c.hot = true, true
 	return c
@@ -123,25 +120,27 @@ func (c *Coalescer) immediate() bool {
 	return true
 }
 
-// Now is the model's clock: the sum of every Advance so far.
+// Now is the model's clock, the sum of every Advance so far.
 func (c *Coalescer) Now() time.Duration { return c.now }
 
-// Pending is the number of events noted since the last wakeup.
+// Pending is what the real Pending returns, the events noted since the
+// last wakeup.
 func (c *Coalescer) Pending() uint64 { return c.pending }
 
-// Delivered is the number of events handed over by wakeups that TryWait
-// has not returned yet.
+// Delivered is the number of events that wakeups handed over and that
+// TryWait or Events has not returned yet.
 func (c *Coalescer) Delivered() uint64 { return c.delivered }
 
-// Signalled reports whether a wakeup token is outstanding, that is, on
-// an open Coalescer, whether a receive from C() would succeed without
-// waiting (after Close every receive does: C is closed).
+// Signalled reports whether a wakeup token is out. On an open Coalescer,
+// that is whether a receive from C() succeeds without waiting. After
+// Close every receive does, as C is closed.
 func (c *Coalescer) Signalled() bool { return c.token }
 
-// Armed reports whether the timer is armed and, if so, its deadline.
+// Armed reports whether the timer is armed and, if it is, its deadline on
+// the model's clock.
 func (c *Coalescer) Armed() (bool, time.Duration) { return c.armed, c.deadline }
 
-// Wakeups is the number of wakeups fired, including those that coalesced
+// Wakeups is the number of wakeups fired. It counts those that merged
 // into a token the consumer had not taken yet.
 func (c *Coalescer) Wakeups() uint64 { return c.wakeups }
 
@@ -149,15 +148,17 @@ func (c *Coalescer) Wakeups() uint64 { return c.wakeups }
 func (c *Coalescer) Closed() bool { return c.closed }
 
 // Extended reports whether, in debounce mode, an event has come since the
-// timer was last armed: its expiry will arm it again rather than fire.
-// The real window tells it by Pending differing from Seen.
+// timer was last armed. If so, the timer re-arms at expiry rather than
+// fire, unless maxWait is used up.
 func (c *Coalescer) Extended() bool { return c.extended }
 
 func (c *Coalescer) debounce() bool { return c.maxWait > 0 }
 
-// Wake models Wake: it notes one event. The first event of a window fires
-// at once if delay is 0 and arms the timer for delay otherwise; reaching
-// maxBatch pending events fires at once. After Close it does nothing.
+// Wake models Wake and notes one event.
+//   - The first event of a window wakes at once if delay is 0. Otherwise
+//     it arms the timer for delay.
+//   - The event that makes maxBatch pending wakes at once.
+//   - After Close, Wake does nothing.
 func (c *Coalescer) Wake() {
 	if c.closed {
 		return
@@ -178,10 +179,10 @@ func (c *Coalescer) Wake() {
 	}
 }
 
-// Advance moves the clock forward by d, letting the timer expire at each
-// deadline on the way, in order: a debounce re-arm may expire again within
-// the same Advance. It panics if d is negative. The clock stops at the
-// largest Duration, as the runtime's timers do for a deadline past it.
+// Advance moves the clock on by d. The timer expires at each deadline on
+// the way, in order, so a debounce re-arm may expire again within one
+// Advance. Advance panics if d is negative. The clock stops at the largest
+// Duration, as the runtime's timers do for a deadline past it.
 func (c *Coalescer) Advance(d time.Duration) {
 	if d < 0 {
 		panic("model: negative Advance")
@@ -239,21 +240,21 @@ func (c *Coalescer) fire() {
 	c.lastFire = c.now
 }
 
-// Flush models Flush: if events are pending it fires now and disarms the
-// timer, so the timer never gives a second wakeup for the same events.
-// With nothing pending, or after Close, it does nothing.
+// Flush models Flush. With events pending, it wakes now and disarms the
+// timer, so no second wakeup comes for the same events. With nothing
+// pending, or after Close, it does nothing.
 func (c *Coalescer) Flush() {
 	if !c.closed {
 		c.fire()
 	}
 }
 
-// TryWait models Wait without waiting, and a receive from C followed by
-// Events. If a token is outstanding, or after Close, it returns what
-// Events does: the delivered events, and after Close the pending ones too
-// (nothing will deliver them any more), or ErrClosed once none are left.
-// On an open Coalescer with no token out it returns ErrWouldBlock: Wait
-// would park.
+// TryWait models a Wait that does not wait. It models too a receive from
+// C that succeeds, followed by Events. It returns:
+//   - the events Events returns and nil, if a token is out or after Close
+//   - 0 and ErrClosed after Close, once no event is left
+//   - 0 and ErrWouldBlock on an open Coalescer with no token out, where
+//     Wait waits and a receive from C blocks
 func (c *Coalescer) TryWait() (events uint64, err error) {
 	if !c.token && !c.closed {
 		return 0, spin.ErrWouldBlock
@@ -264,10 +265,10 @@ func (c *Coalescer) TryWait() (events uint64, err error) {
 	return events, nil
 }
 
-// Events models Events: it returns the delivered events, and after Close
-// the pending ones too, and resets them; the token goes with them, so
-// that no receive finds a wakeup whose events were reported (after Close,
-// C is closed and empty, and a receive finds no token either).
+// Events models Events. It returns the delivered events and resets them to
+// 0. After Close it adds the pending ones, which no wakeup will deliver
+// any more. The token goes with the events, so no later receive from C
+// finds a wakeup whose events were reported.
 func (c *Coalescer) Events() uint64 {
 	events := c.delivered
 	c.delivered, c.token = 0, false
@@ -277,8 +278,8 @@ func (c *Coalescer) Events() uint64 {
 	return events
 }
 
-// Wait models Wait(ctx): (0, context.Canceled) if ctx is Done, changing
-// nothing, else TryWait.
+// Wait models Wait(ctx). With Done it returns 0 and context.Canceled and
+// changes nothing. With Live it is TryWait.
 func (c *Coalescer) Wait(ctx Ctx) (events uint64, err error) {
 	if err := stopped(ctx); err != nil {
 		return 0, err
@@ -286,20 +287,23 @@ func (c *Coalescer) Wait(ctx Ctx) (events uint64, err error) {
 	return c.TryWait()
 }
 
-// Close models Close: the timer is disarmed and nothing fires afterwards,
-// later Wakes and Flushes do nothing, and the events already noted stay
-// readable through TryWait. A second Close changes nothing.
+// Close models Close. The timer is disarmed and nothing fires afterwards.
+// Later Wakes and Flushes do nothing. The events already noted stay
+// readable through TryWait and Events. A second Close changes nothing.
 func (c *Coalescer) Close() {
 	c.closed = true
 	c.armed, c.extended = false, false
 }
 
-// Validate checks the model's own invariants and returns a description of
-// the first one broken: the timer is armed only with events pending, on
-// an open Coalescer and in the future; an open Coalescer with events
-// pending has its timer armed (no lost wakeup); the token is out exactly
-// when delivered events wait to be read; pending stays below maxBatch; and
-// the deadline is where the mode puts it.
+// Validate checks the model's own invariants and describes the first one
+// broken. It returns nil unless the model has a bug. It checks that:
+//   - the timer is armed only with events pending, on an open Coalescer,
+//     for a time to come
+//   - an open Coalescer with events pending has its timer armed, so no
+//     wakeup is lost
+//   - the token is out exactly when delivered events wait to be read
+//   - pending stays below maxBatch
+//   - the deadline is where the mode puts it
 func (c *Coalescer) Validate() error {
 	switch {
 	case c.armed && (c.pending == 0 || c.closed):

@@ -1,43 +1,3 @@
-// Package model holds pure sequential reference models of the evsync
-// counters: an eventfd counter in semaphore mode (package semaphore) and in
-// plain, sum-and-reset mode (package signal). Each method returns exactly
-// what the real call must return when calls are made one at a time, so a
-// property test can step a model next to the real object and compare every
-// result. Models use no goroutines, no clock and no locks.
-//
-// A blocking call takes the state of its context when the call starts, a
-// Ctx. With Live the model returns the call's immediate result when it can
-// complete without waiting, and ErrWouldBlock when it would have to wait
-// (the real call would park). With Done the call's arguments are checked
-// as usual (ErrInvalid), and then it returns context.Canceled and changes
-// nothing, even where it could complete at once: a context that is already
-// done is a request to stop (rule 1 of the contract). A nil context makes
-// every real blocking call return ErrInvalid and change nothing; the
-// models do not model it.
-//
-// The calls map onto the models as follows:
-//
-//	semaphore             signal             Counter
-//	Release(n)            Add(n)             Write(n)
-//	ReleaseWait(ctx, n)   AddWait(ctx, n)    WriteWait(ctx, n)
-//	Acquire(ctx, n)                          Acquire(ctx, n)
-//	TryAcquire(n)                            TryAcquire(n)
-//	Reserve(n)                               Reserve(n), Reservation
-//	                      Take()             Take()
-//	                      Wait(ctx)          Wait(ctx)
-//	Ready()               Ready()            Ready(), Fired(ticket)
-//	Writable()            Writable()         Writable(), WritableFired(ticket)
-//	Count()               Count()            Count()
-//	Stats()               Stats()            Count(), Limit(), Waiting(), Closed()
-//	Close()               Close()            Close()
-//
-// Sequential callers never leave a blocking call parked, so Stats'
-// WritersWaiting is always 0 and Waiting counts pending reservations only.
-// Errors are the shared evsync values from internal/spin, which every
-// package re-exports.
-//
-// Read and Poll model the kernel's non-blocking read(2) and poll(2) on an
-// eventfd, for differential tests against the real thing.
 package model
 
 import (
@@ -46,16 +6,18 @@ import (
 	"github.com/evsync/evsync/internal/spin"
 )
 
-// Ctx is the state of a blocking call's context when the call starts.
+// A Ctx is the state of a blocking call's context when the call starts.
+// A model's blocking calls take a Ctx where the real ones take a
+// context.Context.
 type Ctx uint8
 
 const (
-	// Live is a context that is not done: the call completes at once, or
+	// Live is a context that is not done. The call completes at once, or
 	// the model returns ErrWouldBlock where the real call would wait.
 	Live Ctx = iota
-	// Done is a context that is already done: after its argument checks
-	// the call returns context.Canceled (the ctx.Err() of a cancelled
-	// context) and changes nothing.
+
+	// Done is a context that is already done. After its argument checks
+	// the call returns context.Canceled and changes nothing.
 	Done
 )
 
@@ -68,7 +30,8 @@ func stopped(ctx Ctx) error {
 	return nil
 }
 
-// Max is the eventfd counter's maximum, 1<<64-2, and the default limit.
+// Max is the eventfd counter's maximum, 1<<64-2. It is semaphore.Max and
+// signal.Max, and a Counter's default limit.
 const Max uint64 = 1<<64 - 2
 
 // kind is how a Counter is read.
@@ -84,9 +47,38 @@ const (
 	signalKind
 )
 
-// A Counter models one eventfd counter: a count 0 ≤ count ≤ limit, a closed
-// state and, in Semaphore mode, the FIFO queue of pending reservations.
-// Construct it with NewSemaphore or NewSignal.
+// A Counter models one eventfd counter. It has a count between 0 and its
+// limit, a closed state and, as a semaphore, a FIFO queue of pending
+// reservations. Make one with NewSemaphore, which models a
+// semaphore.Semaphore, or NewSignal, which models a signal.Signal. A
+// semaphore's calls panic on a signal's Counter, and the other way round.
+//
+// The calls map onto the model as follows:
+//
+//	semaphore             signal             Counter
+//	New(n, WithLimit(l))  New(n)             NewSemaphore(n, l), NewSignal(n)
+//	Release(n)            Add(n)             Write(n)
+//	ReleaseWait(ctx, n)   AddWait(ctx, n)    WriteWait(ctx, n)
+//	Acquire(ctx, n)                          Acquire(ctx, n)
+//	TryAcquire(n)                            TryAcquire(n)
+//	AcquireUpTo(ctx, max)                    AcquireUpTo(ctx, max)
+//	TakeAll()                                TakeAll()
+//	Reserve(n)                               Reserve(n), see Reservation
+//	SetLimit(l)                              SetLimit(l)
+//	Drain(ctx)                               Drain(ctx)
+//	                      Take()             Take()
+//	                      Wait(ctx)          Wait(ctx)
+//	Ready()               Ready()            Ready(), Fired(ticket)
+//	Writable()            Writable()         Writable(), WritableFired(ticket)
+//	Count()               Count()            Count()
+//	Stats()               Stats()            Count, Limit, Waiting, Closed, Debt
+//	Close()               Close()            Close()
+//
+// Sequential callers never leave a call waiting. So Stats' WritersWaiting
+// is always 0, and Waiting counts pending reservations only.
+//
+// Read and Poll model the kernel's non-blocking read(2) and poll(2) on an
+// eventfd, for tests against a real one.
 type Counter struct {
 	kind   kind
 	count  uint64 // available units; after Close, what is left to read
@@ -102,9 +94,9 @@ type Counter struct {
 	wfires uint64 // how many times an armed Writable channel has fired
 }
 
-// NewSemaphore returns a Semaphore-mode model holding initial units with
-// the given limit (semaphore.Max for the default). Like semaphore.New and
-// semaphore.WithLimit it panics unless 1 ≤ limit ≤ Max and initial ≤ limit.
+// NewSemaphore returns a model of semaphore.New(initial, WithLimit(limit)).
+// Pass Max as the limit for a semaphore without WithLimit. Like the real
+// constructor, it panics unless 1 ≤ limit ≤ Max and initial ≤ limit.
 func NewSemaphore(initial, limit uint64) *Counter {
 	if limit == 0 || limit > Max {
 		panic("model: limit must be between 1 and Max")
@@ -115,8 +107,8 @@ func NewSemaphore(initial, limit uint64) *Counter {
 	return &Counter{kind: semaphoreKind, count: initial, limit: limit}
 }
 
-// NewSignal returns a Plain-mode model whose count starts at initial. Like
-// signal.New it panics if initial is above Max.
+// NewSignal returns a model of signal.New(initial). Like signal.New, it
+// panics if initial is above Max.
 func NewSignal(initial uint64) *Counter {
 	if initial > Max {
 		panic("model: initial count above Max")
@@ -124,21 +116,21 @@ func NewSignal(initial uint64) *Counter {
 	return &Counter{kind: signalKind, count: initial, limit: Max}
 }
 
-// Count is what the real Count returns: the available units (after Close,
-// what is left).
+// Count is what the real Count returns, the units there are to take.
+// After Close, it is what is left to read.
 func (c *Counter) Count() uint64 { return c.count }
 
-// Limit is the largest count.
+// Limit is the largest count, Stats().Limit.
 func (c *Counter) Limit() uint64 { return c.limit }
 
 // Closed reports whether Close has been called.
 func (c *Counter) Closed() bool { return c.closed }
 
-// Waiting is the number of queued acquirers (pending reservations), as
-// reported by Stats.
+// Waiting is Stats().Waiting, the number of pending reservations.
 func (c *Counter) Waiting() int { return len(c.queue) }
 
-// Queue returns what each pending reservation asks for, oldest first.
+// Queue returns the units each pending reservation asks for, oldest
+// first.
 func (c *Counter) Queue() []uint64 {
 	needs := make([]uint64, len(c.queue))
 	for i, r := range c.queue {
@@ -147,14 +139,16 @@ func (c *Counter) Queue() []uint64 {
 	return needs
 }
 
-// Write models Release(n) and Add(n): it adds n and serves the queue. It
-// returns ErrInvalid if n is above the limit, ErrClosed after Close (in
-// Plain mode: a semaphore takes back units given back after Close) and
-// ErrWouldBlock if count+n would pass the limit (then nothing changes).
-// Write(0) succeeds and changes nothing where a write may be made.
+// Write models semaphore Release(n) and signal Add(n). It adds n to the
+// count and serves the queue of reservations, oldest first. It returns:
+//   - nil once n is added
+//   - ErrInvalid if n is above the limit (plus the debt), changing nothing
+//   - ErrClosed on a closed signal, changing nothing
+//   - ErrWouldBlock if the count would pass the limit, changing nothing
 //
-// After SetLimit lowered the limit into a debt, a write pays the debt
-// first and adds only the rest to the count; up to limit+debt is accepted.
+// A closed semaphore still takes back what its holders give back. Write(0)
+// succeeds and changes nothing. After SetLimit cut the limit into a debt,
+// a write pays the debt first and adds only the rest.
 func (c *Counter) Write(n uint64) error {
 	pay := min(n, c.debt)
 	switch {
@@ -171,10 +165,13 @@ func (c *Counter) Write(n uint64) error {
 	return nil
 }
 
-// SetLimit models semaphore SetLimit: ErrInvalid unless 1 ≤ limit ≤ Max
-// and no queued reservation asks for more than limit; ErrClosed after
-// Close; otherwise a raise adds the difference to the count after paying
-// the debt, and a cut takes it from the count, the rest becoming debt.
+// SetLimit models semaphore SetLimit, as Resize describes. It returns:
+//   - nil once the limit is changed
+//   - ErrInvalid unless 1 ≤ limit ≤ Max, or if a pending reservation asks
+//     for more than limit
+//   - ErrClosed after Close
+//
+// A failed SetLimit changes nothing.
 func (c *Counter) SetLimit(limit uint64) error {
 	c.must(semaphoreKind)
 	switch {
@@ -194,11 +191,14 @@ func (c *Counter) SetLimit(limit uint64) error {
 	return nil
 }
 
-// Resize is what a change of the limit from limit to to does to a count
-// and a debt: a raise pays the debt first and adds the rest to the count;
-// a cut takes what it can from the count and owes the rest (units held
-// are never taken from their holders). The linearizability checks share
-// it with SetLimit.
+// Resize is what SetLimit does to the free units (count) and the debt
+// when the limit goes from limit to to. It returns the new count and the
+// new debt.
+//   - A raise pays the debt first and adds the rest to the count.
+//   - A cut takes what it can from the count and owes the rest as debt.
+//
+// Units held are never taken from their holders. Resize is for a test's
+// own model of a semaphore, such as a linearizability checker's.
 func Resize(count, limit, debt, to uint64) (newCount, newDebt uint64) {
 	switch {
 	case to > limit:
@@ -211,13 +211,18 @@ func Resize(count, limit, debt, to uint64) (newCount, newDebt uint64) {
 	return count, debt
 }
 
-// Debt returns what SetLimit took away that holders still have.
+// Debt is Stats().Debt, the units a cut of the limit took away that
+// holders still have. Releases pay it back before they add to the count.
 func (c *Counter) Debt() uint64 { return c.debt }
 
-// WriteWait models ReleaseWait and AddWait. Sequential callers never leave
-// a writer parked, so with a Live context it is Write, with ErrWouldBlock
-// meaning "would wait"; with Done it returns ErrInvalid for n above the
-// limit and context.Canceled otherwise.
+// WriteWait models semaphore ReleaseWait and signal AddWait. It returns:
+//   - ErrInvalid if n is above the limit (plus the debt)
+//   - context.Canceled if ctx is Done
+//   - ErrClosed where Write would block on a closed counter, which is
+//     never waited on
+//   - otherwise what Write returns, ErrWouldBlock meaning the call waits
+//
+// A call that returns an error changes nothing.
 func (c *Counter) WriteWait(ctx Ctx, n uint64) error {
 	if n > c.limit+c.debt {
 		return spin.ErrInvalid
@@ -232,9 +237,10 @@ func (c *Counter) WriteWait(ctx Ctx, n uint64) error {
 	return err
 }
 
-// Drain models semaphore Drain: ErrInvalid for n/a; context.Canceled if
-// ctx is Done; nil if every unit is back (count = limit); otherwise
-// ErrWouldBlock (a real Drain waits).
+// Drain models semaphore Drain, open or closed. It returns:
+//   - context.Canceled if ctx is Done
+//   - nil if every unit is back, the count at the limit
+//   - ErrWouldBlock otherwise, where the real Drain waits
 func (c *Counter) Drain(ctx Ctx) error {
 	c.must(semaphoreKind)
 	switch {
@@ -246,10 +252,15 @@ func (c *Counter) Drain(ctx Ctx) error {
 	return spin.ErrWouldBlock
 }
 
-// Acquire models semaphore Acquire: ErrInvalid if n is above the limit;
-// context.Canceled if ctx is Done; nil, taking n units, if n is 0 or nobody
-// is queued and n units are there; otherwise ErrClosed after Close, else
-// ErrWouldBlock.
+// Acquire models semaphore Acquire. It returns, in this order of checks:
+//   - ErrInvalid if n is above the limit
+//   - context.Canceled if ctx is Done
+//   - nil, taking n units, if n is 0, or if nobody is queued and n units
+//     are there
+//   - ErrClosed after Close
+//   - ErrWouldBlock otherwise, where the real Acquire waits
+//
+// A call that returns an error changes nothing.
 func (c *Counter) Acquire(ctx Ctx, n uint64) error {
 	c.must(semaphoreKind)
 	switch {
@@ -269,8 +280,9 @@ func (c *Counter) Acquire(ctx Ctx, n uint64) error {
 	return spin.ErrWouldBlock
 }
 
-// TryAcquire models semaphore TryAcquire: it takes n units if nobody is
-// queued and they are there. TryAcquire(0) is true, n above the limit false.
+// TryAcquire models semaphore TryAcquire. It takes n units and returns
+// true if nobody is queued and they are there. TryAcquire(0) is true, and
+// n above the limit is false.
 func (c *Counter) TryAcquire(n uint64) bool {
 	c.must(semaphoreKind)
 	switch {
@@ -286,7 +298,7 @@ func (c *Counter) TryAcquire(n uint64) bool {
 	return true
 }
 
-// Take models signal Take: it returns the whole count and resets it to 0.
+// Take models signal Take. It returns the whole count and resets it to 0.
 func (c *Counter) Take() uint64 {
 	c.must(signalKind)
 	v := c.count
@@ -295,8 +307,11 @@ func (c *Counter) Take() uint64 {
 	return v
 }
 
-// Wait models signal Wait: context.Canceled if ctx is Done; the whole
-// count if it is non-zero, else ErrClosed after Close, else ErrWouldBlock.
+// Wait models signal Wait. It returns:
+//   - 0 and context.Canceled if ctx is Done
+//   - the whole count and nil if it is not 0, resetting it to 0
+//   - 0 and ErrClosed after Close
+//   - 0 and ErrWouldBlock otherwise, where the real Wait waits
 func (c *Counter) Wait(ctx Ctx) (uint64, error) {
 	c.must(signalKind)
 	switch {
@@ -310,9 +325,12 @@ func (c *Counter) Wait(ctx Ctx) (uint64, error) {
 	return 0, spin.ErrWouldBlock
 }
 
-// AcquireUpTo models semaphore AcquireUpTo: context.Canceled if ctx is
-// Done; 0 and nil for max 0; with nobody queued and units there, up to max
-// of them; otherwise ErrClosed after Close, else ErrWouldBlock.
+// AcquireUpTo models semaphore AcquireUpTo. It returns:
+//   - 0 and context.Canceled if ctx is Done
+//   - 0 and nil for max 0
+//   - up to max units and nil, if nobody is queued and some are there
+//   - 0 and ErrClosed after Close, with nothing left
+//   - 0 and ErrWouldBlock otherwise, where the real call waits
 func (c *Counter) AcquireUpTo(ctx Ctx, max uint64) (uint64, error) {
 	c.must(semaphoreKind)
 	switch {
@@ -331,8 +349,8 @@ func (c *Counter) AcquireUpTo(ctx Ctx, max uint64) (uint64, error) {
 	return 0, spin.ErrWouldBlock
 }
 
-// TakeAll models semaphore TakeAll: every unit, unless a reservation is
-// queued (then 0).
+// TakeAll models semaphore TakeAll. It takes and returns every unit, or 0
+// while a reservation is queued.
 func (c *Counter) TakeAll() uint64 {
 	c.must(semaphoreKind)
 	if len(c.queue) != 0 {
@@ -344,9 +362,10 @@ func (c *Counter) TakeAll() uint64 {
 	return n
 }
 
-// Read models a non-blocking read(2) of an eventfd: in Semaphore mode it
-// is TryAcquire(1) and returns 1, in Plain mode it is Take and returns the
-// whole count. It returns ErrWouldBlock (EAGAIN) when nothing can be read.
+// Read models a non-blocking read(2) of an eventfd. On a semaphore it is
+// TryAcquire(1) and returns 1. On a signal it is Take and returns the
+// whole count. It returns ErrWouldBlock, the kernel's EAGAIN, when nothing
+// can be read.
 func (c *Counter) Read() (uint64, error) {
 	if c.kind == semaphoreKind {
 		if c.TryAcquire(1) {
@@ -360,17 +379,18 @@ func (c *Counter) Read() (uint64, error) {
 	return 0, spin.ErrWouldBlock
 }
 
-// Poll models poll(2) on an eventfd: in (POLLIN) iff the count is non-zero
-// or the counter is closed, out (POLLOUT) iff it is open and below the
-// limit. On an open counter with the default limit this is the kernel's
-// rule.
+// Poll models poll(2) on an eventfd.
+//   - in (POLLIN) is true iff the count is not 0 or the counter is closed.
+//   - out (POLLOUT) is true iff it is open and below the limit.
+//
+// On an open counter with the default limit, this is the kernel's rule.
 func (c *Counter) Poll() (in, out bool) {
 	return c.count != 0 || c.closed, !c.closed && c.count < c.limit
 }
 
-// Close models Close: the counter refuses writes from now on, the count
-// stays readable, and queued reservations are served in FIFO order where
-// what is left covers them and refused with ErrClosed where it does not.
+// Close models Close. A signal refuses writes from then on, and the count
+// stays readable. Pending reservations are served in FIFO order where
+// what is left covers them, and refused with ErrClosed where it does not.
 // A second Close changes nothing.
 func (c *Counter) Close() {
 	if c.closed {
@@ -380,14 +400,16 @@ func (c *Counter) Close() {
 	c.settle()
 }
 
-// A Ticket names the channel a Ready call returned; Fired tells whether
-// that channel is closed by now.
+// A Ticket names the channel that one call of Ready or Writable returned.
+// The model's Fired or WritableFired reports whether that channel is
+// closed by now. A ticket means something only to the model that gave it.
 type Ticket uint64
 
-// Ready models a call to Ready. The channel it returns is closed at once if
-// the count is non-zero or the counter is closed; otherwise it is closed by
-// the first later call that leaves the count non-zero (a Write whose units
-// all go to queued reservations does not), or by Close.
+// Ready models a call to Ready and returns the ticket of its channel.
+// The channel is closed at once if the count is not 0 or the counter is
+// closed. Otherwise the first later call that leaves the count above 0
+// closes it, or Close does. A Write whose units all go to pending
+// reservations does not.
 func (c *Counter) Ready() Ticket {
 	if c.count != 0 || c.closed {
 		return Ticket(c.fires)
@@ -396,14 +418,14 @@ func (c *Counter) Ready() Ticket {
 	return Ticket(c.fires + 1)
 }
 
-// Fired reports whether the channel named by t is closed.
+// Fired reports whether the Ready channel named by t is closed.
 func (c *Counter) Fired(t Ticket) bool { return uint64(t) <= c.fires }
 
-// Writable models a call to Writable. The channel it returns is closed at
-// once if the count is below the limit or the counter is closed;
-// otherwise it is closed by the first later call that leaves the count
-// below the limit, or by Close. Its tickets are told apart from Ready's by
-// WritableFired.
+// Writable models a call to Writable and returns the ticket of its
+// channel. The channel is closed at once if the count is below the limit
+// or the counter is closed. Otherwise the first later call that leaves
+// the count below the limit closes it, or Close does. Pass its tickets
+// to WritableFired, not to Fired.
 func (c *Counter) Writable() Ticket {
 	if c.count < c.limit || c.closed {
 		return Ticket(c.wfires)
@@ -455,10 +477,12 @@ func (c *Counter) must(k kind) {
 	}
 }
 
-// Validate checks the model's own invariants: the count is within the
-// limit, the queue is empty once closed, the head of the queue does not
-// fit (else it would have been served), and an armed Ready channel implies
-// an open counter at 0. It returns a description of the first one broken.
+// Validate checks the model's own invariants and describes the first one
+// broken. It returns nil unless the model has a bug. It checks that:
+//   - the count is within the limit, and 0 while there is a debt
+//   - no reservation is pending once closed
+//   - the head of the queue does not fit, or it would have been served
+//   - no Ready or Writable channel is open that should be closed
 func (c *Counter) Validate() error {
 	switch {
 	case c.count > c.limit:

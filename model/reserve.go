@@ -15,9 +15,20 @@ const (
 	rejected
 )
 
-// A Reservation models a semaphore Reservation: a place in the Counter's
-// FIFO queue of acquirers that is granted once its units fit, or refused
-// by Close.
+// A Reservation models a semaphore.Reservation, a place in a Counter's
+// FIFO queue of acquirers. It is granted once its units fit and every
+// reservation ahead of it is served, or refused by Close. Counter.Reserve
+// makes one.
+//
+// The calls map onto the model as follows:
+//
+//	semaphore.Reservation   Reservation
+//	Done()                  Done(), true once the channel is closed
+//	Err()                   Err()
+//	Cancel()                Cancel()
+//
+// A granted reservation's units are given back with Counter.Write, as the
+// real ones are with Release.
 type Reservation struct {
 	c         *Counter
 	need      uint64
@@ -26,11 +37,12 @@ type Reservation struct {
 	kept      bool // Cancel could not give the units back
 }
 
-// Reserve models semaphore Reserve. It returns ErrInvalid if n is above
-// the limit. Otherwise the reservation joins the tail of the queue and the
-// queue is served: Reserve(0) is granted at once even behind others, and
-// one that fits with nobody ahead is granted at once. After Close a
-// reservation that does not fit is refused: Reserve returns ErrClosed.
+// Reserve models semaphore Reserve. The reservation joins the tail of the
+// queue, and the queue is served. Reserve(0) is granted at once, even
+// behind others. It returns:
+//   - the reservation and nil, granted at once if it fits with nobody ahead
+//   - nil and ErrInvalid if n is above the limit
+//   - nil and ErrClosed after Close, if what is left does not cover n
 func (c *Counter) Reserve(n uint64) (*Reservation, error) {
 	c.must(semaphoreKind)
 	if n > c.limit {
@@ -52,14 +64,16 @@ func (c *Counter) Reserve(n uint64) (*Reservation, error) {
 // Need is the number of units the reservation asks for.
 func (r *Reservation) Need() uint64 { return r.need }
 
-// Done reports whether the real Done channel is closed: the reservation
-// was granted, refused or cancelled.
+// Done reports whether the real Done channel is closed. It is once the
+// reservation is granted, refused or cancelled.
 func (r *Reservation) Done() bool { return r.state != pending || r.cancelled }
 
-// Err models Reservation.Err: nil while it is pending and once the units
-// are held (also after a Cancel that could not give them back), ErrClosed
-// if Close refused the reservation, context.Canceled after a successful
-// Cancel.
+// Err models Reservation.Err. It returns:
+//   - context.Canceled after a Cancel that returned true, even of a
+//     refused reservation
+//   - nil while the reservation is pending
+//   - nil once the units are held, also after a Cancel that returned false
+//   - ErrClosed if Close refused the reservation
 func (r *Reservation) Err() error {
 	switch {
 	case r.cancelled && !r.kept:
@@ -70,11 +84,17 @@ func (r *Reservation) Err() error {
 	return spin.ErrClosed
 }
 
-// Cancel models Reservation.Cancel. A pending reservation leaves the queue
-// (those behind it may then be served); granted units go back to the count
-// (after Close, to what is left) unless that would pass the limit, in which
-// case Cancel reports false and the caller keeps them. Later calls return
-// the first answer and change nothing.
+// Cancel models Reservation.Cancel and reports whether the reservation
+// was given up.
+//   - A pending reservation leaves the queue, and those behind it may be
+//     served. Cancel returns true.
+//   - Granted units go back, paying any debt first, and Cancel returns
+//     true.
+//   - If they would pass the limit, Cancel returns false and the caller
+//     keeps them.
+//   - A refused reservation is given up, and Cancel returns true.
+//
+// Later calls return the first answer and change nothing.
 func (r *Reservation) Cancel() bool {
 	if r.cancelled {
 		return !r.kept
