@@ -8,7 +8,7 @@ import (
 
 	"github.com/evsync/evsync/coalesce"
 	"github.com/evsync/evsync/internal/testsupport/fakeclock"
-	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/model"
 	"pgregory.net/rapid"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/coalesce"
-	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/model"
 	"pgregory.net/rapid"
 )
 
@@ -112,7 +112,8 @@ func step(w *coalesce.Waker, m *model.Coalescer, o op) string {
 		m.Close()
 	case "trywait":
 		events, ok := tryWait(w)
-		mEvents, mOK, _ := m.TryWait()
+		mEvents, merr := m.TryWait()
+		mOK := merr == nil
 		if events != mEvents || ok != mOK {
 			return fmt.Sprintf("wakeup: real (%d, %v), model (%d, %v)", events, ok, mEvents, mOK)
 		}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/coalesce"
-	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/model"
 )
 
 // FuzzCoalesce makes the decoded operations on a Waker, on the fake clock
@@ -199,7 +199,8 @@ func (r *coRun) receive(name string, ch <-chan struct{}) string {
 		ok = open || got.v != 0
 	default:
 	}
-	events, mOK, _ := r.m.TryWait()
+	events, merr := r.m.TryWait()
+	mOK := merr == nil
 	r.tl.hit(name, fmt.Sprint(mOK))
 	if got.v != events || ok != mOK {
 		r.fail("receive from %s: (%d events, %v), model (%d, %v)", name, got.v, ok, events, mOK)
@@ -223,7 +224,7 @@ func (r *coRun) wait(k ctxKind) string {
 		r.sameResult(desc, result{v, err}, result{err: coalesce.ErrInvalid})
 	case k == ctxCancelled:
 		v, err := r.w.Wait(cancelled)
-		events, _, werr := r.m.Wait(model.Done)
+		events, werr := r.m.Wait(model.Done)
 		r.tl.err("Wait", err)
 		r.sameResult(desc, result{v, err}, result{events, werr})
 	case r.parks():
@@ -247,8 +248,8 @@ func (r *coRun) wait(k ctxKind) string {
 
 // tryWait is what the model says Wait returns when it does not park.
 func (r *coRun) tryWait() result {
-	events, ok, err := r.m.TryWait()
-	if !ok && err == nil {
+	events, err := r.m.TryWait()
+	if err == model.ErrWouldBlock {
 		r.fail("harness: tryWait where Wait would park")
 	}
 	return result{events, err}

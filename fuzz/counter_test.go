@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evsync/evsync/internal/testsupport/model"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
+	"github.com/evsync/evsync/model"
 )
 
 // maxParked bounds the blocking calls a run keeps parked at once, and

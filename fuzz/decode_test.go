@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/evsync/evsync/internal/spin"
-	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/model"
 )
 
 // The input format. Every byte string decodes to some run: a missing byte

@@ -3,12 +3,12 @@
 //
 // Each fuzz target decodes its input into a configuration and a sequence
 // of operations and makes them, one at a time, on a real primitive and on
-// its reference model in internal/testsupport/model, comparing every result:
+// its reference model in model, comparing every result:
 //
-//	FuzzSemaphore  semaphore.Semaphore against model.Counter (Semaphore mode)
+//	FuzzSemaphore  semaphore.Semaphore against model.Counter (NewSemaphore)
 //	FuzzLimiter    semaphore.Limiter and its permits against model.Limiter,
 //	               with the parked acquirers queued next to it
-//	FuzzSignal     signal.Signal against model.Counter (Plain mode)
+//	FuzzSignal     signal.Signal against model.Counter (NewSignal)
 //	FuzzCoalesce   coalesce.Waker on synctest's fake clock against model.Coalescer
 //	FuzzReadyq     readyq.Queue[int] (every mode, with and without a recheck
 //	               function, fair share, metrics; delays, priorities and

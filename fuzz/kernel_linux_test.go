@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/evsync/evsync/internal/testsupport/eventfd"
-	"github.com/evsync/evsync/internal/testsupport/model"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
+	"github.com/evsync/evsync/model"
 	"github.com/evsync/evsync/semaphore"
 	"github.com/evsync/evsync/signal"
 )

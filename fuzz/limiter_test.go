@@ -7,7 +7,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/model"
 	"github.com/evsync/evsync/semaphore"
 )
 

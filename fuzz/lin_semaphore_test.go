@@ -9,8 +9,8 @@ import (
 	"github.com/anishathalye/porcupine"
 	"github.com/evsync/evsync/internal/spin"
 	"github.com/evsync/evsync/internal/testsupport/lincheck"
-	"github.com/evsync/evsync/internal/testsupport/model"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
+	"github.com/evsync/evsync/model"
 	"github.com/evsync/evsync/semaphore"
 )
 

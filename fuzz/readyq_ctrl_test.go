@@ -9,7 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/model"
 	"github.com/evsync/evsync/readyq"
 )
 
@@ -74,12 +74,12 @@ type rqCtrl struct {
 
 // construct applies the option bits 2, 4 and 8 (see FuzzReadyq) to the
 // queue's configuration qc and the model's options mo.
-func (c *rqCtrl) construct(tl tally, flags int, mo *model.ReadyQOpts, qc *readyq.Config[int]) {
+func (c *rqCtrl) construct(tl tally, flags int, mo *model.ReadyQConfig, qc *readyq.Config[int]) {
 	c.start = map[int]time.Duration{}
 	if flags&2 != 0 {
 		c.fair = true
-		mo.Tenant = func(k int) string { return fmt.Sprint(k % 3) }
-		qc.Fairness = mo.Tenant
+		mo.Fairness = func(k int) string { return fmt.Sprint(k % 3) }
+		qc.Fairness = mo.Fairness
 		tl.hit("New", "fairness")
 	}
 	if flags&4 != 0 {
@@ -145,7 +145,7 @@ func (r *rqRun) addWith(k int, after time.Duration, limited bool, prio int) stri
 	p, _ := r.m.Priority(k)
 	raises := slices.Contains(r.m.Queue(), k) && prio > p
 	desc := r.mark("AddWith", k, r.mode, prio, func() (bool, bool) {
-		return r.q.AddWith(k, o), r.m.AddWith(k, after, limited, prio)
+		return r.q.AddWith(k, o), r.m.AddWith(k, model.AddOpts(o))
 	})
 	if limited {
 		r.tl.hit("AddWith", "rate limited")

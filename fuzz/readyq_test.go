@@ -9,8 +9,8 @@ import (
 	"testing/synctest"
 
 	"github.com/evsync/evsync/internal/spin"
-	"github.com/evsync/evsync/internal/testsupport/model"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
+	"github.com/evsync/evsync/model"
 	"github.com/evsync/evsync/readyq"
 )
 
@@ -209,7 +209,7 @@ func (r *rqRun) construct(d *decoder) {
 		c.Recheck = f
 		r.tl.hit("New", "recheck")
 	}
-	mo := model.ReadyQOpts{Mode: uint8(r.mode), Recheck: f}
+	mo := model.ReadyQConfig{Mode: model.Mode(r.mode), Recheck: f}
 	r.ctrl.construct(r.tl, flags, &mo, &c)
 	switch {
 	case kind == 1 && flags == 0:
@@ -255,7 +255,7 @@ func (r *rqRun) step(d *decoder) string {
 		return r.addItem("Add", k, r.mode, func() (bool, bool) { return r.q.Add(k), r.m.Add(k) })
 	case 1:
 		k, m := d.key(), readyq.Mode(d.choice(5))
-		return r.addItem("AddMode", k, m, func() (bool, bool) { return r.q.AddMode(k, m), r.m.AddMode(k, uint8(m)) })
+		return r.addItem("AddMode", k, m, func() (bool, bool) { return r.q.AddMode(k, m), r.m.AddMode(k, model.Mode(m)) })
 	case 2:
 		return r.tryTake(d.max(), false)
 	case 3:

@@ -10,8 +10,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/evsync/evsync/internal/testsupport/model"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
+	"github.com/evsync/evsync/model"
 	"github.com/evsync/evsync/readyq"
 	"pgregory.net/rapid"
 )
@@ -125,24 +125,24 @@ func newCtrlMachine(t *rapid.T, withMetrics bool) *ctrlMachine {
 	cm := &ctrlMachine{start: map[int]time.Duration{}, keys: ctrlKeys, delays: ctrlDelays}
 	mode := rapid.IntRange(0, 2).Draw(t, "mode")
 	c := readyq.Config[int]{Mode: readyq.Mode(mode)}
-	mo := model.ReadyQOpts{Mode: uint8(mode)}
+	mo := model.ReadyQConfig{Mode: model.Mode(mode)}
 	if rapid.Bool().Draw(t, "recheck") {
 		mo.Recheck = func(k int) bool { return !cm.notReady[k] }
 		c.Recheck = mo.Recheck
 	}
 	switch rapid.IntRange(0, 2).Draw(t, "fairness") {
 	case 1:
-		mo.Tenant = func(k int) string { return fmt.Sprint(k % 3) }
+		mo.Fairness = func(k int) string { return fmt.Sprint(k % 3) }
 	case 2:
-		mo.Tenant = func(int) string { return "" } // one tenant: every item on a lane
+		mo.Fairness = func(int) string { return "" } // one tenant: every item on a lane
 	}
-	if mo.Tenant != nil {
+	if mo.Fairness != nil {
 		cm.fair = true
-		c.Fairness = mo.Tenant
+		c.Fairness = mo.Fairness
 	}
 	limits := [][2]time.Duration{
 		{0, 0}, // the default limiter
-		{model.RQBaseDelay, model.RQMaxDelay},
+		{model.DefaultBaseDelay, model.DefaultMaxDelay},
 		{time.Millisecond, 8 * time.Millisecond},
 		{3 * time.Millisecond, 3 * time.Millisecond},
 	}
@@ -201,7 +201,7 @@ func (cm *ctrlMachine) Add(t *rapid.T) {
 func (cm *ctrlMachine) AddMode(t *rapid.T) {
 	k := cm.key(t)
 	m := rapid.IntRange(0, 3).Draw(t, "mode") // 3 is not a Mode
-	cm.mark(t, fmt.Sprintf("AddMode(%d, %d)", k, m), cm.q.AddMode(k, readyq.Mode(m)), cm.m.AddMode(k, uint8(m)))
+	cm.mark(t, fmt.Sprintf("AddMode(%d, %d)", k, m), cm.q.AddMode(k, readyq.Mode(m)), cm.m.AddMode(k, model.Mode(m)))
 }
 
 func (cm *ctrlMachine) AddAfter(t *rapid.T) {
@@ -214,7 +214,7 @@ func (cm *ctrlMachine) AddWith(t *rapid.T) {
 	limited := rapid.Bool().Draw(t, "rate limited") && cm.retryAllowed()
 	p := rapid.SampledFrom(ctrlPriorities).Draw(t, "priority")
 	o := readyq.AddOpts{After: d, RateLimited: limited, Priority: p}
-	cm.mark(t, fmt.Sprintf("AddWith(%d, %+v)", k, o), cm.q.AddWith(k, o), cm.m.AddWith(k, d, limited, p))
+	cm.mark(t, fmt.Sprintf("AddWith(%d, %+v)", k, o), cm.q.AddWith(k, o), cm.m.AddWith(k, model.AddOpts(o)))
 }
 
 func (cm *ctrlMachine) AddRateLimited(t *rapid.T) {

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/evsync/evsync/internal/testsupport/model"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
+	"github.com/evsync/evsync/model"
 	"github.com/evsync/evsync/readyq"
 	"pgregory.net/rapid"
 )
@@ -59,7 +59,7 @@ func newQueueMachine(t *rapid.T) *queueMachine {
 	default:
 		qm.q = readyq.NewWithConfig(readyq.Config[int]{Mode: readyq.Mode(mode), Recheck: recheck})
 	}
-	qm.m = model.NewReadyQ(uint8(mode), recheck)
+	qm.m = model.NewReadyQ(model.Mode(mode), recheck)
 	// 1…3 copies even small batches outside the lock; 0 is the default.
 	readyq.SetBigBatch(rapid.IntRange(0, 3).Draw(t, "big batch"))
 	return qm
@@ -81,7 +81,7 @@ func (qm *queueMachine) Add(t *rapid.T) {
 func (qm *queueMachine) AddMode(t *rapid.T) {
 	k := drawKey(t)
 	m := rapid.IntRange(0, 3).Draw(t, "mode") // 3 is not a Mode
-	if got, want := qm.q.AddMode(k, readyq.Mode(m)), qm.m.AddMode(k, uint8(m)); got != want {
+	if got, want := qm.q.AddMode(k, readyq.Mode(m)), qm.m.AddMode(k, model.Mode(m)); got != want {
 		t.Fatalf("AddMode(%d, %v) = %v, want %v", k, readyq.Mode(m), got, want)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/model"
 	"github.com/evsync/evsync/signal"
 	"pgregory.net/rapid"
 )

@@ -5,8 +5,8 @@ package signal_test
 import (
 	"testing"
 
-	"github.com/evsync/evsync/internal/testsupport/model"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
+	"github.com/evsync/evsync/model"
 	"github.com/evsync/evsync/signal"
 )
 

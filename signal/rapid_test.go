@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/evsync/evsync/internal/testsupport/model"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
+	"github.com/evsync/evsync/model"
 	"github.com/evsync/evsync/signal"
 	"pgregory.net/rapid"
 )

@@ -1,7 +1,7 @@
 package testkit
 
 import (
-	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/model"
 	"pgregory.net/rapid"
 )
 

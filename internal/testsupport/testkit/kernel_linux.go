@@ -12,7 +12,7 @@ import (
 
 	"github.com/evsync/evsync/internal/spin"
 	"github.com/evsync/evsync/internal/testsupport/eventfd"
-	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/model"
 )
 
 // KernelSeed returns the seed of a kernel differential test: the value of

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/evsync/evsync/internal/spin"
-	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/model"
 	"pgregory.net/rapid"
 )
 

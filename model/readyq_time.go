@@ -15,17 +15,19 @@ import (
 // are queued in the order of their numbers. A kept-aside mark that Done or
 // Rearm turns into a delay keeps the time and the number it was set with.
 
-// The default limiter of the model, client-go's per-item exponential
-// limiter (readyq.ExponentialRateLimiter(RQBaseDelay, RQMaxDelay)).
+// The delays of a ReadyQ's rate limiter when ReadyQConfig leaves them 0.
+// They are those of readyq.DefaultRateLimiter's per-item backoff, which
+// is client-go's. The n-th retry of an item, from 0, waits
+// DefaultBaseDelay·2ⁿ, at most DefaultMaxDelay.
 const (
-	RQBaseDelay = 5 * time.Millisecond
-	RQMaxDelay  = 1000 * time.Second
+	DefaultBaseDelay = 5 * time.Millisecond
+	DefaultMaxDelay  = 1000 * time.Second
 )
 
-// Backoff is the delay an exponential limiter gives an item that has
+// backoff is the delay an exponential limiter gives an item that has
 // failed n times before: base·2ⁿ, but at most max (client-go's
 // ItemExponentialFailureRateLimiter, without its float arithmetic).
-func Backoff(base, max time.Duration, n int) time.Duration {
+func backoff(base, max time.Duration, n int) time.Duration {
 	d := base
 	for ; n > 0 && d > 0 && d < max; n-- {
 		if d > max/2 {
@@ -36,15 +38,16 @@ func Backoff(base, max time.Duration, n int) time.Duration {
 	return min(d, max)
 }
 
-// Now is the model's clock: the sum of every Advance, at most the
-// largest Duration.
+// Now is the model's clock, the sum of every Advance, at most the largest
+// Duration.
 func (q *ReadyQ) Now() time.Duration { return q.now }
 
-// Advance moves the clock on by d and queues every delayed item whose
-// ready time is now or earlier, in ready-time order (ties: the order the
-// times were set), each at the tail of its priority and tenant. It panics
-// for d < 0. The clock stops at the largest Duration rather than wrap
-// round into the past, as time.Since does.
+// Advance moves the clock on by d, as time passing moves the real queue's
+// timer. It queues every delayed item whose ready time is now or earlier.
+// They go in ready-time order, ties in the order the times were set, each
+// to the tail of its priority and tenant. Advance panics for d < 0. The
+// clock stops at the largest Duration rather than wrap round into the
+// past.
 func (q *ReadyQ) Advance(d time.Duration) {
 	if d < 0 {
 		panic("model: readyq clock moved back")
@@ -89,13 +92,13 @@ func (q *ReadyQ) stamp() uint64 {
 	return q.seqs
 }
 
-// Delayed is the number of delayed items (Stats().Delayed).
+// Delayed is Stats().Delayed, the number of delayed items.
 func (q *ReadyQ) Delayed() int {
 	return q.count(func(it *rqItem) bool { return it.state == rqDelayed })
 }
 
 // DelayedItems returns the delayed items in the order they will be
-// queued: by ready time, ties in the order the times were set.
+// queued. That is by ready time, ties in the order the times were set.
 func (q *ReadyQ) DelayedItems() []int {
 	var ks []int
 	for k, it := range q.items {
@@ -110,7 +113,8 @@ func (q *ReadyQ) DelayedItems() []int {
 	return ks
 }
 
-// ReadyAt is delayed item k's ready time, false if k is not delayed.
+// ReadyAt returns delayed item k's ready time and true, or false if k is
+// not delayed.
 func (q *ReadyQ) ReadyAt(k int) (time.Duration, bool) {
 	if it, ok := q.items[k]; ok && it.state == rqDelayed {
 		return it.at, true
@@ -118,8 +122,8 @@ func (q *ReadyQ) ReadyAt(k int) (time.Duration, bool) {
 	return 0, false
 }
 
-// AsideAt is the ready time of k's kept-aside mark (in flight or
-// disarmed), false if k has none.
+// AsideAt returns the ready time of k's kept-aside mark and true, or false
+// if k has none. Only an item in flight or disarmed has one.
 func (q *ReadyQ) AsideAt(k int) (time.Duration, bool) {
 	if it, ok := q.items[k]; ok && it.mark != 0 {
 		return it.markAt, true
@@ -127,8 +131,9 @@ func (q *ReadyQ) AsideAt(k int) (time.Duration, bool) {
 	return 0, false
 }
 
-// NextReady is the earliest ready time of a delayed item, the time the
-// real queue's timer is armed for; false if nothing is delayed.
+// NextReady returns the earliest ready time of a delayed item and true,
+// or false if nothing is delayed. The real queue's timer is armed for that
+// time.
 func (q *ReadyQ) NextReady() (time.Duration, bool) {
 	ks := q.DelayedItems()
 	if len(ks) == 0 {
@@ -142,16 +147,17 @@ func (q *ReadyQ) NextReady() (time.Duration, bool) {
 func (q *ReadyQ) when(k int) time.Duration {
 	n := q.fails[k]
 	q.fails[k] = n + 1
-	return Backoff(q.base, q.maxDelay, n)
+	return backoff(q.base, q.maxDelay, n)
 }
 
-// Forget models Forget(k): k's failure count starts again at 0.
+// Forget models Forget(k). k's failure count starts again at 0.
 func (q *ReadyQ) Forget(k int) { delete(q.fails, k) }
 
-// NumRequeues models NumRequeues(k): k's failure count, the limiter's
-// When calls for it since it was last forgotten.
+// NumRequeues models NumRequeues(k). It returns k's failure count, the
+// rate-limited marks of k since Forget or Remove last reset it.
 func (q *ReadyQ) NumRequeues(k int) int { return q.fails[k] }
 
-// Retries counts the rate-limited marks (AddRateLimited, AddWith with
-// rateLimited) that were not refused: the Retried metric.
+// Retries counts the rate-limited marks that were not refused, by
+// AddRateLimited and by AddWith with RateLimited. The real queue calls
+// Metrics.Retried for each.
 func (q *ReadyQ) Retries() uint64 { return q.retries }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/evsync/evsync/internal/spin"
-	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/model"
 )
 
 // A limStep is one call on a model.Limiter and what it must return: an

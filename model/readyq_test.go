@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/internal/spin"
-	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/model"
 	"pgregory.net/rapid"
 )
 
@@ -499,7 +499,7 @@ func TestReadyQAdvanceBackwardsPanics(t *testing.T) {
 	model.NewReadyQ(model.Edge, nil).Advance(-1)
 }
 
-func add(q *model.ReadyQ, k, prio int) bool { return q.AddWith(k, 0, false, prio) }
+func add(q *model.ReadyQ, k, prio int) bool { return q.AddWith(k, model.AddOpts{Priority: prio}) }
 
 func TestReadyQHighestPriorityFirstFIFOWithin(t *testing.T) {
 	q := model.NewReadyQ(model.Edge, nil)
@@ -560,7 +560,7 @@ func TestReadyQPriorityKeptAcrossDoneAndDelay(t *testing.T) {
 	wantQueue(t, e, 1, 2)
 
 	d := model.NewReadyQ(model.Edge, nil)
-	d.AddWith(1, 10*ms, false, 4)
+	d.AddWith(1, model.AddOpts{After: 10 * ms, Priority: 4})
 	d.Add(2)
 	d.AddAfter(1, 5*ms) // an earlier time, priority 0: 4 stays
 	d.Advance(5 * ms)
@@ -610,7 +610,7 @@ func TestReadyQRemovedInFlightStartsAgainWithMarkPriority(t *testing.T) {
 func tenantByHundreds(k int) string { return string(rune('a' + k/100)) }
 
 func fair() *model.ReadyQ {
-	return model.NewReadyQWith(model.ReadyQOpts{Tenant: tenantByHundreds})
+	return model.NewReadyQWith(model.ReadyQConfig{Fairness: tenantByHundreds})
 }
 
 func TestReadyQFairShareRoundRobinAcrossTenants(t *testing.T) {
@@ -686,7 +686,7 @@ func TestReadyQFairShareWithinEachPriority(t *testing.T) {
 }
 
 func TestReadyQFairShareLevelRequeueRejoinsLast(t *testing.T) {
-	q := model.NewReadyQWith(model.ReadyQOpts{Mode: model.Level, Tenant: tenantByHundreds})
+	q := model.NewReadyQWith(model.ReadyQConfig{Mode: model.Level, Fairness: tenantByHundreds})
 	q.Add(1)
 	q.Add(101)
 	q.Add(102)
@@ -700,7 +700,7 @@ func TestReadyQFairShareLevelRequeueRejoinsLast(t *testing.T) {
 // call panics and nothing changes.
 func TestReadyQTenantCalledOncePerKnownItem(t *testing.T) {
 	calls := map[int]int{}
-	q := model.NewReadyQWith(model.ReadyQOpts{Tenant: func(k int) string {
+	q := model.NewReadyQWith(model.ReadyQConfig{Fairness: func(k int) string {
 		calls[k]++
 		if k < 0 {
 			panic("tenant")
@@ -718,7 +718,7 @@ func TestReadyQTenantCalledOncePerKnownItem(t *testing.T) {
 	if calls[1] != 1 || calls[2] != 0 {
 		t.Fatalf("tenant calls = %v", calls)
 	}
-	q = model.NewReadyQWith(model.ReadyQOpts{Tenant: func(k int) string {
+	q = model.NewReadyQWith(model.ReadyQConfig{Fairness: func(k int) string {
 		if k < 0 {
 			panic("tenant")
 		}
@@ -727,7 +727,7 @@ func TestReadyQTenantCalledOncePerKnownItem(t *testing.T) {
 	q.Add(1)
 	func() {
 		defer func() { _ = recover() }()
-		q.AddWith(-1, 0, true, 3)
+		q.AddWith(-1, model.AddOpts{RateLimited: true, Priority: 3})
 		t.Fatal("no panic from the tenant function")
 	}()
 	if len(q.Known()) != 1 || q.NumRequeues(-1) != 0 || q.Retries() != 0 {
@@ -744,11 +744,11 @@ func TestReadyQBackoff(t *testing.T) {
 		n         int
 		want      time.Duration
 	}{
-		{model.RQBaseDelay, model.RQMaxDelay, 0, 5 * ms},
-		{model.RQBaseDelay, model.RQMaxDelay, 1, 10 * ms},
-		{model.RQBaseDelay, model.RQMaxDelay, 17, 5 * ms << 17},
-		{model.RQBaseDelay, model.RQMaxDelay, 18, 1000 * time.Second},
-		{model.RQBaseDelay, model.RQMaxDelay, 1 << 20, 1000 * time.Second},
+		{model.DefaultBaseDelay, model.DefaultMaxDelay, 0, 5 * ms},
+		{model.DefaultBaseDelay, model.DefaultMaxDelay, 1, 10 * ms},
+		{model.DefaultBaseDelay, model.DefaultMaxDelay, 17, 5 * ms << 17},
+		{model.DefaultBaseDelay, model.DefaultMaxDelay, 18, 1000 * time.Second},
+		{model.DefaultBaseDelay, model.DefaultMaxDelay, 1 << 20, 1000 * time.Second},
 		{time.Second, 1<<63 - 1, 200, 1<<63 - 1},
 		{0, time.Second, 10, 0},
 		{3, 3, 5, 3},
@@ -791,10 +791,10 @@ func TestReadyQAddRateLimitedOfQueuedItemStillCounts(t *testing.T) {
 
 func TestReadyQAddWithRateLimitedTakesSmallerDelay(t *testing.T) {
 	q := model.NewReadyQ(model.Edge, nil)
-	q.AddWith(1, ms, true, 0)
-	q.AddWith(2, time.Hour, true, 0)
-	q.AddWith(3, 0, true, 0)
-	q.AddWith(4, time.Hour, false, 0)
+	q.AddWith(1, model.AddOpts{After: ms, RateLimited: true})
+	q.AddWith(2, model.AddOpts{After: time.Hour, RateLimited: true})
+	q.AddWith(3, model.AddOpts{RateLimited: true})
+	q.AddWith(4, model.AddOpts{After: time.Hour})
 	wantReadyAt(t, q, 1, ms)
 	wantReadyAt(t, q, 2, 5*ms)
 	wantReadyAt(t, q, 3, 5*ms)
@@ -805,7 +805,7 @@ func TestReadyQAddWithRateLimitedTakesSmallerDelay(t *testing.T) {
 }
 
 func TestReadyQCustomLimiterDelays(t *testing.T) {
-	q := model.NewReadyQWith(model.ReadyQOpts{BaseDelay: time.Second, MaxDelay: 3 * time.Second})
+	q := model.NewReadyQWith(model.ReadyQConfig{BaseDelay: time.Second, MaxDelay: 3 * time.Second})
 	q.Add(1)
 	for _, want := range []time.Duration{1, 2, 3, 3} {
 		wantTake(t, q, 1, 1)
@@ -864,13 +864,13 @@ func TestReadyQLevelForgottenAfterCloseResetsFailures(t *testing.T) {
 func TestReadyQRateLimitedRefusedAfterClose(t *testing.T) {
 	q := model.NewReadyQ(model.Edge, nil)
 	q.Close()
-	if q.AddRateLimited(1) || q.AddWith(1, 0, true, 1) || q.NumRequeues(1) != 0 || q.Retries() != 0 {
+	if q.AddRateLimited(1) || q.AddWith(1, model.AddOpts{RateLimited: true, Priority: 1}) || q.NumRequeues(1) != 0 || q.Retries() != 0 {
 		t.Fatal("a refused rate-limited mark changed the limiter")
 	}
 }
 
 func TestNewReadyQWithPanics(t *testing.T) {
-	for _, o := range []model.ReadyQOpts{
+	for _, o := range []model.ReadyQConfig{
 		{Mode: model.OneShot + 1},
 		{BaseDelay: -1},
 		{BaseDelay: time.Second, MaxDelay: ms},
@@ -902,16 +902,19 @@ func TestReadyQDrainDoneContextWithDelayed(t *testing.T) {
 // takes the head of Queue().
 func TestReadyQModelInvariants(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		o := model.ReadyQOpts{Mode: rapid.Uint8Range(model.Edge, model.OneShot).Draw(t, "mode")}
+		o := model.ReadyQConfig{Mode: model.Mode(rapid.Uint8Range(uint8(model.Edge), uint8(model.OneShot)).Draw(t, "mode"))}
 		if rapid.Bool().Draw(t, "fair") {
-			o.Tenant = func(k int) string { return fmt.Sprint(k % 3) }
+			o.Fairness = func(k int) string { return fmt.Sprint(k % 3) }
 		}
 		q := model.NewReadyQWith(o)
 		key := rapid.IntRange(0, 8)
 		t.Repeat(map[string]func(*rapid.T){
 			"AddWith": func(t *rapid.T) {
-				q.AddWith(key.Draw(t, "k"), time.Duration(rapid.IntRange(-1, 3).Draw(t, "after"))*ms,
-					rapid.Bool().Draw(t, "rateLimited"), rapid.IntRange(-1, 2).Draw(t, "prio"))
+				q.AddWith(key.Draw(t, "k"), model.AddOpts{ // drawn in this order, left to right
+					After:       time.Duration(rapid.IntRange(-1, 3).Draw(t, "after")) * ms,
+					RateLimited: rapid.Bool().Draw(t, "rateLimited"),
+					Priority:    rapid.IntRange(-1, 2).Draw(t, "prio"),
+				})
 			},
 			"Add": func(t *rapid.T) { q.Add(key.Draw(t, "k")) },
 			"TryTake": func(t *rapid.T) {
@@ -955,7 +958,7 @@ func TestReadyQModelInvariants(t *testing.T) {
 func TestReadyQFairShareJoinsLast(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		tenant := func(k int) string { return fmt.Sprint(k % 4) }
-		q := model.NewReadyQWith(model.ReadyQOpts{Tenant: tenant})
+		q := model.NewReadyQWith(model.ReadyQConfig{Fairness: tenant})
 		ahead := map[int]map[string]bool{} // joiners: tenants to serve first
 		t.Repeat(map[string]func(*rapid.T){
 			"Add": func(t *rapid.T) {

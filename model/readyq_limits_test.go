@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/model"
 )
 
 // A delay too long for the clock saturates at the largest Duration: the
@@ -16,7 +16,7 @@ func TestReadyQHugeDelaySaturates(t *testing.T) {
 	q := model.NewReadyQ(model.Edge, nil)
 	q.Advance(time.Second)
 	wantAdd(t, "AddAfter(1, MaxInt64)", q.AddAfter(1, math.MaxInt64), true)
-	wantAdd(t, "AddWith(2, MaxInt64 - 1ns)", q.AddWith(2, math.MaxInt64-1, false, 0), true)
+	wantAdd(t, "AddWith(2, MaxInt64 - 1ns)", q.AddWith(2, model.AddOpts{After: math.MaxInt64 - 1}), true)
 	q.AddAfter(3, time.Millisecond)
 	wantQueue(t, q)
 	wantReadyAt(t, q, 1, math.MaxInt64)

@@ -1,48 +1,3 @@
-// ReadyQ models readyq.Queue[int], epoll's ready list, and the controller
-// work-queue calls built on it. The calls map onto the model as follows:
-//
-//	readyq                                  ReadyQ
-//	New(), NewWithConfig(Config{Mode: m,    NewReadyQ(m, f)
-//	  Recheck: f})
-//	  ..., Fairness: t,                     NewReadyQWith(ReadyQOpts{...})
-//	  RateLimiter: Exponential...(b, x)}
-//	Add(k), AddMode(k, m)                   Add(k), AddMode(k, m)
-//	AddAfter(k, d)                          AddAfter(k, d)
-//	AddWith(k, AddOpts{After, RateLimited,  AddWith(k, after, rateLimited, priority)
-//	  Priority})
-//	AddRateLimited(k), Forget(k),           AddRateLimited(k), Forget(k),
-//	  NumRequeues(k)                          NumRequeues(k)
-//	TryTake(max), TryTakeAppend             TryTake(max)
-//	Wait(ctx, max), WaitAppend              Wait(ctx, max)
-//	Done(ks...)                             Done(ks...)
-//	Next(ctx, ks, max)                      Next(ctx, ks, max)
-//	Remove(k), Rearm(k)                     Remove(k), Rearm(k)
-//	Drain(ctx)                              Drain(ctx)
-//	Ready()                                 Ready(), Fired(ticket)
-//	Close()                                 Close()
-//	Len(), InFlight(), Stats()              Len(), InFlight(), Aside(), Disarmed(),
-//	                                          Delayed(), Closed()
-//	the passing of time (the queue's timer) Advance(d), Now()
-//
-// As for the counters, a blocking call takes the state of its context (a
-// Ctx): with Live, Wait and Drain return ErrWouldBlock where the real call
-// would wait; with Done they return context.Canceled and change nothing
-// (after the check of max), and Next makes its Done and then returns
-// context.Canceled. A nil context makes them return ErrInvalid and change
-// nothing; the model does not model it. Sequential callers never leave a Wait blocked, so
-// Stats' Waiting and Draining are always 0.
-//
-// The model has no real clock: Now starts at 0 and moves only by Advance,
-// which queues the delayed items whose time has come, as the real queue's
-// timer does (under testing/synctest, a sleep of d is Advance(d)).
-//
-// The model keeps the state of each item explicitly (queued, in flight,
-// idle, disarmed, delayed) and the queue as a plain slice, the way the
-// semantics are written down; the real queue derives "in flight" from
-// positions in its ready list instead. The hand-out order (priorities and
-// fair share) is written down in readyq_order.go, the clock, delays and
-// rate limiter in readyq_time.go.
-
 package model
 
 import (
@@ -53,11 +8,22 @@ import (
 	"github.com/evsync/evsync/internal/spin"
 )
 
+// The model keeps the state of each item explicitly (queued, in flight,
+// idle, disarmed, delayed) and the queue as a plain slice, the way the
+// semantics are written down. The real queue derives "in flight" from
+// positions in its ready list instead. The hand-out order (priorities and
+// fair share) is written down in readyq_order.go, the clock, delays and
+// rate limiter in readyq_time.go.
+
+// A Mode is a readyq trigger mode. The values are readyq's, so
+// Mode(m) converts a readyq.Mode m.
+type Mode uint8
+
 // The trigger modes, numbered as readyq's.
 const (
-	Edge    uint8 = iota // readyq.Edge
-	Level                // readyq.Level
-	OneShot              // readyq.OneShot
+	Edge    Mode = iota // readyq.Edge
+	Level               // readyq.Level
+	OneShot             // readyq.OneShot
 )
 
 type rqState uint8
@@ -72,7 +38,7 @@ const (
 
 // rqItem is what the model knows about one item.
 type rqItem struct {
-	mode    uint8
+	mode    Mode
 	state   rqState
 	mark    uint64        // arrival number of a kept-aside mark, 0 if none
 	markAt  time.Duration // the kept-aside mark's ready time
@@ -86,10 +52,68 @@ type rqItem struct {
 	rearmed bool          // one-shot, in flight, re-armed
 }
 
-// A ReadyQ models one ready queue of int items. Construct it with
-// NewReadyQ or NewReadyQWith.
+// A ReadyQ models a readyq.Queue[int], epoll's ready list, with the
+// controller work-queue calls built on it. Make one with NewReadyQ or
+// NewReadyQWith.
+//
+// The calls map onto the model as follows:
+//
+//	readyq                                     ReadyQ
+//	New[int]()                                 NewReadyQ(Edge, nil)
+//	NewWithConfig(Config{Mode: m, Recheck: f}) NewReadyQ(Mode(m), f)
+//	NewWithConfig(Config{Fairness: t,          NewReadyQWith(ReadyQConfig{
+//	  RateLimiter:                               Fairness: t,
+//	    ExponentialRateLimiter(b, x)})           BaseDelay: b, MaxDelay: x})
+//	Add(k), AddMode(k, m)                      Add(k), AddMode(k, Mode(m))
+//	AddAfter(k, d)                             AddAfter(k, d)
+//	AddWith(k, o)                              AddWith(k, AddOpts(o))
+//	AddRateLimited(k)                          AddRateLimited(k)
+//	Forget(k), NumRequeues(k)                  Forget(k), NumRequeues(k)
+//	TryTake(max), TryTakeAppend                TryTake(max)
+//	Wait(ctx, max), WaitAppend                 Wait(ctx, max)
+//	Done(ks...)                                Done(ks...)
+//	Next(ctx, ks, max)                         Next(ctx, ks, max)
+//	Remove(k), Rearm(k)                        Remove(k), Rearm(k)
+//	Priority(k)                                Priority(k)
+//	Drain(ctx)                                 Drain(ctx)
+//	Ready()                                    Ready(), Fired(ticket)
+//	Close()                                    Close()
+//	Len(), InFlight()                          Len(), InFlight()
+//	Stats()                                    Len, Delayed, InFlight, Aside,
+//	                                             Disarmed, Closed
+//	the queue's timer, as time passes          Advance(d), Now()
+//
+// An item the model knows is in one of these states:
+//   - queued, waiting to be handed out
+//   - in flight, handed out and not yet Done
+//   - delayed, waiting for its ready time
+//   - disarmed, a one-shot item handed out and waiting for Rearm
+//   - idle, a one-shot item re-armed at its Done and not marked since
+//
+// An item in flight or disarmed may also hold a kept-aside mark, a mark
+// that came meanwhile. Done or Rearm acts on it later.
+//
+// Items are ints. A test of a queue of other keys maps each key it uses
+// to an int, such as its index in a fixed table of keys. A small table
+// makes the interesting cases, marks of an item already known, common.
+//
+// Sequential callers never leave a Wait or a Drain waiting. So Stats'
+// Waiting and Draining are always 0.
+//
+// The model has a clock of its own. Now starts at 0 and moves only with
+// Advance, which queues the delayed items whose time has come. Under
+// testing/synctest, a time.Sleep(d) and a synctest.Wait are Advance(d).
+//
+// The model's rate limiter is the per-item exponential one,
+// readyq.ExponentialRateLimiter. A queue with readyq.DefaultRateLimiter
+// also has a token bucket of 10 retries a second, bursts of 100. It
+// matches the model only while the bucket has tokens left.
+//
+// Items are handed out highest priority first. Within a priority, with
+// fair share, the tenants take turns. Within a tenant, the oldest item
+// goes first. Queue lists the queued items in that order.
 type ReadyQ struct {
-	mode     uint8
+	mode     Mode
 	recheck  func(int) bool   // nil: level items stay ready
 	tenantOf func(int) string // nil: no fair share
 	base     time.Duration    // the limiter's first delay
@@ -107,37 +131,40 @@ type ReadyQ struct {
 	fires uint64 // how many times an armed Ready channel has fired
 }
 
-// ReadyQOpts configures NewReadyQWith. The zero value is an edge-triggered
-// queue without recheck or fair share and with the default limiter.
-type ReadyQOpts struct {
-	Mode    uint8            // the queue's mode: Edge, Level or OneShot
-	Recheck func(int) bool   // Config.Recheck; nil: level items stay ready
-	Tenant  func(int) string // Config.Fairness; nil: no fair share
+// ReadyQConfig configures NewReadyQWith, as a readyq.Config configures
+// readyq.NewWithConfig. The zero value is an edge-triggered queue, without
+// recheck or fair share, with the default delays.
+type ReadyQConfig struct {
+	Mode     Mode             // Config.Mode: Edge, Level or OneShot
+	Recheck  func(int) bool   // Config.Recheck; nil: level items stay ready
+	Fairness func(int) string // Config.Fairness; nil: no fair share
 
-	// The limiter, ExponentialRateLimiter(BaseDelay, MaxDelay); zero
-	// values stand for RQBaseDelay and RQMaxDelay.
+	// The delays of the rate limiter, as in
+	// ExponentialRateLimiter(BaseDelay, MaxDelay). Zero stands for
+	// DefaultBaseDelay and DefaultMaxDelay.
 	BaseDelay, MaxDelay time.Duration
 }
 
-// NewReadyQ returns a model of readyq.NewWithConfig with Config's Mode
-// and Recheck (nil: none). It panics for an unknown mode.
-func NewReadyQ(mode uint8, recheck func(int) bool) *ReadyQ {
-	return NewReadyQWith(ReadyQOpts{Mode: mode, Recheck: recheck})
+// NewReadyQ returns a model of a queue of the given mode and recheck
+// function, which may be nil. It is NewReadyQWith with only those set. It
+// panics for an unknown mode.
+func NewReadyQ(mode Mode, recheck func(int) bool) *ReadyQ {
+	return NewReadyQWith(ReadyQConfig{Mode: mode, Recheck: recheck})
 }
 
 // NewReadyQWith returns a model of readyq.NewWithConfig with the Config
-// that o describes. It panics for an unknown mode, a negative delay, or
-// MaxDelay < BaseDelay.
-func NewReadyQWith(o ReadyQOpts) *ReadyQ {
+// that o describes. It panics for an unknown mode, a negative delay, or a
+// MaxDelay below BaseDelay.
+func NewReadyQWith(o ReadyQConfig) *ReadyQ {
 	if o.Mode > OneShot {
 		panic("model: unknown readyq mode")
 	}
-	base, maxDelay := cmpOr(o.BaseDelay, RQBaseDelay), cmpOr(o.MaxDelay, RQMaxDelay)
+	base, maxDelay := cmpOr(o.BaseDelay, DefaultBaseDelay), cmpOr(o.MaxDelay, DefaultMaxDelay)
 	if base < 0 || maxDelay < base {
 		panic("model: readyq limiter delays out of order")
 	}
 	return &ReadyQ{
-		mode: o.Mode, recheck: o.Recheck, tenantOf: o.Tenant,
+		mode: o.Mode, recheck: o.Recheck, tenantOf: o.Fairness,
 		base: base, maxDelay: maxDelay,
 		items: map[int]*rqItem{}, fails: map[int]int{},
 	}
@@ -150,45 +177,61 @@ func cmpOr(d, def time.Duration) time.Duration {
 	return d
 }
 
-// Add models Add(k): it marks k in the queue's mode (see AddMode).
+// Add models Add(k). It is AddMode(k, m) with the queue's mode m.
 func (q *ReadyQ) Add(k int) bool { return q.AddMode(k, q.mode) }
 
-// AddMode models AddMode(k, m): false for an unknown mode or after Close;
-// an unknown or idle item is queued (true); a queued one is left alone
-// (false); an item in flight or disarmed gets a kept-aside mark, true for
-// the first, false if it has one already (its time becomes now); a delayed
-// one is queued now, its delay cancelled (true). An item in flight that
-// was Removed becomes known again, with mode m and a kept-aside mark. The
-// mark has priority 0 (see AddWith).
-func (q *ReadyQ) AddMode(k int, m uint8) bool { return q.add(k, m, 0, false, 0) }
+// AddMode models AddMode(k, m), a mark of k ready now. It reports whether
+// the mark is new. By k's state before the call:
+//   - unknown, or one-shot and idle: k is queued, true
+//   - in flight and Removed: k is known again, with mode m and a
+//     kept-aside mark, true
+//   - queued: nothing changes, false
+//   - in flight or disarmed: k gets a kept-aside mark, true for the first,
+//     false if it has one (its ready time becomes now)
+//   - delayed: k is queued now and its delay dropped, true
+//
+// AddMode returns false, changing nothing, for an unknown mode or after
+// Close. A known item keeps its mode, and the mark has priority 0.
+func (q *ReadyQ) AddMode(k int, m Mode) bool { return q.add(k, m, 0, false, 0) }
 
-// AddAfter models AddAfter(k, d): a mark in the queue's mode with ready
-// time now+d; d ≤ 0 is Add. An unknown or idle item becomes delayed
-// (true); a delayed one keeps the earlier ready time (false), or is queued
-// if the new time is now (true); a queued one is left alone (false); an
-// item in flight or disarmed gets a kept-aside mark with that time, true
-// for the first, false for a later one, and the earliest time wins. False
-// after Close.
+// AddAfter models AddAfter(k, d), a mark of k ready at Now()+d. With d ≤ 0
+// it is Add(k). It reports whether the mark is new. By k's state:
+//   - unknown, or one-shot and idle: k is delayed, true
+//   - delayed: k keeps the earlier ready time, false
+//   - queued: nothing changes, false
+//   - in flight or disarmed: k gets a kept-aside mark with that time,
+//     true for the first, false for a later one, the earliest time winning
+//
+// AddAfter returns false, changing nothing, after Close.
 func (q *ReadyQ) AddAfter(k int, d time.Duration) bool { return q.add(k, q.mode, d, false, 0) }
 
-// AddRateLimited models AddRateLimited(k): AddAfter(k, When(k)), which
-// counts a retry and one more failure for k. After Close it returns false
-// and neither calls the limiter nor counts a retry.
+// AddRateLimited models AddRateLimited(k). It is AddAfter(k, d), with the
+// limiter's delay d for k's failures so far. It counts one more failure
+// for k and one more retry. After Close it returns false and changes
+// nothing.
 func (q *ReadyQ) AddRateLimited(k int) bool { return q.add(k, q.mode, 0, true, 0) }
 
-// AddWith models AddWith(k, AddOpts{after, rateLimited, priority}): a mark
-// in the queue's mode, as AddAfter with delay after, or, with rateLimited,
-// with the smaller of after (if > 0) and When(k), counting a retry as
-// AddRateLimited does. The item's priority becomes the higher of its own
-// and priority; a queued item it raises moves to the tail of its new
-// priority (still false). False after Close, with nothing changed.
-func (q *ReadyQ) AddWith(k int, after time.Duration, rateLimited bool, priority int) bool {
-	return q.add(k, q.mode, after, rateLimited, priority)
+// AddWith models AddWith(k, o). It is AddAfter(k, o.After), or with
+// o.RateLimited, AddRateLimited(k) with its delay cut to o.After if that
+// is sooner and above 0. The item's priority becomes the higher of its own
+// and o.Priority. A queued item it raises moves to the tail of its new
+// priority, and AddWith still returns false. After Close it returns false
+// and changes nothing.
+func (q *ReadyQ) AddWith(k int, o AddOpts) bool {
+	return q.add(k, q.mode, o.After, o.RateLimited, o.Priority)
+}
+
+// AddOpts are the options of one AddWith mark. Its fields are those of
+// readyq.AddOpts, so AddOpts(o) converts a readyq.AddOpts o.
+type AddOpts struct {
+	After       time.Duration // the delay, none if ≤ 0
+	RateLimited bool          // delay by the limiter, or by After if sooner
+	Priority    int           // higher is handed out first
 }
 
 // add is every mark. The tenant function runs first, so that if it panics
 // nothing has changed; the limiter's When comes next, as in the real call.
-func (q *ReadyQ) add(k int, m uint8, after time.Duration, rateLimited bool, prio int) bool {
+func (q *ReadyQ) add(k int, m Mode, after time.Duration, rateLimited bool, prio int) bool {
 	if m > OneShot || q.closed {
 		return false
 	}
@@ -224,7 +267,7 @@ func (q *ReadyQ) tenantFor(k int) string {
 // mark applies one mark of mode m, ready at at (≤ now: now), priority
 // prio, to k, whose tenant is tenant; it reports whether the mark queued,
 // delayed or kept aside k where nothing did before.
-func (q *ReadyQ) mark(k int, m uint8, at time.Duration, prio int, tenant string) bool {
+func (q *ReadyQ) mark(k int, m Mode, at time.Duration, prio int, tenant string) bool {
 	it, known := q.items[k]
 	switch {
 	case !known:
@@ -299,10 +342,11 @@ func (q *ReadyQ) forget(k int, it *rqItem) {
 	}
 }
 
-// TryTake models TryTake(max): up to max queued items, now in flight, in
-// hand-out order (highest priority first, then round-robin across tenants,
-// then oldest first; see readyq_order.go); nil if max ≤ 0 or nothing is
-// queued. A batch is the items that max hand-outs of one would give.
+// TryTake models TryTake(max). It hands out up to max queued items, which
+// are then in flight. The order is highest priority first, then the
+// tenants in turn, then oldest first. A batch holds the items that max
+// hand-outs of one would give. TryTake returns nil if max ≤ 0 or nothing
+// is queued.
 func (q *ReadyQ) TryTake(max int) []int {
 	if max <= 0 || q.order.len() == 0 {
 		return nil
@@ -317,10 +361,15 @@ func (q *ReadyQ) TryTake(max int) []int {
 	return out
 }
 
-// Wait models Wait(ctx, max): ErrInvalid for max ≤ 0; context.Canceled
-// if ctx is Done; the items if any are queued; ErrClosed once closed with
-// nothing left to hand out (nothing queued, no item in flight that Done
-// will queue again); else ErrWouldBlock.
+// Wait models Wait(ctx, max). It returns, in this order of checks:
+//   - nil and ErrInvalid for max ≤ 0
+//   - nil and context.Canceled if ctx is Done
+//   - what TryTake(max) returns and nil, if an item is queued
+//   - nil and ErrClosed once closed with nothing left to hand out, that
+//     is nothing queued and nothing in flight that Done will queue again
+//   - nil and ErrWouldBlock otherwise, where the real Wait waits
+//
+// A call that returns an error changes nothing.
 func (q *ReadyQ) Wait(ctx Ctx, max int) ([]int, error) {
 	switch {
 	case max <= 0:
@@ -335,17 +384,22 @@ func (q *ReadyQ) Wait(ctx Ctx, max int) ([]int, error) {
 	return nil, spin.ErrWouldBlock
 }
 
-// Done models Done(ks...) and returns how many were in flight. Each item
-// in flight is forgotten (Removed, or edge without a mark), queued again
-// (a kept-aside mark that counts and whose time has come, or a level item
-// still ready on an open queue), delayed (a kept-aside mark that counts,
-// still in the future, on an item not queued again as level), or parked
-// (one-shot: idle if re-armed, else disarmed with its mark). After Close
-// every kept-aside mark's time has come. A repeat of an item in ks is
-// ignored. The items queued again go to the tail: kept-aside marks in
-// arrival order, then level items in the order given, for the whole call
-// however long it is (the real Done rechecks every item first and then
-// finishes them all in one step). Priorities are kept.
+// Done models Done(ks...) and returns how many of ks were in flight. A
+// kept-aside mark counts on an edge or level item, and on a one-shot item
+// only once re-armed. Each item in flight, in this order of checks:
+//   - is forgotten if it was Removed, or is an edge item with no mark
+//   - is queued again if its mark counts and its ready time has come
+//   - is queued again if it is a level item, still ready, on an open queue
+//   - is delayed until its mark's ready time if the mark counts
+//   - is forgotten if it is a level item
+//   - becomes idle if it is a one-shot item re-armed, else disarmed,
+//     keeping its mark
+//
+// After Close every mark's ready time has come. Done calls the recheck
+// function for every item of ks first, as the real Done does. A repeat of
+// an item in ks is ignored. The items queued again go to the tail of
+// their priority. Those with a mark go first, in the order the marks
+// came, then the level items in the order of ks.
 func (q *ReadyQ) Done(ks ...int) int {
 	ready := make([]bool, len(ks))
 	for i, k := range ks {
@@ -446,12 +500,14 @@ func (q *ReadyQ) requeue(k int) {
 	q.enqueue(k, it)
 }
 
-// Remove models Remove(k): false if k is unknown (or in flight and already
-// Removed). A queued item leaves the queue; one in flight loses its mark
-// (and the mark's time) and is forgotten at Done; idle, disarmed and
-// delayed items are forgotten. Remove resets k's failure count at once if
-// AddRateLimited was called for it, also for an item in flight: the queue
-// no longer knows it.
+// Remove models Remove(k) and reports whether k was known. It returns
+// false if k is unknown, or in flight and already Removed. Otherwise:
+//   - a queued item leaves the queue and is forgotten
+//   - an item in flight loses its mark and is forgotten at its Done
+//   - an idle, disarmed or delayed item is forgotten
+//
+// If AddRateLimited was called for k, Remove resets k's failure count at
+// once, also for an item in flight.
 func (q *ReadyQ) Remove(k int) bool {
 	it, ok := q.items[k]
 	switch {
@@ -472,11 +528,14 @@ func (q *ReadyQ) Remove(k int) bool {
 	return true
 }
 
-// Rearm models Rearm(k): false after Close, for an item that is not
-// one-shot or not known, or already armed. A disarmed item becomes idle,
-// or, if it has a kept-aside mark, is queued (the mark's time has come)
-// or delayed until the mark's time; one in flight is re-armed for its
-// Done.
+// Rearm models Rearm(k) and reports whether it re-armed k.
+//   - A disarmed item with a mark is queued if the mark's time has come,
+//     else delayed until then.
+//   - A disarmed item without a mark becomes idle.
+//   - An item in flight is re-armed for its Done.
+//
+// Rearm returns false after Close, for an item unknown or not one-shot,
+// and for one already armed.
 func (q *ReadyQ) Rearm(k int) bool {
 	it, ok := q.items[k]
 	if q.closed || !ok || it.mode != OneShot {
@@ -498,9 +557,9 @@ func (q *ReadyQ) Rearm(k int) bool {
 	return true
 }
 
-// Next models Next(ctx, ks, max): ErrInvalid, doing nothing, for max ≤ 0;
-// otherwise Done(ks...), whatever ctx is (finishing held items is not a
-// wait), then Wait(ctx, max).
+// Next models Next(ctx, ks, max). For max ≤ 0 it returns ErrInvalid and
+// does nothing. Otherwise it is Done(ks...) and then Wait(ctx, max). Done
+// runs even with a Done ctx, as finishing held items is not a wait.
 func (q *ReadyQ) Next(ctx Ctx, ks []int, max int) ([]int, error) {
 	if max <= 0 {
 		return nil, spin.ErrInvalid
@@ -509,8 +568,10 @@ func (q *ReadyQ) Next(ctx Ctx, ks []int, max int) ([]int, error) {
 	return q.Wait(ctx, max)
 }
 
-// Drain models Drain(ctx): context.Canceled if ctx is Done; nil if
-// nothing is queued, delayed or in flight, else ErrWouldBlock.
+// Drain models Drain(ctx), open or closed. It returns:
+//   - context.Canceled if ctx is Done
+//   - nil if nothing is queued, delayed or in flight
+//   - ErrWouldBlock otherwise, where the real Drain waits
 func (q *ReadyQ) Drain(ctx Ctx) error {
 	if err := stopped(ctx); err != nil {
 		return err
@@ -521,17 +582,20 @@ func (q *ReadyQ) Drain(ctx Ctx) error {
 	return spin.ErrWouldBlock
 }
 
-// Close models Close: every delayed item is queued at once, in ready-time
-// order.
+// Close models Close. Later marks return false. Every delayed item is
+// queued at once, in ready-time order. What is queued is still handed
+// out, and kept-aside marks are still queued at Done.
 func (q *ReadyQ) Close() {
 	q.closed = true
 	q.queueDue(func(*rqItem) bool { return true })
 	q.settle()
 }
 
-// Ready models Ready(): the ticket of the channel it returns, closed at
-// once if a Wait would not block (something queued, or closed and
-// exhausted), else at the first change after which one would not.
+// Ready models Ready() and returns the ticket of its channel. The channel
+// is closed at once if a Wait would not wait. That is when an item is
+// queued, or when the queue is closed with nothing left to hand out.
+// Otherwise the first later call after which a Wait would not wait closes
+// it.
 func (q *ReadyQ) Ready() Ticket {
 	if q.readyNow() {
 		return Ticket(q.fires)
@@ -540,7 +604,7 @@ func (q *ReadyQ) Ready() Ticket {
 	return Ticket(q.fires + 1)
 }
 
-// Fired reports whether the channel named by t is closed.
+// Fired reports whether the Ready channel named by t is closed.
 func (q *ReadyQ) Fired(t Ticket) bool { return uint64(t) <= q.fires }
 
 func (q *ReadyQ) settle() {
@@ -556,27 +620,29 @@ func (q *ReadyQ) readyNow() bool { return q.order.len() != 0 || q.exhausted() }
 // out.
 func (q *ReadyQ) exhausted() bool { return q.closed && q.order.len() == 0 && q.Aside() == 0 }
 
-// Queue returns the queued items in the order hand-outs would take them
-// (oldest first without priorities or fair share).
+// Queue returns the queued items in the order hand-outs would take them.
+// Without priorities or fair share, that is oldest first.
 func (q *ReadyQ) Queue() []int { return q.order.handOut() }
 
-// Len is the number of queued items.
+// Len is what the real Len returns, the number of queued items.
 func (q *ReadyQ) Len() int { return q.order.len() }
 
-// InFlight is the number of items handed out and not yet Done.
+// InFlight is what the real InFlight returns, the number of items handed
+// out and not yet Done.
 func (q *ReadyQ) InFlight() int {
 	return q.count(func(it *rqItem) bool { return it.state == rqInFlight })
 }
 
-// Aside is the number of items in flight that Done will queue again or
-// delay because of a kept-aside mark.
+// Aside is Stats().Aside, the number of items in flight with a mark that
+// counts. Done will queue them again or delay them.
 func (q *ReadyQ) Aside() int {
 	return q.count(func(it *rqItem) bool {
 		return it.state == rqInFlight && it.mark != 0 && (it.mode != OneShot || it.rearmed)
 	})
 }
 
-// Disarmed is the number of one-shot items waiting for Rearm.
+// Disarmed is Stats().Disarmed, the number of one-shot items waiting for
+// Rearm.
 func (q *ReadyQ) Disarmed() int {
 	return q.count(func(it *rqItem) bool { return it.state == rqDisarmed })
 }
@@ -584,8 +650,8 @@ func (q *ReadyQ) Disarmed() int {
 // Closed reports whether Close has been called.
 func (q *ReadyQ) Closed() bool { return q.closed }
 
-// Priority is k's priority, false if k is unknown (or in flight and
-// Removed).
+// Priority models Priority(k). It returns k's priority and true, or false
+// if k is unknown or in flight and Removed.
 func (q *ReadyQ) Priority(k int) (int, bool) {
 	it, ok := q.items[k]
 	if !ok || it.removed {
@@ -594,8 +660,8 @@ func (q *ReadyQ) Priority(k int) (int, bool) {
 	return it.prio, true
 }
 
-// Tenant is k's tenant ("" without fair share), false if k is unknown (or
-// in flight and Removed).
+// Tenant returns k's tenant and true, or false if k is unknown or in
+// flight and Removed. Without fair share the tenant is "".
 func (q *ReadyQ) Tenant(k int) (string, bool) {
 	it, ok := q.items[k]
 	if !ok || it.removed {
@@ -604,7 +670,8 @@ func (q *ReadyQ) Tenant(k int) (string, bool) {
 	return it.tenant, true
 }
 
-// Known lists every item the model knows, in no particular order.
+// Known lists every item the model knows, in no particular order. An
+// item in flight and Removed is known until its Done.
 func (q *ReadyQ) Known() []int {
 	ks := make([]int, 0, len(q.items))
 	for k := range q.items {
@@ -635,14 +702,18 @@ func (q *ReadyQ) count(f func(*rqItem) bool) int {
 	return n
 }
 
-// Validate checks the model's invariants: the queue holds each item at
-// most once, exactly the items in state queued, at their own priority and
-// tenant, and the fair-share rings match it; only one-shot items are idle
-// or disarmed; only items in flight are removed or re-armed, and a removed
-// one keeps nothing; nothing queued, idle or delayed has a mark; only a
-// delayed item has a ready time, later than now, and none once closed;
-// a failure count belongs to a known item that AddRateLimited was called
-// for; an armed Ready channel implies a Wait would block.
+// Validate checks the model's own invariants and describes the first one
+// broken. It returns nil unless the model has a bug. It checks that:
+//   - the queue holds exactly the queued items, once each, at their own
+//     priority and tenant, and the tenants' turns match it
+//   - only one-shot items are idle or disarmed
+//   - only items in flight are Removed or re-armed, and a Removed one
+//     keeps nothing
+//   - nothing queued, idle or delayed has a mark
+//   - only a delayed item has a ready time, in the future, and none once
+//     closed
+//   - a failure count belongs to a known item that AddRateLimited marked
+//   - a Ready channel still open is one a Wait would wait on
 func (q *ReadyQ) Validate() error {
 	if err := q.order.validate(); err != nil {
 		return err

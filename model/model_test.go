@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/evsync/evsync/internal/spin"
-	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/model"
 )
 
 func wantErr(t *testing.T, what string, got, want error) {

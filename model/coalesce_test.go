@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/internal/spin"
-	"github.com/evsync/evsync/internal/testsupport/model"
+	"github.com/evsync/evsync/model"
 )
 
 const ms = time.Millisecond
@@ -75,14 +75,18 @@ func state(wakeups, pending uint64, deadline time.Duration) step {
 	}}
 }
 
-// wait checks what TryWait returns.
+// wait checks what TryWait returns: ok is whether Wait returns at once,
+// err what it returns then (ok false and err nil: ErrWouldBlock).
 func wait(events uint64, ok bool, err error) step {
 	name := fmt.Sprintf("TryWait = %d, %v, %v", events, ok, err)
+	if !ok && err == nil {
+		err = spin.ErrWouldBlock
+	}
 	return step{name, func(t *testing.T, c *model.Coalescer) {
 		t.Helper()
-		e, k, er := c.TryWait()
-		if e != events || k != ok || !errors.Is(er, err) || (er == nil) != (err == nil) {
-			t.Fatalf("at %v: TryWait() = %d, %v, %v", c.Now(), e, k, er)
+		e, er := c.TryWait()
+		if e != events || !errors.Is(er, err) || (er == nil) != (err == nil) {
+			t.Fatalf("at %v: TryWait() = %d, %v", c.Now(), e, er)
 		}
 	}}
 }
@@ -256,10 +260,10 @@ func TestCoalescerDebounceSteadyStream(t *testing.T) {
 		if err := c.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		if n, ok, err := c.TryWait(); ok {
+		if n, err := c.TryWait(); err == nil {
 			got += n
 			last = c.Now()
-		} else if err != nil {
+		} else if err != spin.ErrWouldBlock {
 			t.Fatal(err)
 		}
 		if gap := c.Now() - last; gap > maxWait+3*ms {
@@ -267,7 +271,7 @@ func TestCoalescerDebounceSteadyStream(t *testing.T) {
 		}
 	}
 	c.Advance(maxWait)
-	n, _, _ := c.TryWait()
+	n, _ := c.TryWait()
 	if got+n != sent {
 		t.Fatalf("read %d events, sent %d", got+n, sent)
 	}

@@ -1,0 +1,115 @@
+package model
+
+import "github.com/evsync/evsync/internal/spin"
+
+// A Limiter models a semaphore.Limiter. It is a semaphore Counter that
+// starts full and counts in ints. Unlike a semaphore, it refuses every
+// acquire once closed, and a Release of more than is held fails with
+// ErrOverRelease. Make one with NewLimiter.
+//
+// The calls map onto the model as follows:
+//
+//	semaphore.Limiter        Limiter
+//	NewLimiter(n)            NewLimiter(n)
+//	Acquire(ctx, n)          Acquire(ctx, n)
+//	TryAcquire(n)            TryAcquire(n)
+//	Release(n)               Release(n)
+//	AcquirePermit(ctx, n)    Acquire(ctx, n), the permit holding n units
+//	TryAcquirePermit(n)      TryAcquire(n), the same
+//	Permit.Release()         Release(n) of the permit's n units, once
+//	SetLimit(n)              SetLimit(n)
+//	Drain(ctx)               Drain(ctx)
+//	Close()                  Close()
+//	Stats()                  Limit, InUse, Free, Closed
+//
+// Reserve is not modelled. Stats' Waiting is always 0, as sequential
+// callers leave no acquirer waiting.
+type Limiter struct {
+	c Counter
+}
+
+// NewLimiter returns a model of semaphore.NewLimiter(n), a limiter of n
+// units, all free. Like the real one, it panics if n is below 1.
+func NewLimiter(n int) *Limiter {
+	if n < 1 {
+		panic("model: limit below 1")
+	}
+	return &Limiter{c: Counter{kind: semaphoreKind, count: uint64(n), limit: uint64(n)}}
+}
+
+// Acquire models Limiter.Acquire. It returns, in this order of checks:
+//   - ErrInvalid for n negative or above the limit
+//   - context.Canceled if ctx is Done
+//   - ErrClosed after Close
+//   - nil, taking n units, if n is 0 or the units are free
+//   - ErrWouldBlock otherwise, where the real Acquire waits
+//
+// A call that returns an error changes nothing.
+func (l *Limiter) Acquire(ctx Ctx, n int) error {
+	switch {
+	case n < 0 || uint64(n) > l.c.limit:
+		return spin.ErrInvalid
+	case ctx == Done:
+		return stopped(ctx)
+	case l.c.closed:
+		return spin.ErrClosed
+	}
+	return l.c.Acquire(ctx, uint64(n))
+}
+
+// TryAcquire models Limiter.TryAcquire. It takes n units and returns true
+// if the limiter is open, 0 ≤ n ≤ limit and the units are free.
+func (l *Limiter) TryAcquire(n int) bool {
+	if n < 0 || l.c.closed {
+		return false
+	}
+	return l.c.TryAcquire(uint64(n))
+}
+
+// Release models Limiter.Release, which works after Close too. It returns:
+//   - nil once the n units are back
+//   - ErrInvalid for n negative
+//   - ErrOverRelease if the holders hold fewer than n units
+//
+// A failed Release changes nothing.
+func (l *Limiter) Release(n int) error {
+	if n < 0 {
+		return spin.ErrInvalid
+	}
+	if l.c.Write(uint64(n)) != nil {
+		return spin.ErrOverRelease
+	}
+	return nil
+}
+
+// SetLimit models Limiter.SetLimit. It returns ErrInvalid for n below 1,
+// and otherwise what Counter.SetLimit returns.
+func (l *Limiter) SetLimit(n int) error {
+	if n < 1 {
+		return spin.ErrInvalid
+	}
+	return l.c.SetLimit(uint64(n))
+}
+
+// Drain models Limiter.Drain. It returns:
+//   - context.Canceled if ctx is Done
+//   - nil if no unit is held
+//   - ErrWouldBlock otherwise, where the real Drain waits
+func (l *Limiter) Drain(ctx Ctx) error { return l.c.Drain(ctx) }
+
+// Close models Limiter.Close. Later acquires fail with ErrClosed, and
+// releases still work.
+func (l *Limiter) Close() { l.c.Close() }
+
+// Limit is Stats().Limit, the number of units.
+func (l *Limiter) Limit() int { return int(l.c.limit) }
+
+// InUse is Stats().InUse, the units held. After a cut it may be above
+// Limit for a while.
+func (l *Limiter) InUse() int { return int(l.c.limit + l.c.debt - l.c.count) }
+
+// Free is Stats().Free, the units not held.
+func (l *Limiter) Free() int { return int(l.c.count) }
+
+// Closed reports whether Close has been called.
+func (l *Limiter) Closed() bool { return l.c.closed }
