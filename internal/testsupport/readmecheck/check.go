@@ -99,8 +99,8 @@ func isDecls(code string) bool {
 func fragment(name string, b Block, decls bool, imports []string) string {
 	var src strings.Builder
 	src.WriteString("package readme\n\nimport (\n")
-	for _, path := range imports {
-		fmt.Fprintf(&src, "\t%q\n", path)
+	for _, name := range imports {
+		fmt.Fprintf(&src, "\t%s %q\n", name, packages[name])
 	}
 	src.WriteString(")\n\n")
 	if !declares(b.Given, "ctx") {
@@ -148,20 +148,21 @@ func declares(src, name string) bool {
 	return false
 }
 
-// importsOf returns the paths of the packages in the table that f names
-// before a dot, and "context" for ctx. A name that is a variable rather
-// than a package only adds an unused import, which is not reported.
+// importsOf returns the names in the table that f uses before a dot, and
+// "context" for ctx. Each is imported under its name, so testingclock is
+// k8s.io/utils/clock/testing. A name that is a variable rather than a
+// package only adds an unused import, which is not reported.
 func importsOf(f *ast.File) []string {
-	paths := map[string]bool{"context": true}
+	names := map[string]bool{"context": true}
 	ast.Inspect(f, func(n ast.Node) bool {
 		if sel, ok := n.(*ast.SelectorExpr); ok {
 			if id, ok := sel.X.(*ast.Ident); ok && packages[id.Name] != "" {
-				paths[packages[id.Name]] = true
+				names[id.Name] = true
 			}
 		}
 		return true
 	})
-	return slices.Sorted(maps.Keys(paths))
+	return slices.Sorted(maps.Keys(names))
 }
 
 // typeCheck returns the type errors of f, but for variables and imports

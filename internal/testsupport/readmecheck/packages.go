@@ -7,6 +7,7 @@ var packages = map[string]string{
 	// evsync
 	"coalesce":  "github.com/evsync/evsync/coalesce",
 	"kube":      "github.com/evsync/evsync/kube",
+	"model":     "github.com/evsync/evsync/model",
 	"readyq":    "github.com/evsync/evsync/readyq",
 	"semaphore": "github.com/evsync/evsync/semaphore",
 	"signal":    "github.com/evsync/evsync/signal",
@@ -25,14 +26,19 @@ var packages = map[string]string{
 	"types":         "k8s.io/apimachinery/pkg/types",
 	"workqueue":     "k8s.io/client-go/util/workqueue",
 
+	// k8s.io/utils's fake clocks, by the name client-go's tests give them
+	"testingclock": "k8s.io/utils/clock/testing",
+
 	// the standard library
-	"context": "context",
-	"errors":  "errors",
-	"fmt":     "fmt",
-	"log":     "log",
-	"os":      "os",
-	"slices":  "slices",
-	"strings": "strings",
-	"sync":    "sync",
-	"time":    "time",
+	"context":  "context",
+	"errors":   "errors",
+	"fmt":      "fmt",
+	"log":      "log",
+	"os":       "os",
+	"slices":   "slices",
+	"strings":  "strings",
+	"sync":     "sync",
+	"synctest": "testing/synctest",
+	"testing":  "testing",
+	"time":     "time",
 }

@@ -181,3 +181,18 @@ func TestWholeFileTakesNoComment(t *testing.T) {
 	}
 	oneProblem(t, problems, "DOC.md:1", "takes no <!-- go: comment")
 }
+
+// A table name that is not its package's name is imported under the
+// table's name. testingclock is k8s.io/utils/clock/testing, whose package
+// is testing, so imported as it is it would clash with package testing.
+func TestTableNamesAreTheImportNames(t *testing.T) {
+	md := "```go\n" +
+		"func TestFake(t *testing.T) {\n" +
+		"\tfake := testingclock.NewFakeClock(time.Now())\n" +
+		"\tfake.Step(time.Second)\n" +
+		"}\n" +
+		"```\n"
+	if problems := check(t, md); len(problems) != 0 {
+		t.Errorf("problems = %q, want none", problems)
+	}
+}
