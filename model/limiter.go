@@ -14,16 +14,18 @@ import "github.com/evsync/evsync/internal/spin"
 //	Acquire(ctx, n)          Acquire(ctx, n)
 //	TryAcquire(n)            TryAcquire(n)
 //	Release(n)               Release(n)
+//	Reserve(n)               Reserve(n)
 //	AcquirePermit(ctx, n)    Acquire(ctx, n), the permit holding n units
 //	TryAcquirePermit(n)      TryAcquire(n), the same
 //	Permit.Release()         Release(n) of the permit's n units, once
 //	SetLimit(n)              SetLimit(n)
 //	Drain(ctx)               Drain(ctx)
 //	Close()                  Close()
-//	Stats()                  Limit, InUse, Free, Closed
+//	Stats()                  Limit, InUse, Free, Waiting, Closed
 //
-// Reserve is not modelled. Stats' Waiting is always 0, as sequential
-// callers leave no acquirer waiting.
+// A Reservation's calls are modelled by Reservation. Its granted units go
+// back with Release, as the real ones do. Stats' Waiting counts pending
+// reservations only, as a sequential caller leaves no Acquire waiting.
 type Limiter struct {
 	c Counter
 }
@@ -34,14 +36,15 @@ func NewLimiter(n int) *Limiter {
 	if n < 1 {
 		panic("model: limit below 1")
 	}
-	return &Limiter{c: Counter{kind: semaphoreKind, count: uint64(n), limit: uint64(n)}}
+	return &Limiter{c: Counter{kind: semaphoreKind, count: uint64(n), limit: uint64(n), stops: true}}
 }
 
 // Acquire models Limiter.Acquire. It returns, in this order of checks:
 //   - ErrInvalid for n negative or above the limit
 //   - context.Canceled if ctx is Done
 //   - ErrClosed after Close
-//   - nil, taking n units, if n is 0 or the units are free
+//   - nil, taking n units, if n is 0, or the units are free and no
+//     reservation is pending
 //   - ErrWouldBlock otherwise, where the real Acquire waits
 //
 // A call that returns an error changes nothing.
@@ -57,8 +60,28 @@ func (l *Limiter) Acquire(ctx Ctx, n int) error {
 	return l.c.Acquire(ctx, uint64(n))
 }
 
+// Reserve models Limiter.Reserve. The reservation joins the tail of the
+// queue, and it is granted at once if its units are free with nobody
+// ahead. Reserve(0) is granted at once, even behind others. It returns,
+// in this order of checks:
+//   - nil and ErrInvalid for n negative or above the limit
+//   - nil and ErrClosed after Close
+//   - the reservation and nil otherwise
+//
+// Close refuses every pending reservation, even one whose units are free.
+func (l *Limiter) Reserve(n int) (*Reservation, error) {
+	switch {
+	case n < 0 || uint64(n) > l.c.limit:
+		return nil, spin.ErrInvalid
+	case l.c.closed:
+		return nil, spin.ErrClosed
+	}
+	return l.c.Reserve(uint64(n))
+}
+
 // TryAcquire models Limiter.TryAcquire. It takes n units and returns true
-// if the limiter is open, 0 ≤ n ≤ limit and the units are free.
+// if the limiter is open, 0 ≤ n ≤ limit, no reservation is pending and
+// the units are free. TryAcquire(0) of an open limiter is true.
 func (l *Limiter) TryAcquire(n int) bool {
 	if n < 0 || l.c.closed {
 		return false
@@ -110,6 +133,19 @@ func (l *Limiter) InUse() int { return int(l.c.limit + l.c.debt - l.c.count) }
 
 // Free is Stats().Free, the units not held.
 func (l *Limiter) Free() int { return int(l.c.count) }
+
+// Waiting is Stats().Waiting, the number of pending reservations.
+func (l *Limiter) Waiting() int { return len(l.c.queue) }
+
+// Queue returns the units each pending reservation asks for, oldest
+// first.
+func (l *Limiter) Queue() []int {
+	needs := make([]int, len(l.c.queue))
+	for i, r := range l.c.queue {
+		needs[i] = int(r.need)
+	}
+	return needs
+}
 
 // Closed reports whether Close has been called.
 func (l *Limiter) Closed() bool { return l.c.closed }

@@ -85,6 +85,7 @@ type Counter struct {
 	limit  uint64
 	debt   uint64 // what SetLimit took away that holders still have
 	closed bool
+	stops  bool           // a Limiter's: Close refuses every reservation, even one that fits
 	queue  []*Reservation // pending reservations, oldest first
 
 	armed bool   // a Ready channel is out and has not fired yet
@@ -443,6 +444,10 @@ func (c *Counter) WritableFired(t Ticket) bool { return uint64(t) <= c.wfires }
 // any more, so a smaller one behind a refused one may still be served);
 // then fires an armed Ready channel if the count is non-zero or closed.
 func (c *Counter) settle() {
+	for c.closed && c.stops && len(c.queue) != 0 {
+		c.queue[0].state = rejected
+		c.queue = c.queue[1:]
+	}
 	for len(c.queue) != 0 && c.queue[0].need <= c.count {
 		c.grantHead()
 	}

@@ -18,7 +18,7 @@ const (
 // A Reservation models a semaphore.Reservation, a place in a Counter's
 // FIFO queue of acquirers. It is granted once its units fit and every
 // reservation ahead of it is served, or refused by Close. Counter.Reserve
-// makes one.
+// and Limiter.Reserve make one.
 //
 // The calls map onto the model as follows:
 //
@@ -27,8 +27,8 @@ const (
 //	Err()                   Err()
 //	Cancel()                Cancel()
 //
-// A granted reservation's units are given back with Counter.Write, as the
-// real ones are with Release.
+// A granted reservation's units are given back with Counter.Write or
+// Limiter.Release, as the real ones are with Release.
 type Reservation struct {
 	c         *Counter
 	need      uint64

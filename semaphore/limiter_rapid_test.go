@@ -12,9 +12,10 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestLimiterModel drives every call of a Limiter and of its permits, one
-// at a time, next to model.Limiter and compares every result. A call that
-// would wait is made with a cancelled context (testkit.CheckBlocking).
+// TestLimiterModel drives every call of a Limiter, its permits and its
+// reservations, one at a time, next to model.Limiter and compares every
+// result. A call that would wait is made with a cancelled context
+// (testkit.CheckBlocking).
 func TestLimiterModel(t *testing.T) { testkit.CheckModel(t, testLimiterModel) }
 
 // FuzzLimiterModel is TestLimiterModel as a native fuzz target.
@@ -28,6 +29,7 @@ type limMachine struct {
 	l     *semaphore.Limiter
 	m     *model.Limiter
 	perms []limPermit
+	resv  []limReservation
 }
 
 // limPermit is a permit (held through a pointer, as a Permit is not
@@ -218,10 +220,11 @@ func (lm *limMachine) PermitForget(t *rapid.T) {
 
 func (lm *limMachine) Check(t *rapid.T) {
 	want := semaphore.LimiterStats{
-		Limit:  lm.m.Limit(),
-		InUse:  lm.m.InUse(),
-		Free:   lm.m.Free(),
-		Closed: lm.m.Closed(),
+		Limit:   lm.m.Limit(),
+		InUse:   lm.m.InUse(),
+		Free:    lm.m.Free(),
+		Waiting: lm.m.Waiting(),
+		Closed:  lm.m.Closed(),
 	}
 	if st := lm.l.Stats(); st != want {
 		t.Fatalf("Stats() = %+v, want %+v", st, want)
@@ -233,5 +236,46 @@ func (lm *limMachine) Check(t *rapid.T) {
 		if got := p.p.N(); got != p.n {
 			t.Fatalf("permit #%d holds %d, want %d", i, got, p.n)
 		}
+	}
+	for i, p := range lm.resv {
+		if got, want := testkit.IsClosed(p.r.Done()), p.m.Done(); got != want {
+			t.Fatalf("Done() of reservation #%d (for %d) closed = %v, want %v", i, p.m.Need(), got, want)
+		}
+		if got, want := p.r.Err(), p.m.Err(); got != want {
+			t.Fatalf("Err() of reservation #%d (for %d) = %v, want %v", i, p.m.Need(), got, want)
+		}
+	}
+}
+
+// limReservation is a reservation of the limiter and the model's.
+type limReservation struct {
+	r *semaphore.Reservation
+	m *model.Reservation
+}
+
+// Reserve joins the queue. A pending reservation holds up every Acquire
+// and TryAcquire behind it, and Close refuses it.
+func (lm *limMachine) Reserve(t *rapid.T) {
+	n := lm.amount(t, "n")
+	r, err := lm.l.Reserve(n)
+	mr, want := lm.m.Reserve(n)
+	testkit.SameErr(t, fmt.Sprintf("Reserve(%d)", n), err, want)
+	if (r == nil) != (mr == nil) {
+		t.Fatalf("Reserve(%d) returned reservation %v, model %v", n, r != nil, mr != nil)
+	}
+	if r != nil {
+		lm.resv = append(lm.resv, limReservation{r, mr})
+	}
+}
+
+// ReservationCancel gives a reservation up: its place in the queue, or
+// the units it was granted.
+func (lm *limMachine) ReservationCancel(t *rapid.T) {
+	if len(lm.resv) == 0 {
+		t.Skip("no reservation")
+	}
+	p := lm.resv[rapid.IntRange(0, len(lm.resv)-1).Draw(t, "reservation")]
+	if got, want := p.r.Cancel(), p.m.Cancel(); got != want {
+		t.Fatalf("Cancel() of a reservation for %d = %v, want %v", p.m.Need(), got, want)
 	}
 }
