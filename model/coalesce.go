@@ -34,6 +34,8 @@ import (
 // There, a time.Sleep(d) and a synctest.Wait let every timer due by then
 // run, in deadline order. A Wake at the very instant of a deadline comes
 // after the expiry, the order synctest gives when the sleeper wakes.
+// On a fake clock given with coalesce.WithClock, Advance(d) is a move of
+// d made one timer deadline at a time, each step letting the timer run.
 //
 // In audit mode, with maxWait 0, the first event of a window arms the
 // timer for delay, and later events do not move it. In trailing-debounce

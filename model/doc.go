@@ -17,7 +17,7 @@
 //     of its own.
 //
 // Each type's doc has a table of the real calls and the model's. A model
-// uses no goroutines, no clock and no locks. It is cheap to make, so a
+// uses no goroutines, no real clock and no locks. It is cheap to make, so a
 // test makes a fresh one for each case. It is not safe for concurrent
 // use.
 //
