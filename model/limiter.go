@@ -149,3 +149,8 @@ func (l *Limiter) Queue() []int {
 
 // Closed reports whether Close has been called.
 func (l *Limiter) Closed() bool { return l.c.closed }
+
+// Validate checks the model's own invariants, those of Counter.Validate,
+// and describes the first one broken. It returns nil unless the model has
+// a bug.
+func (l *Limiter) Validate() error { return l.c.Validate() }

@@ -219,6 +219,9 @@ func (lm *limMachine) PermitForget(t *rapid.T) {
 }
 
 func (lm *limMachine) Check(t *rapid.T) {
+	if err := lm.m.Validate(); err != nil {
+		t.Fatalf("the model broke an invariant: %v", err)
+	}
 	want := semaphore.LimiterStats{
 		Limit:   lm.m.Limit(),
 		InUse:   lm.m.InUse(),
