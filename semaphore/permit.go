@@ -94,7 +94,7 @@ func (p *Permit) Release() bool {
 // hand a permit on.
 func (p *Permit) Split(k int) (Permit, error) {
 	if k <= 0 || p.n < k {
-		return Permit{}, ErrInvalid
+		return Permit{}, invalid("split %d units from a permit of %d", k, p.n)
 	}
 	p.n -= k
 	return Permit{l: p.l, n: k}, nil
@@ -107,13 +107,13 @@ func (p *Permit) Split(k int) (Permit, error) {
 func (p *Permit) Merge(q *Permit) error {
 	switch {
 	case q == p:
-		return ErrInvalid
+		return invalid("merge a permit into itself")
 	case q.n == 0:
 		return nil
 	case p.n == 0:
 		p.l = q.l
 	case q.l != p.l:
-		return ErrInvalid
+		return invalid("merge a permit of another limiter")
 	}
 	p.n += q.n
 	q.n = 0
