@@ -21,7 +21,18 @@ import "context"
 // p.Release() works. A Permit must not be copied, because a copy would
 // hold the same units. The copylocks check of go vet reports copies. Hand
 // a permit on with a pointer, or move its units into a new permit with
-// Split(p.N()).
+// Move.
+//
+// To keep a permit in a struct, such as a job that holds its unit until
+// it ends, do one of these:
+//   - Assign the result of AcquirePermit to the field at once:
+//     j.p, err = lim.AcquirePermit(ctx, 1).
+//   - Move a permit in: &Job{p: p.Move()}. Move leaves p empty, so a
+//     deferred p.Release() then does nothing.
+//
+// Both are clean under go vet, which reports &Job{p: p} as a copy. Use
+// the struct through a pointer, and give its methods pointer receivers.
+// The example of Permit shows the pattern.
 //
 // A Permit's methods are not safe for concurrent use. A goroutine that
 // gives a permit to another hands it over, as it would any value. Getting
@@ -85,6 +96,17 @@ func (p *Permit) Release() bool {
 	}
 	p.n = 0
 	return true
+}
+
+// Move moves every unit of the permit into a new permit and returns it.
+// Afterwards p holds nothing, so its Release reports false. Move of an
+// empty permit returns the zero Permit. It is how a permit is handed on
+// by value, such as into a struct field, without a copy that go vet
+// reports (see Permit). It allocates nothing.
+func (p *Permit) Move() Permit {
+	n := p.n
+	p.n = 0
+	return Permit{l: p.l, n: n}
 }
 
 // Split moves k of the permit's units into a new permit and returns it.
