@@ -9,6 +9,16 @@
 // fake clock. Make each Semaphore, Limiter and Group in the bubble that
 // uses it. Its channels belong to that bubble, so it must not be shared
 // with another bubble or with code outside.
+//
+// # Errors
+//
+// The error of a bad argument says what was wrong and matches ErrInvalid,
+// e.g. "semaphore: acquire 5 units exceeds the limit 4: evsync: invalid
+// argument". So test errors with errors.Is, not ==. The doc of a call
+// lists such an error as ErrInvalid. The other errors (ErrClosed,
+// ErrWouldBlock, ErrOverRelease, ctx.Err()) are returned as they are.
+// Only a failed call builds a message. A call that succeeds allocates
+// nothing for it.
 package semaphore
 
 import (
