@@ -104,13 +104,13 @@ func WithContext(ctx context.Context, limit int) (*Group, context.Context) {
 // The first error fn returns is what Wait returns. If fn panics, Wait
 // panics (see Group).
 func (g *Group) Go(ctx context.Context, fn func() error) error {
-	if fn == nil {
+	switch {
+	case fn == nil:
 		return errGoNilFunc
+	case ctx == nil:
+		return errGoNilCtx
 	}
 	if err := g.l.Acquire(ctx, 1); err != nil {
-		if err == ErrInvalid {
-			return errGoNilCtx
-		}
 		return err
 	}
 	g.start(fn)
