@@ -24,21 +24,22 @@ import (
 // # Panics
 //
 // A panic in a function does not kill the process. Here a Group differs
-// from errgroup, where such a panic ends the program, since no caller can
-// recover it from another goroutine. The group's goroutine recovers it
-// instead:
+// from errgroup. There such a panic ends the program, because no other
+// goroutine can recover it. A Group's goroutine recovers it instead:
 //   - The function's slot is given back, as on a return.
 //   - WithContext's context is cancelled, with a *PanicError as its cause.
 //   - Wait, once every function has ended, panics with that *PanicError.
 //     It carries the value and the stack of the panicking goroutine.
 //
-// So the panic reaches the goroutine that waits for the work, where a
-// recover or the crash report can see it. Users of errgroup asked for
-// this (golang/go#53757), and sourcegraph/conc and alitto/pond v2 do it.
+// So the panic reaches the goroutine that waits for the work. There a
+// recover can handle it, or the crash report shows where it came from.
+// Users of errgroup asked for this (golang/go#53757). errgroup shipped it
+// once, then reverted it. sourcegraph/conc and alitto/pond v2 do it.
 //
 // Only the first panic is kept. Later ones are recovered and dropped. A
 // panic wins over an error: Wait panics even if a function returned an
-// error first. Every later Wait panics again with the same value.
+// error first. Every later Wait panics again with the same value. If
+// nobody calls Wait, the panic is lost, as an error would be.
 //
 // After a panic, Go and TryGo go on as after an error. They still start
 // functions. But a Go waiting on the group's context, or called with it,

@@ -165,6 +165,9 @@ func TestGroupPanicWinsOverAnError(t *testing.T) {
 	})
 }
 
+// names is empty, so the group function that indexes it panics.
+var names []string
+
 // TestGroupPanicErrorUnwrapsAnErrorValue: a panic with an error, the
 // runtime's included, is reachable with errors.Is and errors.As.
 func TestGroupPanicErrorUnwrapsAnErrorValue(t *testing.T) {
@@ -177,9 +180,7 @@ func TestGroupPanicErrorUnwrapsAnErrorValue(t *testing.T) {
 		}
 		g = semaphore.NewGroup(1)
 		testkit.MustNil(t, g.Go(context.Background(), func() error {
-			var m map[string]int
-			m["x"] = 1 // a runtime panic
-			return nil
+			return errors.New(names[len(names)]) // a runtime panic: index out of range
 		}))
 		var re runtime.Error
 		if p := waitPanic(t, g); !errors.As(p, &re) {
