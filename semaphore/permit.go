@@ -112,8 +112,7 @@ func (p *Permit) Move() Permit {
 // Split moves k of the permit's units into a new permit and returns it.
 // Both are released separately. It returns the zero Permit and
 // ErrInvalid, changing nothing, if the permit holds fewer than k units or
-// k is not positive. Split(p.N()) moves all of them, which is a way to
-// hand a permit on.
+// k is not positive. To move all of them, use Move, which never fails.
 func (p *Permit) Split(k int) (Permit, error) {
 	if k <= 0 || p.n < k {
 		return Permit{}, invalid("split %d units from a permit of %d", k, p.n)
