@@ -125,7 +125,7 @@ func (tr *trail) fail(format string, args ...any) {
 
 // sameErr fails the run unless a call (what) returned the model's error.
 func (tr *trail) sameErr(what string, got, want error) {
-	if got != want {
+	if !errMatches(got, want) {
 		tr.t.Helper()
 		tr.fail("%s = %v, model %v", what, got, want)
 	}

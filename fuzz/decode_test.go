@@ -159,7 +159,7 @@ func cancelledErr(want error) error {
 
 // errName names an outcome for the coverage tally and failure reports.
 func errName(err error) string {
-	switch err {
+	switch sentinel(err) {
 	case nil:
 		return "ok"
 	case spin.ErrWouldBlock:

@@ -245,13 +245,13 @@ func (r *kernelRun) check(desc string) {
 }
 
 func (r *kernelRun) sameErr(what string, got, kerr error) {
-	if got != kerr {
+	if !errMatches(got, kerr) {
 		r.fail("%s (%s) = %v, kernel %v", what, r.mode, got, kerr)
 	}
 }
 
 func (r *kernelRun) sameRead(what string, v uint64, err error, kv uint64, kerr error) {
-	if v != kv || err != kerr {
+	if v != kv || !errMatches(err, kerr) {
 		r.fail("%s (%s) = %d, %v; kernel %d, %v", what, r.mode, v, err, kv, kerr)
 	}
 }

@@ -2,6 +2,7 @@ package fuzz_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -187,7 +188,7 @@ func limAcquireStep(s limState, c limCall, o output) (bool, limState) {
 	if decided, legal := ctxStep(c.ctx, valid, o.err); decided {
 		return legal, s
 	}
-	switch o.err {
+	switch sentinel(o.err) {
 	case nil:
 		return s.take(c.n)
 	case spin.ErrClosed:
@@ -204,7 +205,7 @@ func limAcquireStep(s limState, c limCall, o output) (bool, limState) {
 func limReleaseStep(s limState, n int, err error) (bool, limState) {
 	switch {
 	case n < 0:
-		return err == spin.ErrInvalid, s
+		return errors.Is(err, spin.ErrInvalid), s
 	case n > s.inUse():
 		return err == spin.ErrOverRelease, s
 	case err != nil:
@@ -239,7 +240,7 @@ func limPermitReleaseStep(s limState, c limCall, o output) (bool, limState) {
 // rest, and a cut takes free units and owes what they do not cover.
 func limSetLimitStep(s limState, c limCall, o output) (bool, limState) {
 	valid := c.n >= 1
-	switch o.err {
+	switch sentinel(o.err) {
 	case spin.ErrInvalid:
 		return !valid || c.contended && !s.closed, s
 	case spin.ErrClosed:

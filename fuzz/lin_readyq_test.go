@@ -245,7 +245,7 @@ func rqLinStep(s rqLinState, c rqLinCall, o rqLinOut, mode readyq.Mode) (bool, a
 		if decided, legal := ctxStep(c.ctx, true, o.err); decided {
 			return legal && len(o.items) == 0, s
 		}
-		switch o.err {
+		switch sentinel(o.err) {
 		case nil:
 			return len(o.items) != 0 && s.queue != "" && rqTakeOK(s, c.max, o.items), rqTaken(s, o.items)
 		case readyq.ErrClosed:

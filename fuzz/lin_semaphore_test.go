@@ -181,7 +181,7 @@ func semAcquireStep(s semState, c semCall, o output) (bool, semState) {
 	if decided, legal := ctxStep(c.ctx, n <= s.limit, o.err); decided {
 		return legal, s
 	}
-	switch o.err {
+	switch sentinel(o.err) {
 	case nil: // granted: n units were there at that moment
 		return s.take(n)
 	case spin.ErrClosed: // refused: closed, and too few units left
@@ -223,7 +223,7 @@ func (s semState) write(n uint64, u ctxUse, err error) (bool, semState) {
 	}
 	pay := min(n, s.debt)
 	fits := valid && n-pay <= s.limit-s.count
-	switch err {
+	switch sentinel(err) {
 	case nil:
 		if !fits {
 			return false, s
@@ -249,7 +249,7 @@ func (s semState) write(n uint64, u ctxUse, err error) (bool, semState) {
 func semSetLimitStep(s semState, c semCall, o output) (bool, semState) {
 	l := c.n
 	valid := l != 0 && l <= semaphore.Max
-	switch o.err {
+	switch sentinel(o.err) {
 	case spin.ErrInvalid:
 		return !valid || c.contended && !s.closed, s
 	case spin.ErrClosed:

@@ -109,7 +109,7 @@ func sigStep(s counterState, c sigCall, o output) (bool, any) {
 		if decided, legal := ctxStep(c.ctx, true, o.err); decided {
 			return legal && o.v == 0, s
 		}
-		switch o.err {
+		switch sentinel(o.err) {
 		case nil:
 			return o.v != 0 && o.v == s.count, counterState{0, s.closed}
 		case spin.ErrClosed:

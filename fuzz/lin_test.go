@@ -2,6 +2,7 @@ package fuzz_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -189,7 +190,7 @@ func write(s counterState, n, limit uint64, u ctxUse, err error, takesBack bool)
 		return legal, s
 	}
 	refused := s.closed && !takesBack
-	switch err {
+	switch sentinel(err) {
 	case nil:
 		if refused || n > limit || n > limit-s.count {
 			return false, s
@@ -260,4 +261,20 @@ func describeOp(in, out any) string {
 		return closeCall
 	}
 	return fmt.Sprintf("%v → %v", in, out)
+}
+
+// errMatches reports whether a call's error got is the model's (or the
+// kernel's) want: the same value, or one that wraps it. The error of a
+// bad argument wraps ErrInvalid with what was wrong, while a model
+// returns the bare value.
+func errMatches(got, want error) bool { return got == want || errors.Is(got, want) }
+
+// sentinel returns the shared evsync error that err matches, or err. The
+// error of a bad argument wraps ErrInvalid with what was wrong, while the
+// models return the bare value, so the steps match errors with errors.Is.
+func sentinel(err error) error {
+	if errors.Is(err, spin.ErrInvalid) {
+		return spin.ErrInvalid
+	}
+	return err
 }

@@ -272,13 +272,13 @@ type settling struct {
 }
 
 func (r *sigRun) sameErr(what string, got, want error) {
-	if got != want {
+	if !errMatches(got, want) {
 		r.fail("%s = %v, model %v", what, got, want)
 	}
 }
 
 func (r *sigRun) sameResult(what string, got, want result) {
-	if got != want {
+	if got.v != want.v || !errMatches(got.err, want.err) {
 		r.fail("%s = (%d, %v), model (%d, %v)", what, got.v, got.err, want.v, want.err)
 	}
 }

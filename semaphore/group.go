@@ -2,7 +2,10 @@ package semaphore
 
 import (
 	"context"
+	"fmt"
+	"runtime/debug"
 	"sync"
+	"sync/atomic"
 )
 
 // A Group runs goroutines, at most its limit of them at a time, and waits
@@ -15,13 +18,68 @@ import (
 // usable. A Group must not be copied after first use.
 //
 // A Go call synchronizes before its function runs. The end of every
-// function synchronizes before Wait returns.
+// function, and the release of its slot, synchronize before Wait returns.
+// So when Wait returns, every slot is free again.
+//
+// # Panics
+//
+// A panic in a function does not kill the process. Here a Group differs
+// from errgroup. There such a panic ends the program, because no other
+// goroutine can recover it. A Group's goroutine recovers it instead:
+//   - The function's slot is given back, as on a return.
+//   - WithContext's context is cancelled, with a *PanicError as its cause.
+//   - Wait, once every function has ended, panics with that *PanicError.
+//     It carries the value and the stack of the panicking goroutine.
+//
+// So the panic reaches the goroutine that waits for the work. There a
+// recover can handle it, or the crash report shows where it came from.
+// Users of errgroup asked for this (golang/go#53757). errgroup shipped it
+// once, then reverted it. sourcegraph/conc and alitto/pond v2 do it.
+//
+// Only the first panic is kept. Later ones are recovered and dropped. A
+// panic wins over an error: Wait panics even if a function returned an
+// error first. Every later Wait panics again with the same value. If
+// nobody calls Wait, the panic is lost, as an error would be.
+//
+// After a panic, Go and TryGo go on as after an error. They still start
+// functions. But a Go waiting on the group's context, or called with it,
+// returns ctx.Err() and starts nothing, since that context is cancelled.
+//
+// A function that calls runtime.Goexit ends without a result. Its slot is
+// given back, and it counts as neither an error nor a panic, as in
+// errgroup. A panic(nil) is a panic: since Go 1.21 its value is a
+// *runtime.PanicNilError.
 type Group struct {
-	l      *Limiter // one unit per running goroutine
-	wg     sync.WaitGroup
-	cancel context.CancelCauseFunc // WithContext's, nil for NewGroup
-	once   sync.Once
-	err    error // the first error a function returned, written once
+	l        *Limiter // one unit per running goroutine
+	wg       sync.WaitGroup
+	cancel   context.CancelCauseFunc // WithContext's, nil for NewGroup
+	once     sync.Once
+	err      error                      // the first error a function returned, written once
+	panicked atomic.Pointer[PanicError] // the first panic recovered, or nil
+}
+
+// A PanicError is the value a Group's Wait panics with after a function
+// of the group panicked. It is also the cause of WithContext's context
+// then (see Group).
+type PanicError struct {
+	// Value is the value the function panicked with.
+	Value any
+	// Stack is the stack of the goroutine that panicked, taken when the
+	// group recovered the panic, as debug.Stack formats it.
+	Stack []byte
+}
+
+// Error returns the panic's value and the stack where it happened. A
+// crash report of Wait's panic shows both.
+func (p *PanicError) Error() string {
+	return fmt.Sprintf("semaphore: a group's function panicked: %v\n\n%s", p.Value, p.Stack)
+}
+
+// Unwrap returns the panic's value if it is an error, such as a
+// runtime.Error, and nil otherwise. So errors.Is and errors.As see it.
+func (p *PanicError) Unwrap() error {
+	err, _ := p.Value.(error)
+	return err
 }
 
 // NewGroup returns a group that runs at most limit goroutines at a time.
@@ -29,8 +87,9 @@ type Group struct {
 func NewGroup(limit int) *Group { return &Group{l: NewLimiter(limit)} }
 
 // WithContext returns a group of the given limit and a context derived
-// from ctx. The context is cancelled, with the error as its cause, when a
-// function first returns an error, or when Wait returns.
+// from ctx. The context is cancelled when a function first returns an
+// error or panics, with that error or a *PanicError as its cause. It is
+// cancelled when Wait returns too.
 func WithContext(ctx context.Context, limit int) (*Group, context.Context) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	return &Group{l: NewLimiter(limit), cancel: cancel}, ctx
@@ -40,11 +99,18 @@ func WithContext(ctx context.Context, limit int) (*Group, context.Context) {
 // new goroutine. Callers that wait are served in the order they came. It
 // returns nil once fn is started. Otherwise it does not call fn, and it
 // returns:
+//   - an error matching ErrInvalid at once for a nil fn or a nil ctx
 //   - ctx.Err() at once if ctx is already done, or when ctx ends first
-//   - ErrInvalid for a nil ctx
 //
-// The first error fn returns is what Wait returns.
+// The first error fn returns is what Wait returns. If fn panics, Wait
+// panics (see Group).
 func (g *Group) Go(ctx context.Context, fn func() error) error {
+	switch {
+	case fn == nil:
+		return errGoNilFunc
+	case ctx == nil:
+		return errGoNilCtx
+	}
 	if err := g.l.Acquire(ctx, 1); err != nil {
 		return err
 	}
@@ -53,9 +119,11 @@ func (g *Group) Go(ctx context.Context, fn func() error) error {
 }
 
 // TryGo calls fn in a new goroutine if fewer goroutines than the limit run
-// and nobody waits in Go, and reports whether it did.
+// and nobody waits in Go, and reports whether it did. For a nil fn it
+// starts nothing and returns false, as errgroup's TryGo returns false for
+// what it cannot start. Go(ctx, nil) reports the nil function by name.
 func (g *Group) TryGo(fn func() error) bool {
-	if !g.l.TryAcquire(1) {
+	if fn == nil || !g.l.TryAcquire(1) {
 		return false
 	}
 	g.start(fn)
@@ -66,33 +134,67 @@ func (g *Group) TryGo(fn func() error) bool {
 func (g *Group) start(fn func() error) {
 	g.wg.Add(1)
 	go func() {
-		defer g.wg.Done()
-		defer g.l.Release(1) // the unit Go took, so never an over-release
-		if err := fn(); err != nil {
-			g.once.Do(func() {
-				g.err = err
-				if g.cancel != nil {
-					g.cancel(err)
-				}
-			})
+		defer g.wg.Done() // last: Wait returns only once the unit is back
+		defer g.release() // the unit Go took, so never an over-release
+		g.run(fn)
+	}()
+}
+
+// release gives back the unit of a function that ended.
+func (g *Group) release() {
+	groupHook() // the window between the function's end and the release
+	g.l.Release(1)
+}
+
+// run calls fn and keeps its error, or recovers its panic.
+func (g *Group) run(fn func() error) {
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		v := recover()
+		if v == nil {
+			return // runtime.Goexit: panic(nil) has a value since Go 1.21
+		}
+		p := &PanicError{Value: v, Stack: debug.Stack()}
+		if g.panicked.CompareAndSwap(nil, p) && g.cancel != nil {
+			g.cancel(p)
 		}
 	}()
+	err := fn()
+	returned = true
+	if err != nil {
+		g.once.Do(func() {
+			g.err = err
+			if g.cancel != nil {
+				g.cancel(err)
+			}
+		})
+	}
 }
 
 // SetLimit changes how many goroutines may run at once, while they run.
 // A cut stops no goroutine. New ones wait until fewer than the new limit
-// run. It returns ErrInvalid, changing nothing, for a limit below 1.
+// run. It returns an error matching ErrInvalid, changing nothing, for a
+// limit below 1.
 func (g *Group) SetLimit(limit int) error { return g.l.SetLimit(limit) }
 
-// Wait waits until every function started by Go and TryGo has returned.
-// Then it returns the first error one of them returned, or nil if none.
-// With WithContext, it cancels the group's context. As errgroup's does, a
-// Group keeps its first error for good. Start a new round with a new
-// Group.
+// Wait waits until every function started by Go and TryGo has returned
+// and given its slot back. Then it returns the first error one of them
+// returned, or nil if none. With WithContext, it cancels the group's
+// context. As errgroup's does, a Group keeps its first error for good.
+// Start a new round with a new Group.
+//
+// If a function panicked, Wait panics with a *PanicError instead, every
+// time it is called (see Group).
 func (g *Group) Wait() error {
 	g.wg.Wait()
 	if g.cancel != nil {
 		g.cancel(g.err)
+	}
+	if p := g.panicked.Load(); p != nil {
+		panic(p)
 	}
 	return g.err
 }

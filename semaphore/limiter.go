@@ -68,13 +68,27 @@ func (l *Limiter) Acquire(ctx context.Context, n int) error {
 		if l.c.TakeFast(uint64(n)) {
 			return nil
 		}
-		return l.c.TakeSlow(ctx, uint64(n))
+		if err := l.c.TakeSlow(ctx, uint64(n)); err != nil {
+			return l.acquireErr(err, ctx == nil, n)
+		}
+		return nil
 	}
 	if n < 0 {
-		return ErrInvalid
+		return invalid("acquire %d units: a negative count", n)
 	}
-	_, err := l.c.Read(ctx, counter.Semaphore, uint64(n))
-	return err
+	if _, err := l.c.Read(ctx, counter.Semaphore, uint64(n)); err != nil {
+		return l.acquireErr(err, ctx == nil, n)
+	}
+	return nil
+}
+
+// acquireErr is the error of a failed acquire of n units: err, or what was
+// wrong if err is the count's bare ErrInvalid.
+func (l *Limiter) acquireErr(err error, nilCtx bool, n int) error {
+	if err != ErrInvalid {
+		return err
+	}
+	return badRead("acquire", nilCtx, uint64(n), l.c.Limit())
 }
 
 // TryAcquire takes n units if they are free and nobody is queued ahead,
@@ -100,10 +114,13 @@ func (l *Limiter) TryAcquire(n int) bool {
 // reservation (see Reservation).
 func (l *Limiter) Reserve(n int) (*Reservation, error) {
 	if n < 0 {
-		return nil, ErrInvalid
+		return nil, invalid("reserve %d units: a negative count", n)
 	}
 	r := new(Reservation)
 	if err := l.c.Reserve(&r.r, uint64(n)); err != nil {
+		if err == ErrInvalid {
+			err = badRead("reserve", false, uint64(n), l.c.Limit())
+		}
 		return nil, err
 	}
 	return r, nil
@@ -121,7 +138,7 @@ func (l *Limiter) Release(n int) error {
 		return nil
 	}
 	if n < 0 {
-		return ErrInvalid
+		return invalid("release %d units: a negative count", n)
 	}
 	if l.c.AddSlow(counter.Semaphore, uint64(n)) != nil {
 		return ErrOverRelease // free units would pass limit plus debt, so more than is held
@@ -140,9 +157,15 @@ func (l *Limiter) Release(n int) error {
 // after Close.
 func (l *Limiter) SetLimit(n int) error {
 	if n < 1 {
-		return ErrInvalid
+		return invalid("set limit %d: below 1", n)
 	}
-	return l.c.SetLimit(uint64(n))
+	if err := l.c.SetLimit(uint64(n)); err != nil {
+		if err == ErrInvalid {
+			err = badLimit(uint64(n))
+		}
+		return err
+	}
+	return nil
 }
 
 // Drain waits until every unit is back and nothing is held. It is a
@@ -152,7 +175,13 @@ func (l *Limiter) SetLimit(n int) error {
 //   - ctx.Err() at once if ctx is done, or when ctx ends first
 //
 // It changes nothing and works on an open limiter too.
-func (l *Limiter) Drain(ctx context.Context) error { return l.c.Drain(ctx) }
+func (l *Limiter) Drain(ctx context.Context) error {
+	err := l.c.Drain(ctx)
+	if err == ErrInvalid {
+		err = errDrainNilCtx // its only bad argument
+	}
+	return err
+}
 
 // Close ends new work (see Limiter). It is idempotent.
 func (l *Limiter) Close() { l.c.Close() }

@@ -2,6 +2,7 @@ package semaphore_test
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -141,7 +142,7 @@ func TestLimiterBadArguments(t *testing.T) {
 	if l.TryAcquire(-1) || l.TryAcquire(3) {
 		t.Fatal("TryAcquire of a bad count succeeded")
 	}
-	if p, err := l.AcquirePermit(ctx, -1); err != semaphore.ErrInvalid || p.N() != 0 {
+	if p, err := l.AcquirePermit(ctx, -1); !errors.Is(err, semaphore.ErrInvalid) || p.N() != 0 {
 		t.Fatalf("AcquirePermit(-1) = %d units, %v", p.N(), err)
 	}
 	wantStats(t, l, semaphore.LimiterStats{Limit: 2, Free: 2})
@@ -249,7 +250,7 @@ func TestLimiterReserveIsSelectable(t *testing.T) {
 				t.Fatalf("Reserve(%d) after Close = %v", n, err)
 			}
 		}
-		if _, err := l.Reserve(-1); err != semaphore.ErrInvalid {
+		if _, err := l.Reserve(-1); !errors.Is(err, semaphore.ErrInvalid) {
 			t.Fatalf("Reserve(-1) = %v", err)
 		}
 		testkit.MustNil(t, l.Release(2))

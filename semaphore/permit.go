@@ -21,7 +21,18 @@ import "context"
 // p.Release() works. A Permit must not be copied, because a copy would
 // hold the same units. The copylocks check of go vet reports copies. Hand
 // a permit on with a pointer, or move its units into a new permit with
-// Split(p.N()).
+// Move.
+//
+// To keep a permit in a struct, such as a job that holds its unit until
+// it ends, do one of these:
+//   - Assign the result of AcquirePermit to the field at once:
+//     j.p, err = lim.AcquirePermit(ctx, 1).
+//   - Move a permit in: &Job{p: p.Move()}. Move leaves p empty, so a
+//     deferred p.Release() then does nothing.
+//
+// Both are clean under go vet, which reports &Job{p: p} as a copy. Use
+// the struct through a pointer, and give its methods pointer receivers.
+// The example of Permit shows the pattern.
 //
 // A Permit's methods are not safe for concurrent use. A goroutine that
 // gives a permit to another hands it over, as it would any value. Getting
@@ -87,14 +98,24 @@ func (p *Permit) Release() bool {
 	return true
 }
 
+// Move moves every unit of the permit into a new permit and returns it.
+// Afterwards p holds nothing, so its Release reports false. Move of an
+// empty permit returns the zero Permit. It is how a permit is handed on
+// by value, such as into a struct field, without a copy that go vet
+// reports (see Permit). It allocates nothing.
+func (p *Permit) Move() Permit {
+	n := p.n
+	p.n = 0
+	return Permit{l: p.l, n: n}
+}
+
 // Split moves k of the permit's units into a new permit and returns it.
 // Both are released separately. It returns the zero Permit and
 // ErrInvalid, changing nothing, if the permit holds fewer than k units or
-// k is not positive. Split(p.N()) moves all of them, which is a way to
-// hand a permit on.
+// k is not positive. To move all of them, use Move, which never fails.
 func (p *Permit) Split(k int) (Permit, error) {
 	if k <= 0 || p.n < k {
-		return Permit{}, ErrInvalid
+		return Permit{}, invalid("split %d units from a permit of %d", k, p.n)
 	}
 	p.n -= k
 	return Permit{l: p.l, n: k}, nil
@@ -107,13 +128,13 @@ func (p *Permit) Split(k int) (Permit, error) {
 func (p *Permit) Merge(q *Permit) error {
 	switch {
 	case q == p:
-		return ErrInvalid
+		return invalid("merge a permit into itself")
 	case q.n == 0:
 		return nil
 	case p.n == 0:
 		p.l = q.l
 	case q.l != p.l:
-		return ErrInvalid
+		return invalid("merge a permit of another limiter")
 	}
 	p.n += q.n
 	q.n = 0

@@ -172,3 +172,34 @@ func wantFree(t *testing.T, l *semaphore.Limiter, n int) {
 		t.Fatalf("%d units free, want %d", got, n)
 	}
 }
+
+// TestPermitMoveLeavesTheSourceEmpty: Move hands every unit to the permit
+// it returns. The source then holds nothing, so its Release reports false
+// and gives nothing back, and the moved permit gives the units back once.
+func TestPermitMoveLeavesTheSourceEmpty(t *testing.T) {
+	l := semaphore.NewLimiter(3)
+	p, ok := l.TryAcquirePermit(2)
+	if !ok {
+		t.Fatal("TryAcquirePermit(2) on an idle limiter failed")
+	}
+	q := p.Move()
+	if p.N() != 0 || q.N() != 2 {
+		t.Fatalf("after Move: source %d units, moved %d; want 0, 2", p.N(), q.N())
+	}
+	if p.Release() {
+		t.Fatal("Release of a moved-from permit = true")
+	}
+	if st := l.Stats(); st.InUse != 2 {
+		t.Fatalf("after the source's Release: %v, want 2 units still held", st)
+	}
+	if !q.Release() || q.Release() {
+		t.Fatal("the moved permit did not give its units back exactly once")
+	}
+	if st := l.Stats(); st.InUse != 0 {
+		t.Fatalf("after the moved permit's Release: %v", st)
+	}
+	var zero semaphore.Permit
+	if moved := zero.Move(); moved.N() != 0 || moved.Release() {
+		t.Fatal("Move of the zero Permit holds units")
+	}
+}

@@ -37,7 +37,7 @@ type Reservation struct{ r counter.Reservation }
 func (s *Semaphore) Reserve(n uint64) (*Reservation, error) {
 	r := new(Reservation)
 	if err := s.c.Reserve(&r.r, n); err != nil {
-		return nil, err
+		return nil, s.readErr("reserve", err, false, n)
 	}
 	return r, nil
 }

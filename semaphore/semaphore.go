@@ -9,6 +9,16 @@
 // fake clock. Make each Semaphore, Limiter and Group in the bubble that
 // uses it. Its channels belong to that bubble, so it must not be shared
 // with another bubble or with code outside.
+//
+// # Errors
+//
+// The error of a bad argument says what was wrong and matches ErrInvalid,
+// e.g. "semaphore: acquire 5 units exceeds the limit 4: evsync: invalid
+// argument". So test errors with errors.Is, not ==. The doc of a call
+// lists such an error as ErrInvalid. The other errors (ErrClosed,
+// ErrWouldBlock, ErrOverRelease, ctx.Err()) are returned as they are.
+// Only a failed call builds a message. A call that succeeds allocates
+// nothing for it.
 package semaphore
 
 import (
@@ -28,7 +38,10 @@ const Max uint64 = counter.Max
 var (
 	// ErrWouldBlock is returned by Release when the count has no room.
 	ErrWouldBlock = spin.ErrWouldBlock
-	// ErrInvalid is returned for a request above the limit or a nil context.
+	// ErrInvalid is what every error for a bad argument matches, such as
+	// a request above the limit or a nil context. Each such error says
+	// what was wrong, e.g. "semaphore: acquire 5 units exceeds the limit
+	// 4: evsync: invalid argument". Test for it with errors.Is.
 	ErrInvalid = spin.ErrInvalid
 	// ErrClosed is returned by writes after Close and by acquires that find
 	// a closed semaphore without enough units left.
@@ -102,10 +115,32 @@ func (s *Semaphore) Acquire(ctx context.Context, n uint64) error {
 		if s.c.TakeFast(n) {
 			return nil
 		}
-		return s.c.TakeSlow(ctx, n)
+		if err := s.c.TakeSlow(ctx, n); err != nil {
+			return s.readErr("acquire", err, ctx == nil, n)
+		}
+		return nil
 	}
-	_, err := s.c.Read(ctx, counter.Semaphore, n)
-	return err
+	if _, err := s.c.Read(ctx, counter.Semaphore, n); err != nil {
+		return s.readErr("acquire", err, ctx == nil, n)
+	}
+	return nil
+}
+
+// readErr is the error of a failed acquire of n units (op): err, or what
+// was wrong if err is the count's bare ErrInvalid.
+func (s *Semaphore) readErr(op string, err error, nilCtx bool, n uint64) error {
+	if err != ErrInvalid {
+		return err
+	}
+	return badRead(op, nilCtx, n, s.c.Limit())
+}
+
+// writeErr is readErr for a release of n units (op).
+func (s *Semaphore) writeErr(op string, err error, nilCtx bool, n uint64) error {
+	if err != ErrInvalid {
+		return err
+	}
+	return badWrite(op, nilCtx, n, s.c.Limit(), s.c.Debt())
 }
 
 // TryAcquire takes n units if they are available and nobody is queued
@@ -133,7 +168,11 @@ func (s *Semaphore) TryAcquire(n uint64) bool {
 // A failed call takes nothing. AcquireUpTo is Java's drainPermits with a
 // wait, and a worker pool's "give me up to k slots".
 func (s *Semaphore) AcquireUpTo(ctx context.Context, max uint64) (uint64, error) {
-	return s.c.ReadUpTo(ctx, max)
+	v, err := s.c.ReadUpTo(ctx, max)
+	if err == ErrInvalid {
+		err = errUpToNilCtx // its only bad argument
+	}
+	return v, err
 }
 
 // TakeAll takes every available unit at once and returns how many it
@@ -158,7 +197,10 @@ func (s *Semaphore) Release(n uint64) error {
 	if s.c.AddFast(n) {
 		return nil
 	}
-	return s.c.AddSlow(counter.Semaphore, n)
+	if err := s.c.AddSlow(counter.Semaphore, n); err != nil {
+		return s.writeErr("release", err, false, n)
+	}
+	return nil
 }
 
 // ReleaseWait adds n units, waiting while count+n would pass the limit.
@@ -181,7 +223,10 @@ func (s *Semaphore) Release(n uint64) error {
 // other until some other call moves the count. A limit of at least the
 // largest acquire plus the largest ReleaseWait rules this out.
 func (s *Semaphore) ReleaseWait(ctx context.Context, n uint64) error {
-	return s.c.WriteWait(ctx, counter.Semaphore, n)
+	if err := s.c.WriteWait(ctx, counter.Semaphore, n); err != nil {
+		return s.writeErr("release and wait", err, ctx == nil, n)
+	}
+	return nil
 }
 
 // SetLimit changes the limit of a running semaphore to limit.
@@ -201,7 +246,15 @@ func (s *Semaphore) ReleaseWait(ctx context.Context, n uint64) error {
 // ReleaseWait, which could then never be served. Cancel that request
 // first. SetLimit returns ErrClosed after Close, since a closed semaphore
 // keeps its limit and is never reopened.
-func (s *Semaphore) SetLimit(limit uint64) error { return s.c.SetLimit(limit) }
+func (s *Semaphore) SetLimit(limit uint64) error {
+	if err := s.c.SetLimit(limit); err != nil {
+		if err == ErrInvalid {
+			err = badLimit(limit)
+		}
+		return err
+	}
+	return nil
+}
 
 // Ready returns a channel that is closed once the count is non-zero or the
 // semaphore is closed, like poll's POLLIN. Each call returns a channel for
@@ -242,7 +295,13 @@ func (s *Semaphore) Close() { s.c.Close() }
 //
 // It changes nothing and works on an open semaphore too. With the default
 // limit (Max) the count is at the limit only once Max units are there.
-func (s *Semaphore) Drain(ctx context.Context) error { return s.c.Drain(ctx) }
+func (s *Semaphore) Drain(ctx context.Context) error {
+	err := s.c.Drain(ctx)
+	if err == ErrInvalid {
+		err = errDrainNilCtx // its only bad argument
+	}
+	return err
+}
 
 // Stats is a snapshot of a semaphore's state.
 type Stats struct {

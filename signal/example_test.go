@@ -2,6 +2,7 @@ package signal_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -50,11 +51,18 @@ func ExampleSignal_Ready() {
 }
 
 // Add refuses a write that would pass Max, like a non-blocking eventfd
-// write returning EAGAIN.
+// write returning EAGAIN. A write that could never fit is a bad argument:
+// its error says what was wrong and matches ErrInvalid.
 func ExampleSignal_Add() {
 	sig := signal.New(signal.Max)
-	fmt.Println(sig.Add(1), sig.Add(1<<64-1))
-	// Output: evsync: operation would block evsync: invalid argument
+	fmt.Println(sig.Add(1))
+	err := sig.Add(1<<64 - 1)
+	fmt.Println(errors.Is(err, signal.ErrInvalid))
+	fmt.Println(err)
+	// Output:
+	// evsync: operation would block
+	// true
+	// signal: add 18446744073709551615: above Max 18446744073709551614: evsync: invalid argument
 }
 
 // WithWakeDelay coalesces a burst of adds into one wakeup of a blocked

@@ -26,8 +26,10 @@ const Max uint64 = counter.Max
 var (
 	// ErrWouldBlock is returned by Add when count+n would pass Max.
 	ErrWouldBlock = spin.ErrWouldBlock
-	// ErrInvalid is returned by Add and AddWait for n = 1<<64-1 (eventfd's
-	// EINVAL) and by the blocking calls for a nil context.
+	// ErrInvalid is what the errors of Add and AddWait for n = 1<<64-1
+	// (eventfd's EINVAL), and of the blocking calls for a nil context,
+	// match. Each says what was wrong, e.g. "signal: wait: nil context:
+	// evsync: invalid argument". Test for it with errors.Is.
 	ErrInvalid = spin.ErrInvalid
 	// ErrClosed is returned by writes after Close and by Wait once a closed
 	// signal has nothing left.
@@ -95,7 +97,18 @@ func (s *Signal) Add(n uint64) error {
 	if s.c.AddFast(n) {
 		return nil
 	}
-	return s.c.AddSlow(counter.Plain, n)
+	err := s.c.AddSlow(counter.Plain, n)
+	if err == ErrInvalid {
+		err = errAddMax // the only bad argument of an add
+	}
+	return err
+}
+
+// invalid returns an error that says what was wrong with a call's
+// arguments and matches ErrInvalid with errors.Is. Only error paths call
+// it, so a call that succeeds allocates nothing for it.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("signal: %s: %w", fmt.Sprintf(format, args...), ErrInvalid)
 }
 
 // AddWait adds n, waiting while count+n would pass Max, as a blocking
@@ -108,7 +121,14 @@ func (s *Signal) Add(n uint64) error {
 //
 // A failed AddWait adds nothing. AddWait(ctx, 0) never waits.
 func (s *Signal) AddWait(ctx context.Context, n uint64) error {
-	return s.c.WriteWait(ctx, counter.Plain, n)
+	err := s.c.WriteWait(ctx, counter.Plain, n)
+	if err == ErrInvalid {
+		err = errAddWaitMax
+		if ctx == nil {
+			err = errAddWaitNilCtx
+		}
+	}
+	return err
 }
 
 // Take returns the whole count and resets it to 0. It returns 0 if there
@@ -132,8 +152,22 @@ func (s *Signal) Take() uint64 {
 //
 // A failed Wait takes nothing. The count stays for Take or a later Wait.
 func (s *Signal) Wait(ctx context.Context) (uint64, error) {
-	return s.c.Read(ctx, counter.Plain, 0)
+	v, err := s.c.Read(ctx, counter.Plain, 0)
+	if err == ErrInvalid {
+		err = errWaitNilCtx // the only bad argument of a read of 0
+	}
+	return v, err
 }
+
+// The errors for bad arguments. Each matches ErrInvalid, and each is
+// built once, so that a call's error path costs no allocation and its
+// success path stays small enough to be inlined.
+var (
+	errAddMax        = invalid("add %d: above Max %d", uint64(1<<64-1), Max)
+	errAddWaitMax    = invalid("add and wait %d: above Max %d", uint64(1<<64-1), Max)
+	errAddWaitNilCtx = invalid("add and wait: nil context")
+	errWaitNilCtx    = invalid("wait: nil context")
+)
 
 // Ready returns a channel that is closed once the count is non-zero or the
 // signal is closed, like poll's POLLIN. Each call returns a channel for

@@ -2,6 +2,7 @@ package faults_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -348,10 +349,11 @@ func drain(w *coalesce.Waker) uint64 {
 	}
 }
 
-// oneOf describes err unless it is one of want.
+// oneOf describes err unless it is one of want, or wraps one (the error
+// of a bad argument wraps ErrInvalid with what was wrong).
 func oneOf(what string, err error, want ...error) error {
 	for _, w := range want {
-		if err == w {
+		if err == w || errors.Is(err, w) {
 			return nil
 		}
 	}

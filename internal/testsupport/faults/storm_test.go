@@ -2,6 +2,7 @@ package faults_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -127,16 +128,16 @@ func semStep(s *semaphore.Semaphore, r *rand.Rand, b *books, limit, n uint64) er
 // semInvalid checks that every call refuses n above the limit at once.
 func semInvalid(s *semaphore.Semaphore, n uint64) error {
 	ctx := context.Background() // must not wait: a hang is caught by the watchdog
-	if err := s.Acquire(ctx, n); err != semaphore.ErrInvalid {
+	if err := s.Acquire(ctx, n); !errors.Is(err, semaphore.ErrInvalid) {
 		return fmt.Errorf("Acquire(%d) above the limit = %v", n, err)
 	}
-	if err := s.ReleaseWait(ctx, n); err != semaphore.ErrInvalid {
+	if err := s.ReleaseWait(ctx, n); !errors.Is(err, semaphore.ErrInvalid) {
 		return fmt.Errorf("ReleaseWait(%d) above the limit = %v", n, err)
 	}
-	if err := s.Release(n); err != semaphore.ErrInvalid {
+	if err := s.Release(n); !errors.Is(err, semaphore.ErrInvalid) {
 		return fmt.Errorf("Release(%d) above the limit = %v", n, err)
 	}
-	if res, err := s.Reserve(n); res != nil || err != semaphore.ErrInvalid {
+	if res, err := s.Reserve(n); res != nil || !errors.Is(err, semaphore.ErrInvalid) {
 		return fmt.Errorf("Reserve(%d) above the limit = %v, %v", n, res, err)
 	}
 	if s.TryAcquire(n) {
@@ -349,11 +350,11 @@ func signalStep(s *signal.Signal, r *rand.Rand, b *books, n uint64) error {
 
 // signalInvalid checks that Add and AddWait refuse n (1<<64-1) at once.
 func signalInvalid(s *signal.Signal, n uint64) error {
-	if err := s.Add(n); err != signal.ErrInvalid {
+	if err := s.Add(n); !errors.Is(err, signal.ErrInvalid) {
 		return fmt.Errorf("Add(%d) = %v", n, err)
 	}
 	// Background: the call must not wait, and a hang is caught by the watchdog.
-	if err := s.AddWait(context.Background(), n); err != signal.ErrInvalid {
+	if err := s.AddWait(context.Background(), n); !errors.Is(err, signal.ErrInvalid) {
 		return fmt.Errorf("AddWait(%d) = %v", n, err)
 	}
 	return nil

@@ -22,10 +22,12 @@ func MustNil(t Fataler, err error) {
 	}
 }
 
-// SameErr fails t unless got is the very value want (== rather than
-// errors.Is: the evsync errors are shared sentinel values).
+// SameErr fails t unless got is want or matches it with errors.Is. The
+// evsync errors are shared sentinel values, but one for a bad argument
+// wraps ErrInvalid in a message that says what was wrong, and a model
+// returns the bare value.
 func SameErr(t Fataler, what string, got, want error) {
-	if got != want {
+	if got != want && !errors.Is(got, want) {
 		t.Helper() // only on failure: Helper is costly, and this runs at every step
 		t.Fatalf("%s = %v, want %v", what, got, want)
 	}
