@@ -294,7 +294,7 @@ func params(w workload) string {
 // String is the advice's line: the situation, then what to pick, from
 // the verdicts against the main alternative:
 //   - every one ahead: pick evsync;
-//   - every one level: either will do;
+//   - every one level: neither side wins, choose by API;
 //   - every one behind: evsync loses, pick the alternative;
 //   - none judged: which was cheaper, said as no verdict;
 //   - a mix: the count of each, and where evsync lost.
@@ -325,7 +325,7 @@ func (a advice) String() string {
 	case by[ahead] == n:
 		s = fmt.Sprintf("pick %s, ahead of %s in %s (%s)", a.ev, a.alt, every(n), span)
 	case by[level] == n:
-		s = fmt.Sprintf("%s is level with %s here (%s): either will do, so choose by API", a.alt, a.ev, span)
+		s = fmt.Sprintf("%s is level with %s here (%s): neither beat the other in every run, so choose by API", a.alt, a.ev, span)
 	case by[behind] == n:
 		s = fmt.Sprintf("%s is ahead of %s in %s (%s): %s loses here, pick %s", a.alt, a.ev, every(n), span, a.ev, a.alt)
 	case by[unjudged] == n && cheaper == n:

@@ -84,7 +84,7 @@ func TestAdviceSaysWhatToPickForEachVerdict(t *testing.T) {
 		{"ahead", []float64{10, 10, 10}, [2][]float64{{20, 21, 19}, {20, 20, 20}}, [2][]float64{},
 			"pick evsync, ahead of xsync in both workloads (2.00×)"},
 		{"level", []float64{10, 10, 10}, [2][]float64{{9, 10, 11}, {10, 12, 10}}, [2][]float64{},
-			"xsync is level with evsync here (1.00×): either will do, so choose by API"},
+			"xsync is level with evsync here (1.00×): neither beat the other in every run, so choose by API"},
 		{"behind", []float64{10, 10, 10}, [2][]float64{{5, 5, 5}, {5, 6, 4}}, [2][]float64{},
 			"xsync is ahead of evsync in both workloads (0.50×): evsync loses here, pick xsync"},
 		{"unjudged, evsync cheaper", []float64{10}, [2][]float64{{20}, {30}}, [2][]float64{},
