@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/evsync/evsync/internal/testsupport/anchor"
+	"github.com/evsync/evsync/internal/testsupport/anchor/anchortest"
 	"k8s.io/client-go/util/workqueue"
 )
 
@@ -48,7 +49,7 @@ func BenchmarkReadyQueue(b *testing.B) {
 			for _, impl := range impls() {
 				b.Run("impl="+impl.Name, func(b *testing.B) {
 					load := anchor.ReadyQueueLoad{Producers: shape[0], Consumers: shape[1], Batch: impl.Batch, Keys: 1000}
-					anchor.BenchReadyQueue(b, load, impl.New())
+					anchortest.BenchReadyQueue(b, load, impl.New())
 				})
 			}
 		})
@@ -57,14 +58,14 @@ func BenchmarkReadyQueue(b *testing.B) {
 
 // BenchmarkAddLatency measures an Add while a consumer takes 100,000 items
 // in one batch (splice100k) against the same Adds with nothing under way
-// (idle); see anchor.AddLatency. workqueue has no batch take, so it only
+// (idle); see anchortest.AddLatency. workqueue has no batch take, so it only
 // has the idle case.
 func BenchmarkAddLatency(b *testing.B) {
-	b.Run("impl=evsync-idle", func(b *testing.B) { anchor.AddLatency(b, anchor.NewEvsyncQueue(), false) })
-	b.Run("impl=evsync-splice100k", func(b *testing.B) { anchor.AddLatency(b, anchor.NewEvsyncQueue(), true) })
-	b.Run("impl=mutex-idle", func(b *testing.B) { anchor.AddLatency(b, anchor.NewMutexQueue(), false) })
-	b.Run("impl=mutex-splice100k", func(b *testing.B) { anchor.AddLatency(b, anchor.NewMutexQueue(), true) })
-	b.Run("impl=workqueue-idle", func(b *testing.B) { anchor.AddLatency(b, newWorkqueue(), false) })
+	b.Run("impl=evsync-idle", func(b *testing.B) { anchortest.AddLatency(b, anchor.NewEvsyncQueue(), false) })
+	b.Run("impl=evsync-splice100k", func(b *testing.B) { anchortest.AddLatency(b, anchor.NewEvsyncQueue(), true) })
+	b.Run("impl=mutex-idle", func(b *testing.B) { anchortest.AddLatency(b, anchor.NewMutexQueue(), false) })
+	b.Run("impl=mutex-splice100k", func(b *testing.B) { anchortest.AddLatency(b, anchor.NewMutexQueue(), true) })
+	b.Run("impl=workqueue-idle", func(b *testing.B) { anchortest.AddLatency(b, newWorkqueue(), false) })
 }
 
 // TestWorkqueueAnchorDrains checks the workqueue adapter: what was queued

@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/internal/testsupport/anchor"
+	"github.com/evsync/evsync/internal/testsupport/anchor/anchortest"
 	"github.com/evsync/evsync/readyq"
 )
 
-// Benchmarks against the anchors (internal/testsupport/anchor); the nested module
+// Benchmarks against the anchors (internal/testsupport/anchor and its anchortest); the nested module
 // bench/ runs the same ones plus client-go's workqueue. Compare with
 //
 //	go test -run='^$' -bench=. -benchmem -count=6 ./readyq > bench.txt
@@ -25,7 +26,7 @@ func BenchmarkReadyQueue(b *testing.B) {
 			for _, impl := range anchor.ReadyQueues() {
 				b.Run("impl="+impl.Name, func(b *testing.B) {
 					load := anchor.ReadyQueueLoad{Producers: shape[0], Consumers: shape[1], Batch: impl.Batch, Keys: 1000}
-					anchor.BenchReadyQueue(b, load, impl.New())
+					anchortest.BenchReadyQueue(b, load, impl.New())
 				})
 			}
 		})
@@ -46,7 +47,7 @@ func BenchmarkAddLatency(b *testing.B) {
 			if splice {
 				name = impl.name + "-splice100k"
 			}
-			b.Run("impl="+name, func(b *testing.B) { anchor.AddLatency(b, impl.new(), splice) })
+			b.Run("impl="+name, func(b *testing.B) { anchortest.AddLatency(b, impl.new(), splice) })
 		}
 	}
 }

@@ -30,6 +30,7 @@ type workload struct {
 	ref     string // the evsync row the others are compared with; "" for "evsync"
 	anchor  string // the alternative a user would most likely pick instead
 	why     string // why that anchor is the one a user would pick instead
+	use     string // the situation it stands for, in the closing advice; "" for none
 	wakeups bool   // whether the drivers count wakeups (opsKind)
 	cases   []bench
 }

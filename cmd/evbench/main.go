@@ -14,8 +14,11 @@
 //	go -C cmd/evbench run . -plotdir charts       the same, replacing the README's charts
 //
 // The table explains its columns at its top and ends with a summary, one
-// line per group, of where evsync is ahead, level or behind. The ratios
-// and verdicts follow the rules in verdict.go. `-help` lists the flags and
+// line per group, of where evsync is ahead, level or behind, and which
+// rows the count leaves out and why. Then one line per situation (a
+// limiter under a standing queue, a work queue taking batches) says when
+// to pick evsync, from this run's verdicts against the main alternative.
+// The ratios and verdicts follow the rules in verdict.go. `-help` lists the flags and
 // the workload groups. Each case runs -repeat times, in rounds (every
 // implementation of a workload once, then again). So a slow patch of a
 // shared machine spreads over the implementations it compares instead of

@@ -140,8 +140,8 @@ func TestJSONRows(t *testing.T) {
 		}
 		if v := row.Vs; v != nil {
 			sawVs = true
-			if v.Other != row.Impl && v.Evsync != row.Impl || !(v.Lo <= v.Ratio && v.Ratio <= v.Hi) || v.Verdict != unjudged {
-				t.Errorf("vs %+v: not this row's, the ratio outside its interval, or judged on 2 runs: %s", *v, line)
+			if v.Other != row.Impl || !isEvsync(v.Evsync) || !(v.Lo <= v.Ratio && v.Ratio <= v.Hi) || v.Verdict != unjudged {
+				t.Errorf("vs %+v: other not this row, evsync not an evsync row, the ratio outside its interval, or judged on 2 runs: %s", *v, line)
 			}
 		} else if row.Impl != "evsync" && row.Impl != floorImpl {
 			t.Errorf("a row without vs: %s", line)

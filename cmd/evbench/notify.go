@@ -108,7 +108,11 @@ func notifyWorkload(group, benchName string, w, rate int, impls []notifyImpl) wo
 		params: []param{intParam("w", w), {"rate", rateName(rate), rate}},
 		about: fmt.Sprintf("%s %s Add(1) %s, one reader Waits and takes the sum; floor: the writers' pacing alone, no signal",
 			count(w, "writer"), plural(w, "calls", "each call"), pace),
-		ref: immediateImpl, anchor: debounceImpl, why: whyNotify}
+		ref: immediateImpl, anchor: debounceImpl, why: whyNotify,
+		use: "paced writers waking a reader through a 5 ms window"}
+	if group == "sweep" {
+		wl.use = "paced writers at 100/s to unthrottled, through a 5 ms window"
+	}
 	for _, im := range impls {
 		c := bench{impl: im.name, run: notifyCase(im, w, rate)}
 		if im.name == debounceImpl {

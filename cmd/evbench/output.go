@@ -81,13 +81,15 @@ columns (notify, sweep):
 `)
 	}
 	fmt.Fprintf(w, `
-the last columns (every workload):
-  ratio        the row's cost divided by evsync's, both as printed (ns/op; µs/write in notify
-               and sweep): above 1, evsync is cheaper. On an evsync variant's row (evsync/...),
-               the reference's cost divided by the variant's: above 1, the variant is cheaper.
-               The reference is plain evsync unless the workload names another; "ref": itself
-  verdict      ahead: every run of evsync cost less than every run of the row; behind: more;
-               level: the runs overlap; "-": fewer than %d runs a side, too few to judge
+the last columns (every workload), one rule on every row:
+  ratio        the row's cost divided by its evsync row's, both as printed (ns/op; µs/write in
+               notify and sweep): above 1, the evsync row is cheaper. A row's evsync row is the
+               workload's reference, "ref" in this column: plain evsync unless the workload
+               names another. The debouncer's is evsync/delay=5ms, the same policy
+  verdict      the evsync row against the row. ahead: every run of the evsync row cost less
+               than every run of the row; behind: more; level: the runs overlap; "-": fewer
+               than %d runs a side, too few to judge. On an evsync variant's row (evsync/...)
+               the same holds: behind says the variant beat the reference in every run
 `, minJudgedRuns)
 }
 
@@ -236,8 +238,10 @@ func latName(ns float64) string {
 // m* constant: ops_per_sec, ns_per_op, allocs_per_op, wakeups_per_op,
 // cpu_per_wall, writes_per_sec, wakeups_per_sec, cpu_us_per_write,
 // over_floor_us, lat_p50_ns and lat_p99_ns. "vs" is the row's
-// comparison with evsync, the table's ratio and verdict. Each field is
-// present where the row has it.
+// comparison with its evsync row, the table's ratio and verdict: its
+// "other" is the row's own impl, its "evsync" the row it is compared
+// with, on an evsync variant's row as on any other. Each field is present
+// where the row has it.
 type jsonOutput struct {
 	enc *json.Encoder
 	err error

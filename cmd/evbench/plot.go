@@ -60,7 +60,7 @@ func metricOf(name string) chartMeasure {
 
 // costVsImmediate measures a notify row's cost relative to immediate
 // evsync's, both as printed: the ratio of the medians, and the interval
-// that the verdict rule judges (the reciprocal of the table's ratio).
+// that the verdict rule judges (on a variant's row, the table's ratio).
 func costVsImmediate(r result, rs []result) (stat, bool) {
 	imm, ok := find(rs, immediateImpl)
 	if !ok {

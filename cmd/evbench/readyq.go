@@ -28,7 +28,7 @@ func readyqWorkloads() []workload {
 				about: fmt.Sprintf("%s %s 1,000 keys round-robin, %s %s %s and %s; one op is one key handed out",
 					count(shape[0], "producer"), plural(shape[0], "Adds", "Add"), count(shape[1], "consumer"),
 					plural(shape[1], "takes", "take"), upTo(batch), plural(shape[1], "finishes them as it asks for more", "finish them as they ask for more")),
-				anchor: "mutex", why: whyMutex}
+				anchor: "mutex", why: whyMutex, use: "a de-duplicating work queue, " + upTo(batch)}
 			for _, impl := range anchor.ReadyQueues() {
 				if impl.Batch != batch {
 					continue

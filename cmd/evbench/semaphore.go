@@ -24,6 +24,9 @@ func semaphoreWorkloads() []workload {
 		semWorkload("semaphore", "semaphore tryacquire+release", "SemaphoreTryAcquireRelease", nil,
 			"one goroutine: TryAcquire(1), then Release(1); limit 1", 1, tryAcquireRelease),
 	}
+	for i := range ws {
+		ws[i].use = useLimiterAlone
+	}
 	for _, limit := range []int{1, 4} {
 		for _, g := range []int{2, 8, 64} {
 			ws = append(ws, contendedWorkload("semaphore", "semaphore contended", "SemaphoreContended", limit, g))
@@ -52,8 +55,19 @@ func contendedWorkload(group, title, benchName string, limit, g int) workload {
 			count(g, "goroutine"), plural(g, "takes", "each take"), plural(g, "gives", "give"), limit),
 		uint64(limit), contended(g))
 	w.wakeups = true
+	w.use = useLimiterSpare
+	if g > limit {
+		w.use = useLimiterQueue
+	}
 	return w
 }
+
+// The situations the semaphore workloads stand for in the advice.
+const (
+	useLimiterAlone = "a limiter one goroutine takes and gives back, no contention"
+	useLimiterQueue = "a limiter under a standing queue (more goroutines than units)"
+	useLimiterSpare = "a limiter with units to spare (no more goroutines than units)"
+)
 
 // semWorkload runs drive on a semaphore of limit units of every
 // implementation.

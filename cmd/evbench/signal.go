@@ -21,14 +21,17 @@ type sigDriver func(a, b anchor.Signal, stop *atomic.Bool) (tally, error)
 func signalWorkloads() []workload {
 	addTakeW := sigWorkload("signal add+take", "SignalAddTake", nil,
 		"one goroutine: Add(1), then Take()", false, addTake)
+	addTakeW.use = "a counter one goroutine adds to and takes, no waiting"
 	pp := sigWorkload("signal ping-pong", "SignalPingPong", nil,
 		"two goroutines take turns: one Adds 1 and Waits for the answer, the other Waits and Adds 1 back; one op is a round trip",
 		false, pingPong)
 	pp.cases = append(pp.cases, bench{impl: "chan", run: chanPingPong})
 	pp.anchor, pp.why = "chan", whyChan
+	pp.use = "a hand-shake between two goroutines, one round trip at a time"
 	wr := sigWorkload("signal writers", "SignalWriters", []param{intParam("w", writersN)},
 		fmt.Sprintf("%s Add(1) in a loop, one reader Waits and takes the sum; one op is one Add; wakeups/op: the reader's Waits per Add (1 / mean batch)", count(writersN, "goroutine")),
 		true, writers(writersN))
+	wr.use = "writers in a tight loop waking one reader"
 	return []workload{addTakeW, pp, wr, observedWorkload(writersN)}
 }
 

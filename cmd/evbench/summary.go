@@ -9,14 +9,24 @@ import (
 
 // The summary closes the table with one line per group. It counts the
 // rows that compare evsync with another implementation by verdict, and
-// gives each verdict's range of ratios and its alternatives. It leaves
-// out the rows that compare evsync with itself (variants, observers) and
-// the ceilings, which are not alternatives.
+// gives each verdict's range of ratios and its alternatives. A second
+// line names the printed rows it does not count, and why: evsync's own
+// variants (compared with evsync, not alternatives), the ceilings (not
+// alternatives), the rows that did not run here and those without a
+// ratio. The reference and floor rows have no ratio and are not rows of
+// the count either.
+//
+// The advice ends the run. Each workload stands for a situation a user is
+// in (a limiter under a standing queue, a work queue taking batches). One
+// line per situation says, from this run's verdicts against the
+// workloads' main alternative, whether to pick evsync, the alternative or
+// either, and names any other alternative that beat evsync there.
 
 // A groupSummary is one group's line of the summary.
 type groupSummary struct {
 	group   string
 	classes []verdictClass // in the order ahead, level, behind, unjudged; empty ones left out
+	left    []leftOut      // the rows not counted, by reason, in the order first met
 }
 
 // A verdictClass is the rows of one verdict in a group.
@@ -34,24 +44,60 @@ type nameCount struct {
 	n    int
 }
 
+// addName counts one more row of name in ns.
+func addName(ns []nameCount, name string) []nameCount {
+	j := slices.IndexFunc(ns, func(o nameCount) bool { return o.name == name })
+	if j < 0 {
+		return append(ns, nameCount{name: name, n: 1})
+	}
+	ns[j].n++
+	return ns
+}
+
+// Why a printed row with a ratio column is not counted.
+type leftReason int
+
+const (
+	leftVariant     leftReason = iota // evsync's own variant, compared with the reference
+	leftCeiling                       // an upper bound, not an alternative
+	leftUnsupported                   // it did not run on this platform
+	leftNoRatio                       // it ran, but a side has no figure to divide
+)
+
+// A leftOut is the rows of a group not counted for one reason.
+type leftOut struct {
+	reason leftReason
+	note   string // the variants' reference; the ceiling's note
+	rows   []nameCount
+}
+
 // summarize builds the summary of rs, a group's lines in the order the
 // groups ran. A group without a comparison with an alternative has a
 // line without classes.
 func summarize(rs []result) []groupSummary {
 	var out []groupSummary
-	byWorkload := map[string][]result{}
-	for _, r := range rs {
-		byWorkload[r.w.name()] = append(byWorkload[r.w.name()], r)
-	}
+	byWorkload := workloadsOfResults(rs)
 	for _, r := range rs {
 		if len(out) == 0 || out[len(out)-1].group != r.w.group {
 			out = append(out, groupSummary{group: r.w.group})
 		}
-		c, ok := compareRow(r, byWorkload[r.w.name()])
-		if !ok || isEvsync(c.Other) || r.c.ceiling {
-			continue
+		g := &out[len(out)-1]
+		if r.c.impl == r.w.reference() || r.c.impl == floorImpl {
+			continue // no ratio: not a row of the count
 		}
-		out[len(out)-1].add(c)
+		c, ok := compareRow(r, byWorkload[r.w.name()])
+		switch {
+		case r.skipped:
+			g.leave(leftUnsupported, "", r.c.impl)
+		case r.c.ceiling:
+			g.leave(leftCeiling, r.c.note, r.c.impl)
+		case isEvsync(r.c.impl):
+			g.leave(leftVariant, r.w.reference(), r.c.impl)
+		case !ok:
+			g.leave(leftNoRatio, "", r.c.impl)
+		default:
+			g.add(c)
+		}
 	}
 	order := []verdict{ahead, level, behind, unjudged}
 	for i := range out {
@@ -60,6 +106,15 @@ func summarize(rs []result) []groupSummary {
 		})
 	}
 	return out
+}
+
+// workloadsOfResults groups rs by workload name.
+func workloadsOfResults(rs []result) map[string][]result {
+	m := map[string][]result{}
+	for _, r := range rs {
+		m[r.w.name()] = append(m[r.w.name()], r)
+	}
+	return m
 }
 
 // add counts c in its verdict's class.
@@ -75,49 +130,249 @@ func (g *groupSummary) add(c comparison) {
 	if c.Ratio > 1 {
 		k.above++
 	}
-	j := slices.IndexFunc(k.others, func(o nameCount) bool { return o.name == c.Other })
-	if j < 0 {
-		k.others = append(k.others, nameCount{name: c.Other})
-		j = len(k.others) - 1
+	k.others = addName(k.others, c.Other)
+}
+
+// leave records impl's row as not counted for reason.
+func (g *groupSummary) leave(reason leftReason, note, impl string) {
+	i := slices.IndexFunc(g.left, func(l leftOut) bool { return l.reason == reason && l.note == note })
+	if i < 0 {
+		g.left = append(g.left, leftOut{reason: reason, note: note})
+		i = len(g.left) - 1
 	}
-	k.others[j].n++
+	g.left[i].rows = addName(g.left[i].rows, impl)
 }
 
 // String is the line of the summary: "semaphore  32 rows: ahead 19
 // (1.21×–80.5×; eventfd 8, xsync 7), level 6 (...), behind 7 (...)".
-// Unjudged rows also say how many of their ratios are above 1.
+// Unjudged rows also say how many of their ratios are above 1. The rows
+// left out follow on a line of their own.
 func (g groupSummary) String() string {
 	rows := 0
 	var parts []string
 	for _, k := range g.classes {
 		rows += k.n
-		span := ratioText(k.lo)
-		if k.hi != k.lo {
-			span = strings.TrimSuffix(span, "×") + "–" + ratioText(k.hi)
-		}
-		var who []string
-		for _, o := range k.others {
-			who = append(who, fmt.Sprintf("%s %d", o.name, o.n))
-		}
+		span := ratioSpan(k.lo, k.hi)
 		if k.verdict == unjudged {
 			span = fmt.Sprintf("%d above 1, %s", k.above, span)
 		}
-		parts = append(parts, fmt.Sprintf("%s %d (%s; %s)", k.verdict, k.n, span, strings.Join(who, ", ")))
+		parts = append(parts, fmt.Sprintf("%s %d (%s; %s)", k.verdict, k.n, span, names(k.others)))
 	}
+	line := fmt.Sprintf("%-10s %s: %s", g.group, count(rows, "row"), strings.Join(parts, ", "))
 	if rows == 0 {
-		return fmt.Sprintf("%-10s no row compares evsync with another implementation", g.group)
+		line = fmt.Sprintf("%-10s no row compares evsync with another implementation", g.group)
 	}
-	return fmt.Sprintf("%-10s %s: %s", g.group, count(rows, "row"), strings.Join(parts, ", "))
+	if len(g.left) == 0 {
+		return line
+	}
+	left, n := make([]string, len(g.left)), 0
+	for i, l := range g.left {
+		left[i] = l.String()
+		for _, r := range l.rows {
+			n += r.n
+		}
+	}
+	return line + fmt.Sprintf("\n  %-10s not counted, %s: %s", "", count(n, "row"), strings.Join(left, "; "))
 }
 
-// writeSummary writes the summary of rs.
+// String says which rows l holds and why they are not counted.
+func (l leftOut) String() string {
+	switch l.reason {
+	case leftVariant:
+		who := names(l.rows)
+		if len(l.rows) > 3 {
+			who = fmt.Sprintf("those of %d evsync variants", len(l.rows))
+		}
+		return fmt.Sprintf("%s (evsync's own, compared with %s: not alternatives)", who, l.note)
+	case leftCeiling:
+		why := "a ceiling, not an alternative"
+		if l.note != "" {
+			why = l.note
+		}
+		return fmt.Sprintf("%s (%s)", names(l.rows), why)
+	case leftUnsupported:
+		return fmt.Sprintf("%s (unsupported here: not run)", names(l.rows))
+	}
+	return fmt.Sprintf("%s (no ratio: a side has no figure)", names(l.rows))
+}
+
+// names is "xsync 2, cond 1".
+func names(ns []nameCount) string {
+	var who []string
+	for _, o := range ns {
+		who = append(who, fmt.Sprintf("%s %d", o.name, o.n))
+	}
+	return strings.Join(who, ", ")
+}
+
+// ratioSpan is "1.21–80.5×", or one ratio where lo is hi.
+func ratioSpan(lo, hi float64) string {
+	if lo == hi {
+		return ratioText(lo)
+	}
+	return strings.TrimSuffix(ratioText(lo), "×") + "–" + ratioText(hi)
+}
+
+// An advice is one line of the closing advice: a situation, and how
+// evsync did in the workloads that stand for it against their main
+// alternative and against the others.
+type advice struct {
+	use    string
+	alt    string     // the main alternative
+	ev     string     // the evsync row it is compared with
+	rows   []judgment // against alt, one per workload, in the order they ran
+	others []altScore // the other alternatives, in the order they ran
+}
+
+// A judgment is one workload's comparison, with the workload's
+// parameters ("limit=1 g=64") to say where.
+type judgment struct {
+	where string
+	c     comparison
+}
+
+// An altScore is how often an alternative other than the main one beat
+// evsync in every run (evsync behind), out of the workloads judged.
+type altScore struct {
+	name           string
+	behind, judged int
+}
+
+// advise builds the advice from rs: one line per situation, in the order
+// the situations ran. Situations whose workloads compared nothing with
+// their main alternative have no line.
+func advise(rs []result) []advice {
+	var out []advice
+	byWorkload := workloadsOfResults(rs)
+	for _, r := range rs {
+		if r.w.use == "" || r.skipped || r.c.ceiling || isEvsync(r.c.impl) {
+			continue
+		}
+		c, ok := compareRow(r, byWorkload[r.w.name()])
+		if !ok {
+			continue
+		}
+		i := slices.IndexFunc(out, func(a advice) bool { return a.use == r.w.use })
+		if i < 0 {
+			out = append(out, advice{use: r.w.use, alt: r.w.anchor})
+			i = len(out) - 1
+		}
+		a := &out[i]
+		if r.c.impl == a.alt {
+			a.ev = c.Evsync
+			a.rows = append(a.rows, judgment{where: params(r.w), c: c})
+			continue
+		}
+		j := slices.IndexFunc(a.others, func(s altScore) bool { return s.name == r.c.impl })
+		if j < 0 {
+			a.others = append(a.others, altScore{name: r.c.impl})
+			j = len(a.others) - 1
+		}
+		if c.Verdict != unjudged {
+			a.others[j].judged++
+		}
+		if c.Verdict == behind {
+			a.others[j].behind++
+		}
+	}
+	return slices.DeleteFunc(out, func(a advice) bool { return len(a.rows) == 0 })
+}
+
+// params is w's parameters as its name gives them, or its title for a
+// workload without any.
+func params(w workload) string {
+	var parts []string
+	for _, p := range w.params {
+		parts = append(parts, p.key+"="+p.value)
+	}
+	if len(parts) == 0 {
+		return w.title
+	}
+	return strings.Join(parts, " ")
+}
+
+// String is the advice's line: the situation, then what to pick, from
+// the verdicts against the main alternative:
+//   - every one ahead: pick evsync;
+//   - every one level: neither side wins, choose by API;
+//   - every one behind: evsync loses, pick the alternative;
+//   - none judged: which was cheaper, said as no verdict;
+//   - a mix: the count of each, and where evsync lost.
+//
+// Any other alternative that beat evsync in a workload is named after.
+func (a advice) String() string {
+	n := len(a.rows)
+	var lo, hi float64
+	by := map[verdict]int{}
+	var lost []string
+	cheaper := 0
+	for i, j := range a.rows {
+		if i == 0 {
+			lo, hi = j.c.Ratio, j.c.Ratio
+		}
+		lo, hi = min(lo, j.c.Ratio), max(hi, j.c.Ratio)
+		by[j.c.Verdict]++
+		if j.c.Verdict == behind {
+			lost = append(lost, j.where)
+		}
+		if j.c.Ratio > 1 {
+			cheaper++
+		}
+	}
+	span := ratioSpan(lo, hi)
+	var s string
+	switch {
+	case by[ahead] == n:
+		s = fmt.Sprintf("pick %s, ahead of %s in %s (%s)", a.ev, a.alt, every(n), span)
+	case by[level] == n:
+		s = fmt.Sprintf("%s is level with %s here (%s): neither beat the other in every run, so choose by API", a.alt, a.ev, span)
+	case by[behind] == n:
+		s = fmt.Sprintf("%s is ahead of %s in %s (%s): %s loses here, pick %s", a.alt, a.ev, every(n), span, a.ev, a.alt)
+	case by[unjudged] == n && cheaper == n:
+		s = fmt.Sprintf("unjudged, but %s was cheaper than %s in %s (%s)", a.ev, a.alt, every(n), span)
+	case by[unjudged] == n && cheaper == 0:
+		s = fmt.Sprintf("unjudged, but %s was cheaper than %s in %s (%s)", a.alt, a.ev, every(n), span)
+	case by[unjudged] == n:
+		s = fmt.Sprintf("unjudged, but %s was cheaper than %s in %d of %s (%s)", a.ev, a.alt, cheaper, count(n, "workload"), span)
+	default:
+		var parts []string
+		for _, v := range []verdict{ahead, level, behind, unjudged} {
+			if by[v] > 0 {
+				parts = append(parts, fmt.Sprintf("%s in %d", v, by[v]))
+			}
+		}
+		s = fmt.Sprintf("it depends: %s against %s is %s of %s (%s)", a.ev, a.alt, strings.Join(parts, ", "), count(n, "workload"), span)
+		if len(lost) > 0 {
+			s += fmt.Sprintf("; %s loses at %s", a.ev, strings.Join(lost, ", "))
+		}
+	}
+	for _, o := range a.others {
+		if o.behind > 0 {
+			s += fmt.Sprintf("; %s also beat %s in %d of %s", o.name, a.ev, o.behind, count(o.judged, "judged workload"))
+		}
+	}
+	return a.use + ": " + s
+}
+
+// every is "the one workload", "both workloads" or "all 5 workloads".
+func every(n int) string {
+	switch n {
+	case 1:
+		return "the one workload"
+	case 2:
+		return "both workloads"
+	}
+	return fmt.Sprintf("all %d workloads", n)
+}
+
+// writeSummary writes the summary of rs, then the advice.
 func writeSummary(w io.Writer, rs []result) {
 	gs := summarize(rs)
 	if len(gs) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\nsummary: evsync against the other implementations in this run, row by row\n")
-	fmt.Fprintf(w, "  (ratios above 1: evsync is cheaper; ahead or behind: every run of one cost less than every run of the other)\n")
+	fmt.Fprintf(w, "  (ratios above 1: evsync is cheaper; ahead: every run of evsync cost less than every run of the row; behind: more)\n")
 	unjudgedRows := false
 	for _, g := range gs {
 		fmt.Fprintf(w, "  %s\n", g)
@@ -125,5 +380,13 @@ func writeSummary(w io.Writer, rs []result) {
 	}
 	if unjudgedRows {
 		fmt.Fprintf(w, "  (unjudged: fewer than %d runs a side, and -quick makes one; -repeat %d or more judges them)\n", minJudgedRuns, minJudgedRuns)
+	}
+	as := advise(rs)
+	if len(as) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nwhen to pick evsync, from this run's verdicts against each workload's main alternative:\n")
+	for _, a := range as {
+		fmt.Fprintf(w, "  %s\n", a)
 	}
 }

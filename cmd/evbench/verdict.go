@@ -10,23 +10,28 @@ import (
 //
 // Each workload has one cost column that its ratios divide: ns/op in the
 // operation workloads, CPU µs/write in the notify and sweep workloads.
-// Lower is better in both. A row of another implementation is compared
-// with the workload's evsync row, called its reference. The AfterFunc
-// debouncer is the exception: it is compared with evsync's own 5 ms
-// window, the same policy. The row of an evsync variant (evsync/...) is
-// compared with the reference. The reference and the floor have no ratio.
+// Lower is better in both. Every row but the reference and the floor is
+// compared with one evsync row, its evsync row: the workload's reference
+// ("evsync" unless the workload names another). The AfterFunc debouncer
+// is the exception: its evsync row is evsync's own 5 ms window, the same
+// policy. An evsync variant's row (evsync/...) is compared with the
+// reference like any other row. One rule holds on every row, so the
+// table, the summary and the JSON rows say it one way.
 //
-// The ratio rule: the ratio is the other row's median divided by the
-// evsync row's, both read back from the table's own text. So it is above
-// 1 exactly when evsync's printed figure is the lower one, and 1 when
-// the two print alike. ratioText never rounds it to 1.00× unless it is 1.
+// The ratio rule: the ratio is the row's median divided by its evsync
+// row's, both read back from the table's own text. So it is above 1
+// exactly when the evsync row's printed figure is the lower one, and 1
+// when the two print alike. ratioText never rounds it to 1.00× unless it
+// is 1.
 //
-// The verdict rule: the ratio's interval runs from the other's lowest
-// run over evsync's highest to the other's highest over evsync's lowest,
-// as printed. A row is ahead when the interval lies above 1, which means
-// every run of evsync beat every run of the other. It is behind when the
-// interval lies below 1, and level otherwise. Each side needs at least
-// minJudgedRuns runs, or the row is unjudged.
+// The verdict rule: the ratio's interval runs from the row's lowest run
+// over the evsync row's highest to the row's highest over the evsync
+// row's lowest, as printed. The verdict is the evsync row's: ahead when
+// the interval lies above 1, which means every run of the evsync row beat
+// every run of the row. It is behind when the interval lies below 1, and
+// level otherwise. Each side needs at least minJudgedRuns runs, or the
+// row is unjudged. So on a variant's row, behind says that the variant
+// beat plain evsync in every run.
 //
 // Why three runs: if both rows' runs came from one distribution, disjoint
 // ranges in a given direction would happen one time in C(6,3) = 20. This
@@ -37,25 +42,24 @@ import (
 // verdict.
 const minJudgedRuns = 3
 
-// A verdict says where evsync stands against a row.
+// A verdict says where a row's evsync row stands against it.
 type verdict string
 
 // The verdicts, as the table and the JSON rows spell them.
 const (
-	ahead    verdict = "ahead"    // every run of evsync was cheaper than every run of the other
-	behind   verdict = "behind"   // every run of evsync was dearer
+	ahead    verdict = "ahead"    // every run of the evsync row was cheaper than every run of the other
+	behind   verdict = "behind"   // every run of the evsync row was dearer
 	level    verdict = "level"    // the runs overlap
 	unjudged verdict = "unjudged" // fewer than minJudgedRuns runs on a side
 )
 
-// A comparison is how an evsync row did against another row of the same
-// workload, on the workload's cost column. It is the "vs" object of a
-// JSON row.
+// A comparison is how a row's evsync row did against it, on the
+// workload's cost column. It is the "vs" object of a JSON row.
 type comparison struct {
-	Evsync  string  `json:"evsync"`  // the evsync row's impl
-	Other   string  `json:"other"`   // the impl it is compared with
+	Evsync  string  `json:"evsync"`  // the evsync row's impl: the reference, or evsync/delay=5ms for the debouncer
+	Other   string  `json:"other"`   // the row's own impl, a variant of evsync included
 	Metric  string  `json:"metric"`  // the cost column divided, lower is better
-	Ratio   float64 `json:"ratio"`   // the other's median / evsync's: above 1, evsync is cheaper
+	Ratio   float64 `json:"ratio"`   // the other's median / the evsync row's: above 1, the evsync row is cheaper
 	Lo      float64 `json:"lo"`      // the interval from the runs' ranges
 	Hi      float64 `json:"hi"`      //
 	Verdict verdict `json:"verdict"` // ahead, level, behind or unjudged
@@ -115,14 +119,12 @@ func (w workload) reference() string {
 	return "evsync"
 }
 
-// pairOf names the evsync row and the other row of c's ratio; ok is
-// false for the rows that have none.
+// pairOf names the evsync row of c's ratio and c's own row, which is
+// always other; ok is false for the rows that have none.
 func pairOf(w workload, c bench) (ev, other string, ok bool) {
 	switch ref := w.reference(); {
 	case c.impl == ref || c.impl == floorImpl:
 		return "", "", false
-	case isEvsync(c.impl):
-		return c.impl, ref, true
 	case c.against != "":
 		return c.against, c.impl, true
 	default:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -255,6 +256,63 @@ func TestSummary(t *testing.T) {
 	for _, want := range []string{"  semaphore  3 rows: unjudged 3 (2 above 1, 0.50–4.00×; xsync 1, chan 1, cond 1)\n", "fewer than 3 runs a side"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("one run a side: the summary lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestVariantRowSaysItTheHeadersWay: on an evsync variant's row, the
+// ratio and the verdict follow the one rule the heading states (the row's
+// cost over its evsync row's; ahead when every run of the evsync row cost
+// less), in the table and in the JSON row. A variant cheaper than the
+// reference is below 1 and behind, not ahead.
+func TestVariantRowSaysItTheHeadersWay(t *testing.T) {
+	obs := observedWorkload(writersN) // observer=off (the reference), on, control
+	rs := []result{
+		runsOf(obs, obs.cases[0], 10, 10, 10),
+		runsOf(obs, obs.cases[1], 5, 5, 5),    // on: cheaper than the reference
+		runsOf(obs, obs.cases[2], 20, 21, 19), // control: dearer
+	}
+	var out bytes.Buffer
+	tab := &tableOutput{w: &out}
+	tab.begin(planOf([]workload{obs}, config{repeat: 3}), config{})
+	for _, rule := range []string{"the row's cost divided by its evsync row's", "ahead: every run of the evsync row cost less\n               than every run of the row"} {
+		if !strings.Contains(out.String(), rule) {
+			t.Fatalf("the heading does not state %q:\n%s", rule, out.String())
+		}
+	}
+	out.Reset()
+	tab.workload(obs, rs)
+	rows := parseTable(t, out.String())
+	want := map[string][2]string{
+		"evsync/observer=off":     {"ref", "-"},
+		"evsync/observer=on":      {"0.50×", "behind"},
+		"evsync/observer=control": {"2.00×", "ahead"},
+	}
+	for _, row := range rows {
+		if w := want[row["impl"]]; row["ratio"] != w[0] || row["verdict"] != w[1] {
+			t.Errorf("%s: ratio %s, verdict %s; want %s, %s", row["impl"], row["ratio"], row["verdict"], w[0], w[1])
+		}
+	}
+	out.Reset()
+	j := &jsonOutput{enc: json.NewEncoder(&out)}
+	j.workload(obs, rs)
+	for line := range strings.Lines(out.String()) {
+		var row struct {
+			Impl string
+			Vs   *comparison
+		}
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			t.Fatal(err)
+		}
+		w := want[row.Impl]
+		if row.Vs == nil {
+			if w[0] != "ref" {
+				t.Errorf("%s: no vs", row.Impl)
+			}
+			continue
+		}
+		if row.Vs.Other != row.Impl || row.Vs.Evsync != obs.reference() || ratioText(row.Vs.Ratio) != w[0] || string(row.Vs.Verdict) != w[1] {
+			t.Errorf("%s: vs %+v, want other %s, evsync %s, ratio %s, verdict %s", row.Impl, *row.Vs, row.Impl, obs.reference(), w[0], w[1])
 		}
 	}
 }

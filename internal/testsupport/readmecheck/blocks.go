@@ -1,5 +1,6 @@
 // Package readmecheck type-checks the Go code blocks of evsync's
-// README.md, so that an example a reader copies compiles.
+// README.md, so that an example a reader copies compiles, and the Go
+// snippets of CHANGELOG.md's inline code (see Spans).
 //
 // Every block fenced with ```go is checked. A block may be written three
 // ways, and none needs anything a reader would not want to see:
@@ -38,17 +39,29 @@ import (
 	"strings"
 )
 
-// A Block is one ```go block of a Markdown file.
+// A Block is one ```go block of a Markdown file, or one Go snippet of
+// its inline code spans (see Spans).
 type Block struct {
 	Fence int    // the line of the opening fence, counting from 1
-	Code  string // the lines between the fences
+	Code  string // the lines between the fences; a span's expression
 	Given string // the declarations of the <!-- go: --> comment above, if any
 	// GivenLine is the line of the comment's first declaration.
 	GivenLine int
+	// SpanLine and SpanCol are where a span's code starts, counting
+	// from 1; both are 0 for a fenced block.
+	SpanLine, SpanCol int
 }
 
 // Line returns the line of the block's first line of code.
-func (b Block) Line() int { return b.Fence + 1 }
+func (b Block) Line() int {
+	if b.isSpan() {
+		return b.SpanLine
+	}
+	return b.Fence + 1
+}
+
+// isSpan reports whether b is an inline span rather than a fenced block.
+func (b Block) isSpan() bool { return b.SpanLine != 0 }
 
 const (
 	fence      = "```"
