@@ -104,6 +104,9 @@ func (p *Permit) Release() bool {
 // by value, such as into a struct field, without a copy that go vet
 // reports (see Permit). It allocates nothing.
 func (p *Permit) Move() Permit {
+	if p.n == 0 {
+		return Permit{}
+	}
 	n := p.n
 	p.n = 0
 	return Permit{l: p.l, n: n}
