@@ -3,6 +3,7 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -136,7 +137,7 @@ func TestTableRejectsBadRows(t *testing.T) {
 	}
 }
 
-func TestPseudoVersionIsTheGoCommands(t *testing.T) {
+func TestPseudoVersionIsTheCommitsTimeAndNewestRelease(t *testing.T) {
 	g, a, b, _ := history(t)
 	r := g.open()
 	for rev, want := range map[string]string{
@@ -323,4 +324,52 @@ func mapsEqual(a, b map[string]string) bool {
 		keys = append(keys, k)
 	}
 	return !slices.ContainsFunc(keys, func(k string) bool { v, ok := b[k]; return !ok || v != a[k] })
+}
+
+// The go command, fetching straight from the git repository, gives a
+// commit the version pseudoVersion gives it, and its zip the hashes that
+// -sums -commit prints. git's url.insteadOf points the module's GitHub
+// address at the test's repository; nothing goes over the network.
+func TestPseudoVersionAndZipAreTheGoCommands(t *testing.T) {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command:", err)
+	}
+	g := newGitRepo(t)
+	a := g.commit("2026-12-01T23:52:28Z", map[string]string{"go.mod": "module github.com/evsync-test/m\n\ngo 1.26.0\n", "m.go": "package m\n", "LICENSE": "licence\n"})
+	b := g.commit("2026-12-03T09:37:41+01:00", map[string]string{"n.go": "package m\n\nconst N = 1\n", "sub/go.mod": "module github.com/evsync-test/m/sub\n"})
+	g.git("", "tag", "v0.1.0", a)
+	g.versions("| v0.1.0 | " + a + " | |")
+	version, err := g.open().pseudoVersion(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sums bytes.Buffer
+	if err := run(&sums, options{sums: true, commit: b}, []string{g.dir + "@" + version}); err != nil {
+		t.Fatal(err)
+	}
+
+	config := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(config, []byte("[url \"file://"+g.dir+"\"]\n\tinsteadOf = https://github.com/evsync-test/m\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(goCmd, "mod", "download", "-json", "github.com/evsync-test/m@"+b[:12])
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-modcacherw", "GOPROXY=direct", "GONOSUMDB=github.com/evsync-test",
+		"GOMODCACHE="+t.TempDir(), "GIT_CONFIG_GLOBAL="+config, "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go mod download: %v\n%s", err, out)
+	}
+	var dl struct{ Version, Sum, GoModSum string }
+	if err := json.Unmarshal(out, &dl); err != nil {
+		t.Fatal(err)
+	}
+	if dl.Version != version {
+		t.Errorf("the go command gives %s the version %s, pseudoVersion %s", b[:12], dl.Version, version)
+	}
+	want := "github.com/evsync-test/m " + dl.Version + " " + dl.Sum + "\ngithub.com/evsync-test/m " + dl.Version + "/go.mod " + dl.GoModSum + "\n"
+	if sums.String() != want {
+		t.Errorf("-sums -commit printed\n%s\nthe go command's go.sum lines are\n%s", sums.String(), want)
+	}
 }
