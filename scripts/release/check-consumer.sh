@@ -10,7 +10,8 @@
 # root is packed as that commit has it (git archive), not as the tree has
 # it, so kube fails here if it calls API the required version lacks. kube
 # is packed from the working tree: as the pending version while a release
-# is prepared, else as the version the go command gives HEAD.
+# is prepared, else as the version the go command gives HEAD. So is
+# cmd/evbench, which is then installed with go install, as a user does.
 #
 # Both go into a file GOPROXY. Then, outside the workspace (GOWORK=off) and
 # with an empty module cache of its own, a consumer module gets
@@ -83,6 +84,7 @@ fi
 echo "check-consumer: packing github.com/evsync/evsync/kube@$kube_version from the working tree"
 release -proxy "$tmp/proxy" -sums "${from[@]}" "$root@$version" >"$tmp/sums"
 release -proxy "$tmp/proxy" -sums "$root/kube@$kube_version" >>"$tmp/sums"
+release -proxy "$tmp/proxy" "$root/cmd/evbench@$kube_version"
 
 cp -R "$root/scripts/release/testdata/consumer" "$tmp/consumer"
 cd "$tmp/consumer"
@@ -112,4 +114,14 @@ fi
 
 "$tmp/consumer.bin"
 go test -count=1 github.com/evsync/evsync/kube
-echo "check-consumer: ok, github.com/evsync/evsync/kube@$kube_version builds, runs and passes its tests as a dependency, on github.com/evsync/evsync@$version"
+
+# go install of the demo, as its README line does it: outside any module's
+# graph, on the root version cmd/evbench requires.
+echo "check-consumer: go install github.com/evsync/evsync/cmd/evbench@$kube_version"
+GOBIN="$tmp/bin" go install "github.com/evsync/evsync/cmd/evbench@$kube_version"
+"$tmp/bin/evbench" -match nosuchthing >/dev/null 2>&1 && rc=0 || rc=$?
+if [ "$rc" -ne 2 ]; then
+  echo "check-consumer: the installed evbench -match nosuchthing exited $rc, want 2"
+  exit 1
+fi
+echo "check-consumer: ok, github.com/evsync/evsync/kube@$kube_version builds, runs and passes its tests as a dependency, and cmd/evbench@$kube_version installs, on github.com/evsync/evsync@$version"

@@ -249,6 +249,15 @@ func (r *release) write(proxy string) (string, error) {
 	if err := os.WriteFile(base+".info", info, 0o666); err != nil {
 		return "", err
 	}
+	if module.IsPseudoVersion(r.module.Version) {
+		// An untagged module: the list is empty, and @latest names the
+		// version, as the proxy serves the newest commit of one. The go
+		// command asks for it (go install reads the latest go.mod for a
+		// deprecation); without it, it would ask the next proxy.
+		if err := os.WriteFile(filepath.Join(proxy, escPath, "@latest"), info, 0o666); err != nil {
+			return "", err
+		}
+	}
 	return zipFile, addToList(filepath.Join(dir, "list"), r.module.Version)
 }
 
@@ -266,20 +275,21 @@ func (r *release) writeZip(file string) (err error) {
 }
 
 // addToList adds version to the proxy's list file of one module, once. As
-// the proxy's, the list has no pseudo-versions.
+// the proxy's, the list has no pseudo-versions, and may be empty.
 func addToList(file, version string) error {
-	if module.IsPseudoVersion(version) {
-		return nil
-	}
 	data, err := os.ReadFile(file)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	versions := strings.Fields(string(data))
-	if !slices.Contains(versions, version) {
+	if !slices.Contains(versions, version) && !module.IsPseudoVersion(version) {
 		versions = append(versions, version)
 	}
-	return os.WriteFile(file, []byte(strings.Join(versions, "\n")+"\n"), 0o666)
+	text := strings.Join(versions, "\n")
+	if text != "" {
+		text += "\n"
+	}
+	return os.WriteFile(file, []byte(text), 0o666)
 }
 
 // printSums prints the two go.sum lines of the release: the hash of its

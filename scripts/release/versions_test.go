@@ -278,7 +278,7 @@ func TestCommitPacksTheCommitNotTheWorkingTree(t *testing.T) {
 	}
 }
 
-func TestProxyListHasNoPseudoVersions(t *testing.T) {
+func TestProxyListHasNoPseudoVersionsLatestHasTheNewest(t *testing.T) {
 	dir, proxy := tinyModule(t), t.TempDir()
 	if err := run(new(bytes.Buffer), options{proxy: proxy}, []string{dir + "@v1.2.3", dir + "@v1.2.4-0.20261203083741-94db135fb13a"}); err != nil {
 		t.Fatal(err)
@@ -289,6 +289,17 @@ func TestProxyListHasNoPseudoVersions(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(at, "v1.2.4-0.20261203083741-94db135fb13a.zip")); err != nil {
 		t.Errorf("the pseudo-version is not served: %v", err)
+	}
+	var latest struct{ Version string }
+	if err := json.Unmarshal([]byte(read(t, filepath.Join(proxy, "example.com", "m", "@latest"))), &latest); err != nil || latest.Version != "v1.2.4-0.20261203083741-94db135fb13a" {
+		t.Errorf("@latest: version %q, error %v; want the pseudo-version, as the proxy's of an untagged commit", latest.Version, err)
+	}
+	dir2, proxy2 := tinyModule(t), t.TempDir()
+	if err := run(new(bytes.Buffer), options{proxy: proxy2}, []string{dir2 + "@v0.0.0-20261203083741-94db135fb13a"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(proxy2, "example.com", "m", "@v", "list")); got != "" {
+		t.Errorf("list of a module with only a pseudo-version = %q, want empty", got)
 	}
 }
 
