@@ -22,8 +22,9 @@
 //
 // The package is a module of its own (github.com/evsync/evsync/kube), so
 // client-go and controller-runtime never enter the main module's build
-// graph. It requires the main module at the same release version. In the
-// repository, go.work serves the tree instead.
+// graph. It requires a version of the main module that has every API it
+// calls: a release, or between releases a commit's pseudo-version
+// (RELEASING.md). In the repository, go.work serves the tree instead.
 //
 // # The mapping
 //

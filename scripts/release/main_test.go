@@ -41,7 +41,7 @@ func tinyModule(t *testing.T) string {
 
 func TestProxyLayout(t *testing.T) {
 	dir, proxy := tinyModule(t), t.TempDir()
-	if err := run(new(bytes.Buffer), proxy, false, []string{dir + "@v1.2.3", dir + "@v1.2.3", dir + "@v1.3.0"}); err != nil {
+	if err := run(new(bytes.Buffer), options{proxy: proxy}, []string{dir + "@v1.2.3", dir + "@v1.2.3", dir + "@v1.3.0"}); err != nil {
 		t.Fatal(err)
 	}
 	at := filepath.Join(proxy, "example.com", "m", "@v")
@@ -80,7 +80,7 @@ func TestSumsAreTheGoCommands(t *testing.T) {
 	}
 	dir, proxy := tinyModule(t), t.TempDir()
 	var sums bytes.Buffer
-	if err := run(&sums, proxy, true, []string{dir + "@v1.2.3"}); err != nil {
+	if err := run(&sums, options{proxy: proxy, sums: true}, []string{dir + "@v1.2.3"}); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(goCmd, "mod", "download", "-json", "example.com/m@v1.2.3")
@@ -104,7 +104,7 @@ func TestSumsAreTheGoCommands(t *testing.T) {
 func TestBadArguments(t *testing.T) {
 	dir := tinyModule(t)
 	for _, arg := range []string{dir, dir + "@v1.2", dir + "@latest", t.TempDir() + "@v1.0.0"} {
-		if err := run(new(bytes.Buffer), t.TempDir(), true, []string{arg}); err == nil {
+		if err := run(new(bytes.Buffer), options{proxy: t.TempDir(), sums: true}, []string{arg}); err == nil {
 			t.Errorf("run(%q) succeeded, want an error", strings.TrimPrefix(arg, dir))
 		}
 	}
