@@ -559,12 +559,14 @@ func (q *ReadyQ) Rearm(k int) bool {
 	return true
 }
 
-// Next models Next(ctx, ks, max). For max ≤ 0 it returns ErrInvalid and
-// does nothing. Otherwise it is Done(ks...) and then Wait(ctx, max). Done
-// runs even with a Done ctx, as finishing held items is not a wait.
+// Next models Next(ctx, ks, max). For max ≤ 0 it returns ks unchanged
+// and ErrInvalid, and does nothing. So ks are still in flight, and the
+// caller still holds them. Otherwise it is Done(ks...) and then
+// Wait(ctx, max). Done runs even with a Done ctx, as finishing held items
+// is not a wait.
 func (q *ReadyQ) Next(ctx Ctx, ks []int, max int) ([]int, error) {
 	if max <= 0 {
-		return nil, spin.ErrInvalid
+		return ks, spin.ErrInvalid
 	}
 	q.Done(ks...)
 	return q.Wait(ctx, max)

@@ -45,8 +45,9 @@ func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error
 // makes the two calls. Items Done go to blocked Wait callers first, as
 // they would with the two calls.
 //
-// It returns ErrInvalid, having done nothing, for a nil ctx or max ≤ 0. A
-// done context does not stop the Done. Finishing held items is not a
+// It returns done unchanged and ErrInvalid, having done nothing, for a nil
+// ctx or max ≤ 0. Its items are then still in flight, held by the caller,
+// as WaitAppend returns buf unchanged on error. A done context does not stop the Done. Finishing held items is not a
 // wait, and skipping it would strand them. So Next finishes them, then
 // returns done[:0] and ctx.Err() without taking anything. On any other
 // error too, the Done has taken effect and Next returns done[:0]. So the
