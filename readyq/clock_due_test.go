@@ -86,6 +86,39 @@ func TestWithClockRearmQueuesAnItemAlreadyDue(t *testing.T) {
 	}
 }
 
+// TestWithClockSoonerDelayDueByTheRearmIsQueued: an AddAfter that moves
+// a delayed item sooner re-arms the timer. If the clock has passed the
+// new time by then, the item is queued, and the call serves the callers
+// and counters as a change does, though it reports false.
+//
+// The clock moves 10ms at each reading during AddAfter: its first reading
+// (t0+10ms) finds nothing due, the ready time is read at t0+20ms (so
+// t0+25ms), and the re-arm reads t0+30ms.
+func TestWithClockSoonerDelayDueByTheRearmIsQueued(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newStalled()
+		q := readyq.New[int](readyq.WithClock(c))
+		q.AddAfter(1, 40*ms)
+		waiting := parkWait(bg, q, 8)
+		c.tick.Store(int64(10 * ms))
+		if q.AddAfter(1, 5*ms) {
+			t.Fatal("AddAfter of a delayed item reported true")
+		}
+		c.tick.Store(0)
+		synctest.Wait()
+		select {
+		case r := <-waiting:
+			testkit.MustNil(t, r.err)
+			wantItems(t, "the blocked Wait", r.items, 1)
+		default:
+			t.Fatalf("the blocked Wait still waits with 1 due and queued: %v", q)
+		}
+		if n := c.Waiters(); n != 0 {
+			t.Fatalf("%d timers armed with nothing delayed", n)
+		}
+	})
+}
+
 // TestWithClockEveryCallSeesTheDueItemsQueued: once a user's clock has
 // passed a delayed item's time, each call of the queue sees it queued,
 // though the timer has not fired. No goroutine needs to run first.
