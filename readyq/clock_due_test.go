@@ -45,9 +45,9 @@ func (c *stalled) jump(d time.Duration) { c.ahead.Add(int64(d)) }
 // then, and no timer is armed. A fake clock fires a timer armed for a time
 // passed only when next stepped, so the item would stay delayed.
 //
-// The clock moves 10ms at each reading during Remove: its first reading
-// (t0+10ms) finds nothing due, and the re-arm for 2 reads t0+20ms, 2's
-// time.
+// The clock moves 10ms at each reading during the call: its first reading
+// (t0+10ms) finds nothing due, and the re-arm for 2 reads t0+20ms, past
+// 2's time.
 func TestWithClockRearmQueuesAnItemAlreadyDue(t *testing.T) {
 	for _, call := range []struct {
 		name string
@@ -68,7 +68,7 @@ func TestWithClockRearmQueuesAnItemAlreadyDue(t *testing.T) {
 			c := newStalled()
 			q := readyq.New[int](readyq.WithClock(c))
 			q.AddAfter(1, 15*ms)
-			q.AddAfter(2, 20*ms)
+			q.AddAfter(2, 18*ms)
 			c.tick.Store(int64(10 * ms))
 			call.take(q)
 			c.tick.Store(0)
