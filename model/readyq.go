@@ -103,8 +103,9 @@ type rqItem struct {
 // The model has a clock of its own. Now starts at 0 and moves only with
 // Advance, which queues the delayed items whose time has come. Under
 // testing/synctest, a time.Sleep(d) and a synctest.Wait are Advance(d).
-// On a fake clock given with readyq.WithClock, so is a step of d once the
-// queue's timer has run.
+// On a fake clock given with readyq.WithClock, so is a step of d alone:
+// the queue's next call queues what the step made due, whether or not
+// its timer's goroutine has run.
 //
 // The model's rate limiter is the per-item exponential one,
 // readyq.ExponentialRateLimiter. A queue with readyq.DefaultRateLimiter
