@@ -59,6 +59,11 @@
 // items still queued keep this one waiting, while client-go's returns.
 // The priority queue of controller-runtime does not drain at all.
 //
+// A Config.Clock. After a fake clock's Step, every call sees each item
+// whose time the clock has passed as queued. Len counts it, and Get
+// returns it without waiting. In client-go, the queue's goroutine queues
+// it later, so a test must poll.
+//
 // Add of a delayed item queues it now and cancels the delay. In client-go,
 // Add queues it now and adds it again when the delay ends. So the item may
 // be processed twice.

@@ -78,7 +78,10 @@ type Config[T comparable] struct {
 	// metrics' durations and the 500 ms period of the unfinished-work
 	// gauges. It is the Clock of client-go's queue configs, so
 	// k8s.io/utils/clock/testing's FakeClock fits. Nil is the real clock.
-	// See readyq.WithClock, which it is passed to.
+	// After a Step, Len, Get and Add see every item whose time the clock
+	// has passed as queued at once. A delay ends d after the clock's
+	// reading at the call, also on a clock set back. See readyq.WithClock,
+	// which it is passed to.
 	Clock clock.WithTicker
 
 	// Queue configures the readyq.Queue underneath, for example with a

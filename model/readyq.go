@@ -103,8 +103,9 @@ type rqItem struct {
 // The model has a clock of its own. Now starts at 0 and moves only with
 // Advance, which queues the delayed items whose time has come. Under
 // testing/synctest, a time.Sleep(d) and a synctest.Wait are Advance(d).
-// On a fake clock given with readyq.WithClock, so is a step of d once the
-// queue's timer has run.
+// On a fake clock given with readyq.WithClock, so is a step of d alone:
+// the queue's next call queues what the step made due, whether or not
+// its timer's goroutine has run.
 //
 // The model's rate limiter is the per-item exponential one,
 // readyq.ExponentialRateLimiter. A queue with readyq.DefaultRateLimiter
@@ -559,12 +560,14 @@ func (q *ReadyQ) Rearm(k int) bool {
 	return true
 }
 
-// Next models Next(ctx, ks, max). For max ≤ 0 it returns ErrInvalid and
-// does nothing. Otherwise it is Done(ks...) and then Wait(ctx, max). Done
-// runs even with a Done ctx, as finishing held items is not a wait.
+// Next models Next(ctx, ks, max). For max ≤ 0 it returns ks unchanged
+// and ErrInvalid, and does nothing. So ks are still in flight, and the
+// caller still holds them. Otherwise it is Done(ks...) and then
+// Wait(ctx, max). Done runs even with a Done ctx, as finishing held items
+// is not a wait.
 func (q *ReadyQ) Next(ctx Ctx, ks []int, max int) ([]int, error) {
 	if max <= 0 {
-		return nil, spin.ErrInvalid
+		return ks, spin.ErrInvalid
 	}
 	q.Done(ks...)
 	return q.Wait(ctx, max)

@@ -995,3 +995,22 @@ func TestReadyQFairShareJoinsLast(t *testing.T) {
 		})
 	})
 }
+
+// TestReadyQNextWithMaxZeroReturnsItsArgument: Next with max ≤ 0 returns
+// ks unchanged and ErrInvalid, as the real Next returns done. It finishes
+// nothing, so the items stay in flight and their holder still has them.
+func TestReadyQNextWithMaxZeroReturnsItsArgument(t *testing.T) {
+	for _, max := range []int{0, -1} {
+		q := model.NewReadyQ(model.Edge, nil)
+		q.Add(1)
+		q.Add(2)
+		held := q.TryTake(2)
+		items, err := q.Next(model.Live, held, max)
+		if err != spin.ErrInvalid || !slices.Equal(items, held) {
+			t.Fatalf("Next(%v, %d) = %v, %v; want %v, ErrInvalid", held, max, items, err, held)
+		}
+		if q.InFlight() != 2 {
+			t.Fatalf("Next(%v, %d) finished items: %d in flight, want 2", held, max, q.InFlight())
+		}
+	}
+}

@@ -298,19 +298,24 @@ func TestWithClockAtTheZeroTime(t *testing.T) {
 	})
 }
 
-// TestWithClockSetBack: a clock set back before the queue's first reading
-// holds the queue's time at that reading. A delay then still ends, d after
-// the clock passes that reading again, instead of never.
-func TestWithClockSetBack(t *testing.T) {
+// TestWithClockSetBackDelaysFromTheClocksOwnReading: a delay ends d after
+// the clock's reading at its call, even on a clock set back past the
+// queue's first reading. A delay set before the clock went back keeps its
+// time on the clock.
+func TestWithClockSetBackDelaysFromTheClocksOwnReading(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fq := onFakeClock(t, readyq.Config[int]{})
-		fq.q.AddAfter(1, 10*ms) // the first reading: t0
+		fq.q.AddAfter(1, 10*ms) // the first reading: t0, due at t0+10ms
 		fq.step(-time.Hour)
-		fq.q.AddAfter(2, 10*ms)
-		fq.step(time.Hour + 10*ms - 1)
+		fq.q.AddAfter(2, 10*ms) // due at t0-1h+10ms
+		fq.step(10*ms - 1)
+		fq.ready(t, "1ns before t0-1h+10ms")
+		fq.step(1)
+		fq.ready(t, "at t0-1h+10ms", 2)
+		fq.step(time.Hour - 1)
 		fq.ready(t, "1ns before t0+10ms")
 		fq.step(1)
-		fq.ready(t, "at t0+10ms", 1, 2)
+		fq.ready(t, "at t0+10ms", 1)
 	})
 }
 

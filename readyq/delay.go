@@ -49,7 +49,9 @@ type heap struct {
 //
 // Times are nanoseconds on the queue's own clock (now), read only with mu
 // held. They come from WithClock's clock, or from package time. Under
-// testing/synctest package time follows the bubble's clock exactly.
+// testing/synctest package time follows the bubble's clock exactly. On a
+// user's clock every locked section first queues what is due (promote),
+// since the timer's goroutine may run long after the clock has moved.
 type delays struct {
 	heaps
 	n       int // the delayed items, in all heaps
@@ -121,12 +123,13 @@ func (q *Queue[T]) after(d time.Duration) int64 {
 	return now + int64(d)
 }
 
-// now returns the time on the queue's clock, in nanoseconds since its
-// first reading. Only with mu held.
+// now returns the time on the queue's clock, in nanoseconds. Only with mu
+// held.
 //
 // On the wall clock it calls package time itself, at the cost it had
 // before WithClock. The compiler does not inline clk's methods into a
-// Queue's, and a call through them would add to every reading.
+// Queue's, and a call through them would add to every reading. The time
+// is then the monotonic time since the queue's first reading.
 func (q *Queue[T]) now() int64 {
 	d := &q.delays
 	if q.cfg.user {
@@ -138,15 +141,39 @@ func (q *Queue[T]) now() int64 {
 	return int64(time.Since(d.epoch))
 }
 
-// userNow is now on a user's clock. That clock may be set back past the
-// first reading. The time is then 0, since a time below 0 would wrap in
-// after and make a delay last for ever.
+// userNow is now on a user's clock. It is the clock's own reading, so a
+// delay ends d after the reading at its call, even on a clock set back
+// since an earlier call. The queue's first reading is userZero, and every
+// reading is userZero plus the clock's time since that one. So a clock
+// set back past the first reading still gives a time above 0, and each
+// ready time keeps its place on the clock. A clock more than 2⁶² ns
+// (about 146 years) away from the first reading reads as the nearest
+// bound.
 func (q *Queue[T]) userNow() int64 {
-	c, d := q.cfg.clock, &q.delays
+	d := &q.delays
+	t := q.cfg.clock.Now()
 	if !d.started {
-		d.epoch, d.started = c.Now(), true
+		d.epoch, d.started = t, true
 	}
-	return max(int64(c.Since(d.epoch)), 0)
+	return userTime(t.Sub(d.epoch))
+}
+
+// userZero is a user's clock's first reading, in the queue's time. It is
+// the middle of the times above 0, so the clock may go as far back as
+// forward.
+const userZero = 1 << 62
+
+// userTime returns the queue's time for a user's clock that reads s after
+// the queue's first reading: userZero+s, kept within [1, MaxInt64]. A time
+// of 0 would read as "no ready time" in a kept-aside mark.
+func userTime(s time.Duration) int64 {
+	switch {
+	case int64(s) >= math.MaxInt64-userZero:
+		return math.MaxInt64
+	case int64(s) <= 1-userZero:
+		return 1
+	}
+	return userZero + int64(s)
 }
 
 // next returns the next tie-break number: the order ready times are set.
@@ -196,11 +223,14 @@ func (q *Queue[T]) pop(e *entry[T]) {
 
 // due queues every delayed item whose time has come, in ready-time
 // order, and arms the timer for the rest.
-func (q *Queue[T]) due() { q.dueAll(false) }
+func (q *Queue[T]) due() { q.dueAt(q.now(), false) }
 
 // dueAll is due that queues every delayed item if all is set (Close).
-func (q *Queue[T]) dueAll(all bool) {
-	now := q.now()
+func (q *Queue[T]) dueAll(all bool) { q.dueAt(q.now(), all) }
+
+// dueAt is due at the reading now, or for every delayed item if all is
+// set.
+func (q *Queue[T]) dueAt(now int64, all bool) {
 	for w := q.delays.first(); w != nil; w = q.delays.first() {
 		if w.at > now && !all {
 			break
@@ -213,6 +243,43 @@ func (q *Queue[T]) dueAll(all bool) {
 	q.arm()
 }
 
+// promote queues, on a user's clock, each delayed item whose time the
+// clock has passed (catchUp). Every locked section of a call starts with
+// it, right after mu.Lock. So every call sees those items queued, with no
+// need for the timer's goroutine to run first. On the wall clock it costs
+// one test of a field: the compiler inlines it (mu.Lock and it together
+// would not be).
+func (q *Queue[T]) promote() {
+	if q.cfg.user {
+		q.catchUp()
+	}
+}
+
+// catchUp queues the delayed items that are due on a user's clock and
+// serves blocked callers with them (settle). It reads the clock once, and
+// only if something is delayed. Only with mu held.
+func (q *Queue[T]) catchUp() {
+	w := q.delays.first()
+	if w == nil {
+		return
+	}
+	if now := q.userNow(); w.at <= now {
+		q.dueAt(now, false)
+		q.settle()
+	}
+}
+
+// sync brings the counters that observers read without the lock up to
+// date with a user's clock (see promote). It takes the lock only if an item
+// is delayed. It is for a user's clock only.
+func (q *Queue[T]) sync() {
+	if q.pub.delayed.Load() != 0 {
+		q.mu.Lock()
+		q.catchUp()
+		q.unlock()
+	}
+}
+
 // fire is the timer's function.
 func (q *Queue[T]) fire() {
 	q.mu.Lock()
@@ -222,7 +289,12 @@ func (q *Queue[T]) fire() {
 	q.unlock()
 }
 
-// arm sets the timer for the earliest ready time, or stops it.
+// arm sets the timer for the earliest ready time, or stops it. It never
+// arms the timer for a time the clock has passed. It queues the items due
+// by then instead (dueAt, which calls arm again for the rest). The wall
+// clock would fire such a timer at once. A user's clock may fire it only
+// when it is next moved, as k8s.io/utils/clock/testing's FakeClock does.
+// The caller settles what it queued.
 func (q *Queue[T]) arm() {
 	d := &q.delays
 	w := d.first()
@@ -241,7 +313,12 @@ func (q *Queue[T]) arm() {
 	if at == d.armed {
 		return
 	}
-	wait := time.Duration(at - q.now())
+	now := q.now()
+	if at <= now {
+		q.dueAt(now, false)
+		return
+	}
+	wait := time.Duration(at - now)
 	switch {
 	case q.cfg.user:
 		q.armUser(wait)

@@ -80,9 +80,12 @@
 // aside until Done.
 //
 // One timer per queue serves every delay. It is armed only while an item
-// is delayed, and the queue has no goroutine of its own. Delays and
-// retries run on package time, or on the clock given with WithClock. A
-// test can so step a fake clock, such as k8s.io/utils/clock's. Priorities and
+// is delayed, and the queue has no goroutine of its own. It is never
+// armed for a time already passed: an item due is queued instead. Delays
+// and retries run on package time, or on the clock given with WithClock.
+// A test can so step a fake clock, such as k8s.io/utils/clock's. On such
+// a clock every call sees each item whose time the clock has passed as
+// queued, at once after the step (see WithClock). Priorities and
 // fair share live on lanes beside the ready list. So a queue that uses
 // neither keeps its O(1) splice. A hand-out from a lane costs a hash
 // lookup per item. The rate limiter (client-go's shape) is asked outside
@@ -168,8 +171,10 @@
 //
 // # Bad input
 //
-// A nil context and max ≤ 0 make Wait and WaitAppend return ErrInvalid.
-// For max ≤ 0, TryTake returns nothing. Drain returns ErrInvalid for a
+// A nil context and max ≤ 0 make Wait, WaitAppend and Next return
+// ErrInvalid. They change nothing then: WaitAppend returns buf, and Next
+// returns done, unchanged (its items stay in flight). For max ≤ 0,
+// TryTake returns nothing. Drain returns ErrInvalid for a
 // nil context. Done, Remove and Rearm of an item the queue does not hold
 // in the right state are no-ops. They report it, by Done's count or by
 // false. Add, AddAfter, AddWith and AddRateLimited after Close return

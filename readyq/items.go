@@ -177,6 +177,7 @@ func (q *Queue[T]) tenantOf(item T) string {
 // addAs is add once the item's tenant is known.
 func (q *Queue[T]) addAs(item T, m Mode, o markOpts, tenant string) bool {
 	q.mu.Lock()
+	q.promote()
 	ok := q.mark(item, m, o, tenant)
 	if ok {
 		if q.cfg.metrics != nil {
@@ -226,7 +227,11 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 	switch p {
 	case delayed:
 		if o.after > 0 {
+			n := q.delays.n
 			q.reschedule(e, q.after(o.after))
+			if q.delays.n != n { // the timer's re-arm found items due: queued
+				q.settle()
+			}
 			return false
 		}
 		q.unschedule(e)
@@ -378,6 +383,7 @@ func (q *Queue[T]) Done(items ...T) int {
 		return q.doneRechecked(items)
 	}
 	q.mu.Lock()
+	q.promote()
 	n := q.finish(items, nil)
 	q.settle()
 	q.unlock()
@@ -431,6 +437,7 @@ func (q *Queue[T]) doneBig(items []T) int {
 // hand-out.
 func (q *Queue[T]) finishAll(items []T, ready []bool) int {
 	q.mu.Lock()
+	q.promote()
 	n := q.finish(items, ready)
 	q.settle()
 	q.unlock()
@@ -552,6 +559,7 @@ func byKey(a, b requeue) int {
 func (q *Queue[T]) Remove(item T) bool {
 	q.checkKey(item)
 	q.mu.Lock()
+	q.promote()
 	defer q.unlock()
 	e := q.lookup(item)
 	if e == nil {
@@ -601,6 +609,7 @@ func (q *Queue[T]) Rearm(item T) bool {
 		return false
 	}
 	q.mu.Lock()
+	q.promote()
 	defer q.unlock()
 	e := q.lookup(item)
 	if e == nil || e.mode != OneShot || q.pub.closed.Load() {

@@ -58,7 +58,7 @@ func (q *Queue[T]) Running() (unfinished, longest time.Duration) {
 	}
 	now := q.now()
 	head := q.slab.entry(r.head)
-	return r.unfinished(now), time.Duration(now - q.slab.extra(head.x).start)
+	return r.unfinished(now), since(now, q.slab.extra(head.x).start)
 }
 
 // running is the list of items in flight, oldest hand-out first, kept
@@ -73,15 +73,24 @@ type running struct {
 // unfinished returns the time in flight of all the items, which is n·now
 // less the sum of their start times. A few items in flight for a century
 // pass the largest Duration, so it works in 128 bits and saturates there.
+// It is 0 if the sum is the larger, which a user's clock set back can
+// make so (times are ≥ 0 on every clock).
 func (r *running) unfinished(now int64) time.Duration {
-	hi, lo := bits.Mul64(uint64(r.n), uint64(now)) // now ≥ every start ≥ 0
+	hi, lo := bits.Mul64(uint64(r.n), uint64(now))
 	lo, borrow := bits.Sub64(lo, r.sum.lo, 0)
-	hi -= r.sum.hi + borrow
-	if hi != 0 || lo > math.MaxInt64 {
+	hi, borrow = bits.Sub64(hi, r.sum.hi, borrow)
+	switch {
+	case borrow != 0:
+		return 0
+	case hi != 0 || lo > math.MaxInt64:
 		return math.MaxInt64
 	}
 	return time.Duration(lo)
 }
+
+// since returns the time from t to now, or 0 if a user's clock set back
+// makes now the earlier.
+func since(now, t int64) time.Duration { return time.Duration(max(now-t, 0)) }
 
 // wide is an unsigned 128-bit sum of start times, which no number of
 // items in flight can wrap.
@@ -256,7 +265,7 @@ func (q *Queue[T]) started(items []T) {
 	for _, item := range items {
 		e := q.lookup(item)
 		x := q.extra(e)
-		p.waited = append(p.waited, time.Duration(now-x.queuedAt))
+		p.waited = append(p.waited, since(now, x.queuedAt))
 		x.start, x.prev = now, r.tail
 		if r.n > 0 {
 			q.slab.extra(q.slab.entry(r.tail).x).next = e.id
@@ -275,7 +284,7 @@ func (q *Queue[T]) finished(e *entry[T]) {
 		return
 	}
 	x := q.slab.extra(e.x)
-	q.posting().worked = append(q.posting().worked, time.Duration(q.now()-x.start))
+	q.posting().worked = append(q.posting().worked, since(q.now(), x.start))
 	r := &q.running
 	if r.head != e.id {
 		q.slab.extra(q.slab.entry(x.prev).x).next = x.next

@@ -236,11 +236,13 @@ func (q *Queue[T]) Close() {
 // CloseDiscardingDelays closes the queue as Close does, but forgets every
 // delayed item instead of queuing it, as client-go's ShutDown drops them.
 // At Done, a kept-aside mark whose ready time is still to come is dropped
-// too. One due at once is still queued. It returns how many delayed items
-// it forgot, and their retry state goes with them. After Close it changes
+// too. One due at once is still queued. So is, on a user's clock
+// (WithClock), a delayed item whose time the clock has passed. It returns
+// how many delayed items it forgot, and their retry state goes with them. After Close it changes
 // nothing and returns 0.
 func (q *Queue[T]) CloseDiscardingDelays() int {
 	q.mu.Lock()
+	q.promote() // an item due on a user's clock is queued, not forgotten
 	defer q.unlock()
 	if q.pub.closed.Load() {
 		return 0
@@ -301,8 +303,14 @@ func (q *Queue[T]) idle() bool {
 // readyNow reports whether a Wait would return at once.
 func (q *Queue[T]) readyNow() bool { return q.queuedLen() > 0 || q.exhausted() }
 
-// Len returns the number of queued items.
-func (q *Queue[T]) Len() int { return int(q.pub.queued.Load()) }
+// Len returns the number of queued items. On a user's clock (WithClock)
+// that counts each delayed item whose time the clock has passed.
+func (q *Queue[T]) Len() int {
+	if q.cfg.user {
+		q.sync()
+	}
+	return int(q.pub.queued.Load())
+}
 
 // InFlight returns the number of items handed out and not yet Done.
 func (q *Queue[T]) InFlight() int { return int(q.pub.inflight.Load()) }
@@ -333,10 +341,16 @@ type Stats struct {
 	Closed   bool // Close has been called
 }
 
-// Stats returns a snapshot read with atomic loads only. It never takes the
-// lock, so observers never slow producers or consumers. The fields are
-// read one by one and may be mutually inconsistent under concurrent use.
+// Stats returns a snapshot read with atomic loads only. On the wall clock
+// it never takes the lock, so observers never slow producers or
+// consumers. On a user's clock (WithClock) with an item delayed, it first
+// takes the lock to queue the items whose time the clock has passed. The
+// fields are read one by one and may be mutually inconsistent under
+// concurrent use.
 func (q *Queue[T]) Stats() Stats {
+	if q.cfg.user {
+		q.sync()
+	}
 	return Stats{
 		Queued:   int(q.pub.queued.Load()),
 		Delayed:  int(q.pub.delayed.Load()),

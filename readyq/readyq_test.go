@@ -689,3 +689,23 @@ func TestNextServesBlockedCallersFirst(t *testing.T) {
 		testkit.ErrIs(t, "Next", (<-res).err, context.Canceled)
 	})
 }
+
+// TestNextWithMaxZeroReturnsDoneUnchanged: Next with max ≤ 0 returns
+// ErrInvalid and its done argument as it was, length and items. It
+// finishes none of them, so the caller still holds them and may pass them
+// again. The model's Next returns the same (model.ReadyQ.Next).
+func TestNextWithMaxZeroReturnsDoneUnchanged(t *testing.T) {
+	for _, max := range []int{0, -1} {
+		q := readyq.New[int]()
+		add(q, 1, 2)
+		held := q.TryTake(2)
+		got, err := q.Next(bg, held, max)
+		testkit.ErrIs(t, "Next with max ≤ 0", err, readyq.ErrInvalid)
+		if !slices.Equal(got, []int{1, 2}) {
+			t.Fatalf("Next(%v, %d) = %v, want its argument back", held, max, got)
+		}
+		if q.InFlight() != 2 {
+			t.Fatalf("Next(%v, %d) finished items: %v", held, max, q)
+		}
+	}
+}

@@ -36,6 +36,7 @@ func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error
 		return buf, err
 	}
 	q.mu.Lock()
+	q.promote()
 	return q.waitAndUnlock(ctx, buf, max)
 }
 
@@ -45,8 +46,9 @@ func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error
 // makes the two calls. Items Done go to blocked Wait callers first, as
 // they would with the two calls.
 //
-// It returns ErrInvalid, having done nothing, for a nil ctx or max ≤ 0. A
-// done context does not stop the Done. Finishing held items is not a
+// It returns done unchanged and ErrInvalid, having done nothing, for a nil
+// ctx or max ≤ 0. Its items are then still in flight, held by the caller,
+// as WaitAppend returns buf unchanged on error. A done context does not stop the Done. Finishing held items is not a
 // wait, and skipping it would strand them. So Next finishes them, then
 // returns done[:0] and ctx.Err() without taking anything. On any other
 // error too, the Done has taken effect and Next returns done[:0]. So the
@@ -70,6 +72,7 @@ func (q *Queue[T]) Next(ctx context.Context, done []T, max int) ([]T, error) {
 	}
 	q.checkKeys(done)
 	q.mu.Lock()
+	q.promote()
 	q.finish(done, nil)
 	q.settle()
 	if err := ctx.Err(); err != nil {
@@ -150,10 +153,14 @@ func (q *Queue[T]) TryTake(max int) []T {
 
 // TryTakeAppend is TryTake appending the items to buf (see WaitAppend).
 func (q *Queue[T]) TryTakeAppend(buf []T, max int) []T {
-	if max <= 0 || q.pub.queued.Load() == 0 {
+	if max <= 0 {
 		return buf
 	}
+	if q.pub.queued.Load() == 0 && (!q.cfg.user || q.pub.delayed.Load() == 0) {
+		return buf // on a user's clock, a delayed item may be due (lock)
+	}
 	q.mu.Lock()
+	q.promote()
 	return q.takeAndUnlock(buf, max)
 }
 
@@ -218,12 +225,20 @@ func (q *Queue[T]) Drain(ctx context.Context) error {
 		return err
 	}
 	q.mu.Lock()
-	if q.idle() {
+	q.promote()
+	idle := q.idle()
+	var w *spin.Waiter[struct{}]
+	if !idle {
+		w = q.drainers.Push(ctx.Done(), struct{}{})
+	}
+	if q.cfg.user {
+		q.unlock() // wakes the callers that promote served
+	} else {
 		q.mu.Unlock()
+	}
+	if idle {
 		return nil
 	}
-	w := q.drainers.Push(ctx.Done(), struct{}{})
-	q.mu.Unlock()
 	woke := w.Sleep()
 	if _, r := q.drainers.Finish((*owner[T])(q), w, woke); r == spin.Cancelled {
 		return ctx.Err()
@@ -243,6 +258,12 @@ func (q *Queue[T]) Ready() <-chan struct{} {
 		return spin.ClosedChan()
 	}
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.ready.Arm(q.readyNow())
+	q.promote()
+	c := q.ready.Arm(q.readyNow())
+	if q.cfg.user {
+		q.unlock() // wakes the callers that promote served
+	} else {
+		q.mu.Unlock()
+	}
+	return c
 }

@@ -17,10 +17,17 @@ type Clock struct {
 	mu     sync.Mutex
 	now    time.Time
 	timers []*Timer // armed, in the order made
+	onStep bool     // a timer made with d ≤ 0 fires at the next Step, not at once
 }
 
 // New returns a Clock whose time is t.
 func New(t time.Time) *Clock { return &Clock{now: t} }
+
+// NewFiringOnStep returns a Clock whose time is t, and whose timers fire
+// only in Step, even one made with d ≤ 0. It waits for the next Step.
+// k8s.io/utils/clock/testing's FakeClock does the same, so a test can
+// show that a caller never arms a timer for a time already passed.
+func NewFiringOnStep(t time.Time) *Clock { return &Clock{now: t, onStep: true} }
 
 // Now returns the clock's time.
 func (c *Clock) Now() time.Time {
@@ -30,12 +37,13 @@ func (c *Clock) Now() time.Time {
 }
 
 // NewTimer returns a timer that fires once the clock has moved d on.
-// A d ≤ 0 fires at once.
+// A d ≤ 0 fires at once, or at the next Step on a clock made by
+// NewFiringOnStep.
 func (c *Clock) NewTimer(d time.Duration) *Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t := &Timer{c: c, at: c.now.Add(d), ch: make(chan time.Time, 1)}
-	if d <= 0 {
+	if d <= 0 && !c.onStep {
 		t.ch <- c.now
 		return t
 	}
@@ -43,8 +51,8 @@ func (c *Clock) NewTimer(d time.Duration) *Timer {
 	return t
 }
 
-// Step moves the clock d on. Every timer due by then fires, the earliest
-// first, each with its own time on its channel.
+// Step moves the clock d on, or back for a d < 0. Every timer due by
+// then fires, the earliest first, each with its own time on its channel.
 func (c *Clock) Step(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -71,7 +79,8 @@ func (c *Clock) Waiters() int {
 	return len(c.timers)
 }
 
-// Next returns how long until the earliest armed timer is due, and
+// Next returns how long until the earliest armed timer is due (0 if it
+// is due already, which a clock made by NewFiringOnStep allows), and
 // whether one is armed.
 func (c *Clock) Next() (time.Duration, bool) {
 	c.mu.Lock()
@@ -85,7 +94,7 @@ func (c *Clock) Next() (time.Duration, bool) {
 			at = t.at
 		}
 	}
-	return at.Sub(c.now), true
+	return max(at.Sub(c.now), 0), true
 }
 
 // A Timer is a timer of a fake Clock.
