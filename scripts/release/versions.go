@@ -378,6 +378,11 @@ type archived struct {
 	name string
 }
 
-func (a archived) Path() string                 { return a.name }
-func (a archived) Lstat() (fs.FileInfo, error)  { return a.f.FileInfo(), nil }
+// Path is the file's path in the module zip (modzip.File).
+func (a archived) Path() string { return a.name }
+
+// Lstat describes the file as the archive has it (modzip.File).
+func (a archived) Lstat() (fs.FileInfo, error) { return a.f.FileInfo(), nil }
+
+// Open opens the file's contents in the archive (modzip.File).
 func (a archived) Open() (io.ReadCloser, error) { return a.f.Open() }
