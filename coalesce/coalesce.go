@@ -17,7 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/window"
 )
 
@@ -25,10 +25,10 @@ import (
 // evsync package and work with errors.Is.
 var (
 	// ErrInvalid is returned by Wait for a nil context.
-	ErrInvalid = spin.ErrInvalid
+	ErrInvalid = evserr.ErrInvalid
 	// ErrClosed is returned by Wait once the waker is closed and every
 	// event noted before Close has been reported.
-	ErrClosed = spin.ErrClosed
+	ErrClosed = evserr.ErrClosed
 )
 
 // A Waker coalesces events. Wake notes one, and the consumer is woken once

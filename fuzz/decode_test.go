@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"strings"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/model"
 )
 
@@ -151,7 +151,7 @@ func (k ctxKind) context() context.Context {
 // returns where the model says want: context.Canceled where the model
 // would wait (ErrWouldBlock), want otherwise.
 func cancelledErr(want error) error {
-	if want == spin.ErrWouldBlock {
+	if want == evserr.ErrWouldBlock {
 		return context.Canceled
 	}
 	return want
@@ -162,13 +162,13 @@ func errName(err error) string {
 	switch sentinel(err) {
 	case nil:
 		return "ok"
-	case spin.ErrWouldBlock:
+	case evserr.ErrWouldBlock:
 		return "ErrWouldBlock"
-	case spin.ErrInvalid:
+	case evserr.ErrInvalid:
 		return "ErrInvalid"
-	case spin.ErrClosed:
+	case evserr.ErrClosed:
 		return "ErrClosed"
-	case spin.ErrOverRelease:
+	case evserr.ErrOverRelease:
 		return "ErrOverRelease"
 	case context.Canceled:
 		return "Canceled"

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/testsupport/lincheck"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
 	"github.com/evsync/evsync/model"
@@ -191,9 +191,9 @@ func limAcquireStep(s limState, c limCall, o output) (bool, limState) {
 	switch sentinel(o.err) {
 	case nil:
 		return s.take(c.n)
-	case spin.ErrClosed:
+	case evserr.ErrClosed:
 		return s.closed && valid, s
-	case spin.ErrInvalid:
+	case evserr.ErrInvalid:
 		return !valid, s
 	}
 	return false, s
@@ -205,9 +205,9 @@ func limAcquireStep(s limState, c limCall, o output) (bool, limState) {
 func limReleaseStep(s limState, n int, err error) (bool, limState) {
 	switch {
 	case n < 0:
-		return errors.Is(err, spin.ErrInvalid), s
+		return errors.Is(err, evserr.ErrInvalid), s
 	case n > s.inUse():
-		return err == spin.ErrOverRelease, s
+		return err == evserr.ErrOverRelease, s
 	case err != nil:
 		return false, s
 	}
@@ -241,9 +241,9 @@ func limPermitReleaseStep(s limState, c limCall, o output) (bool, limState) {
 func limSetLimitStep(s limState, c limCall, o output) (bool, limState) {
 	valid := c.n >= 1
 	switch sentinel(o.err) {
-	case spin.ErrInvalid:
+	case evserr.ErrInvalid:
 		return !valid || c.contended && !s.closed, s
-	case spin.ErrClosed:
+	case evserr.ErrClosed:
 		return valid && s.closed, s
 	case nil:
 		if !valid || s.closed {
@@ -515,7 +515,7 @@ func limOutcome(c limCall, o output) string {
 		return "0 with units free"
 	case c.op == limTryAcquire || c.op == limPermitRelease:
 		return fmt.Sprint(o.v)
-	case c.op == limAcquire && o.err == spin.ErrClosed && c.freeShut:
+	case c.op == limAcquire && o.err == evserr.ErrClosed && c.freeShut:
 		return "ErrClosed with units free"
 	case c.op == limSetLimit && o.err == nil:
 		return "ok"
@@ -533,7 +533,7 @@ func limBrokenHistories() []brokenHistory {
 	give := func(id, n int) limCall { return limCall{op: limPermitRelease, n: n, id: id} }
 	set := func(n int) limCall { return limCall{op: limSetLimit, n: n} }
 	ok, yes, no := output{}, output{v: 1}, output{v: 0}
-	closed, over := output{err: spin.ErrClosed}, output{err: spin.ErrOverRelease}
+	closed, over := output{err: evserr.ErrClosed}, output{err: evserr.ErrOverRelease}
 	drain := limCall{op: limDrain, ctx: ctxEnds}
 	return []brokenHistory{
 		{"an Acquire granted after Close with units free", limModel(2), []porcupine.Operation{
@@ -616,11 +616,11 @@ func limBrokenHistories() []brokenHistory {
 		}, false},
 		{"SetLimit refused below an overlapping Acquire", limModel(3), []porcupine.Operation{
 			call(0, acq(2), ok, 1, 2),
-			call(0, limCall{op: limSetLimit, n: 2, contended: true}, output{err: spin.ErrInvalid}, 4, 5),
+			call(0, limCall{op: limSetLimit, n: 2, contended: true}, output{err: evserr.ErrInvalid}, 4, 5),
 			call(1, limCall{op: limAcquire, n: 3, ctx: ctxEnds}, output{err: context.Canceled}, 3, 6),
 		}, true},
 		{"SetLimit refused with nobody queued", limModel(2), []porcupine.Operation{
-			call(0, set(1), output{err: spin.ErrInvalid}, 1, 2),
+			call(0, set(1), output{err: evserr.ErrInvalid}, 1, 2),
 		}, false},
 		{"SetLimit after Close", limModel(2), []porcupine.Operation{
 			call(0, closeCall, ok, 1, 2),

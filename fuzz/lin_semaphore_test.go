@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/testsupport/lincheck"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
 	"github.com/evsync/evsync/model"
@@ -184,9 +184,9 @@ func semAcquireStep(s semState, c semCall, o output) (bool, semState) {
 	switch sentinel(o.err) {
 	case nil: // granted: n units were there at that moment
 		return s.take(n)
-	case spin.ErrClosed: // refused: closed, and too few units left
+	case evserr.ErrClosed: // refused: closed, and too few units left
 		return s.closed && n > s.count && n <= s.limit, s
-	case spin.ErrInvalid:
+	case evserr.ErrInvalid:
 		return n > s.limit, s
 	}
 	return false, s
@@ -207,7 +207,7 @@ func semUpToStep(s semState, c semCall, o output) (bool, semState) {
 		}
 		s.count -= o.v
 		return true, s
-	case o.err == spin.ErrClosed:
+	case o.err == evserr.ErrClosed:
 		return s.closed && s.count == 0, s
 	}
 	return false, s
@@ -231,11 +231,11 @@ func (s semState) write(n uint64, u ctxUse, err error) (bool, semState) {
 		s.debt -= pay
 		s.count += n - pay
 		return true, s
-	case spin.ErrWouldBlock: // Release only: no room
+	case evserr.ErrWouldBlock: // Release only: no room
 		return u == ctxNone && valid && !fits, s
-	case spin.ErrClosed: // ReleaseWait only: no room after Close, or queued at Close
+	case evserr.ErrClosed: // ReleaseWait only: no room after Close, or queued at Close
 		return s.closed && valid && u != ctxNone, s
-	case spin.ErrInvalid:
+	case evserr.ErrInvalid:
 		return !valid, s
 	}
 	return false, s
@@ -250,9 +250,9 @@ func semSetLimitStep(s semState, c semCall, o output) (bool, semState) {
 	l := c.n
 	valid := l != 0 && l <= semaphore.Max
 	switch sentinel(o.err) {
-	case spin.ErrInvalid:
+	case evserr.ErrInvalid:
 		return !valid || c.contended && !s.closed, s
-	case spin.ErrClosed:
+	case evserr.ErrClosed:
 		return valid && s.closed, s
 	case nil:
 		if !valid || s.closed {
@@ -472,7 +472,7 @@ func semBrokenHistories() []brokenHistory {
 	sem := func(op semOp, n uint64) semCall { return semCall{op: op, n: n, ctx: ctxNever} }
 	ok, yes, no := output{}, output{v: 1}, output{v: 0}
 	n := func(v uint64) output { return output{v: v} }
-	invalid := output{err: spin.ErrInvalid}
+	invalid := output{err: evserr.ErrInvalid}
 	return []brokenHistory{
 		{"TakeAll leaves units", semModel(semaphore.Max, 3), []porcupine.Operation{
 			call(0, sem(semTakeAll, 0), n(2), 1, 2),
@@ -511,7 +511,7 @@ func semBrokenHistories() []brokenHistory {
 		{"a Release up to limit+debt", semModel(4, 0), []porcupine.Operation{
 			call(0, sem(semSetLimit, 1), ok, 1, 2),
 			call(0, sem(semRelease, 4), ok, 3, 4),
-			call(0, sem(semRelease, 1), output{err: spin.ErrWouldBlock}, 5, 6),
+			call(0, sem(semRelease, 1), output{err: evserr.ErrWouldBlock}, 5, 6),
 			call(0, sem(semRelease, 2), invalid, 7, 8),
 		}, true},
 		{"SetLimit refused with nobody queued", semModel(5, 5), []porcupine.Operation{
@@ -543,7 +543,7 @@ func semBrokenHistories() []brokenHistory {
 		{"Acquire refused by Close for more than the limit", semModel(2, 0), []porcupine.Operation{
 			call(0, sem(semSetLimit, 1), ok, 1, 2),
 			call(0, closeCall, ok, 3, 4),
-			call(1, sem(semAcquire, 2), output{err: spin.ErrClosed}, 5, 6),
+			call(1, sem(semAcquire, 2), output{err: evserr.ErrClosed}, 5, 6),
 		}, false},
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/testsupport/lincheck"
 	"github.com/evsync/evsync/signal"
 )
@@ -112,7 +112,7 @@ func sigStep(s counterState, c sigCall, o output) (bool, any) {
 		switch sentinel(o.err) {
 		case nil:
 			return o.v != 0 && o.v == s.count, counterState{0, s.closed}
-		case spin.ErrClosed:
+		case evserr.ErrClosed:
 			return o.v == 0 && s.closed && s.count == 0, s
 		}
 	case sigCount:

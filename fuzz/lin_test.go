@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/testsupport/lincheck"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
 )
@@ -196,11 +196,11 @@ func write(s counterState, n, limit uint64, u ctxUse, err error, takesBack bool)
 			return false, s
 		}
 		return true, counterState{s.count + n, s.closed}
-	case spin.ErrWouldBlock: // Release and Add only: no room
+	case evserr.ErrWouldBlock: // Release and Add only: no room
 		return u == ctxNone && !refused && n <= limit && n > limit-s.count, s
-	case spin.ErrClosed: // closed; for a semaphore only ReleaseWait (no room, or queued at Close behind one with none)
+	case evserr.ErrClosed: // closed; for a semaphore only ReleaseWait (no room, or queued at Close behind one with none)
 		return s.closed && n <= limit && (refused || u != ctxNone), s
-	case spin.ErrInvalid:
+	case evserr.ErrInvalid:
 		return n > limit, s
 	}
 	return false, s
@@ -273,8 +273,8 @@ func errMatches(got, want error) bool { return got == want || errors.Is(got, wan
 // error of a bad argument wraps ErrInvalid with what was wrong, while the
 // models return the bare value, so the steps match errors with errors.Is.
 func sentinel(err error) error {
-	if errors.Is(err, spin.ErrInvalid) {
-		return spin.ErrInvalid
+	if errors.Is(err, evserr.ErrInvalid) {
+		return evserr.ErrInvalid
 	}
 	return err
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
 	"github.com/evsync/evsync/model"
 	"github.com/evsync/evsync/readyq"
@@ -774,7 +774,7 @@ func (r *rqRun) settle() {
 			return false
 		}
 		items, err := r.m.Wait(model.Live, p.max)
-		if err == spin.ErrWouldBlock {
+		if err == evserr.ErrWouldBlock {
 			blocked = true
 			return false
 		}

@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 )
 
 // A Coalescer models a coalesce.Waker, the debounced waker. It keeps the
@@ -259,10 +259,10 @@ func (c *Coalescer) Flush() {
 //     Wait waits and a receive from C blocks
 func (c *Coalescer) TryWait() (events uint64, err error) {
 	if !c.token && !c.closed {
-		return 0, spin.ErrWouldBlock
+		return 0, evserr.ErrWouldBlock
 	}
 	if events = c.Events(); events == 0 {
-		return 0, spin.ErrClosed // only after Close: a token always has events
+		return 0, evserr.ErrClosed // only after Close: a token always has events
 	}
 	return events, nil
 }

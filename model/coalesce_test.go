@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/model"
 )
 
@@ -80,7 +80,7 @@ func state(wakeups, pending uint64, deadline time.Duration) step {
 func wait(events uint64, ok bool, err error) step {
 	name := fmt.Sprintf("TryWait = %d, %v, %v", events, ok, err)
 	if !ok && err == nil {
-		err = spin.ErrWouldBlock
+		err = evserr.ErrWouldBlock
 	}
 	return step{name, func(t *testing.T, c *model.Coalescer) {
 		t.Helper()
@@ -206,13 +206,13 @@ func TestCoalescer(t *testing.T) {
 			advance(time.Second), flush(), state(1, 3, 0), // nothing fires after Close
 			closeC(), state(1, 3, 0),
 			wait(5, true, nil), // the outstanding wakeup, with what was left pending
-			wait(0, false, spin.ErrClosed), wait(0, false, spin.ErrClosed),
+			wait(0, false, evserr.ErrClosed), wait(0, false, evserr.ErrClosed),
 		},
 	}, {
 		name: "CloseWithUnreadAndPendingDebounce", delay: 10 * ms, maxWait: 20 * ms,
 		steps: []step{
 			wake(1), advance(5 * ms), wake(1), closeC(), advance(time.Second), state(0, 2, 0),
-			wait(2, true, nil), wait(0, false, spin.ErrClosed),
+			wait(2, true, nil), wait(0, false, evserr.ErrClosed),
 		},
 	}, {
 		name: "EventsTakesTheToken",
@@ -224,13 +224,13 @@ func TestCoalescer(t *testing.T) {
 		name: "NoWakeupLeftAfterCloseAndEvents",
 		steps: []step{
 			wake(1), wait(1, true, nil), wake(1), closeC(),
-			events(1), wait(0, false, spin.ErrClosed), events(0),
+			events(1), wait(0, false, evserr.ErrClosed), events(0),
 		},
 	}, {
 		name: "WakeAfterCloseNoop", delay: 10 * ms, maxBatch: 1,
 		steps: []step{
 			closeC(), wake(5), state(0, 0, 0), flush(), state(0, 0, 0),
-			wait(0, false, spin.ErrClosed),
+			wait(0, false, evserr.ErrClosed),
 		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -263,7 +263,7 @@ func TestCoalescerDebounceSteadyStream(t *testing.T) {
 		if n, err := c.TryWait(); err == nil {
 			got += n
 			last = c.Now()
-		} else if err != spin.ErrWouldBlock {
+		} else if err != evserr.ErrWouldBlock {
 			t.Fatal(err)
 		}
 		if gap := c.Now() - last; gap > maxWait+3*ms {

@@ -1,6 +1,6 @@
 package model
 
-import "github.com/evsync/evsync/internal/spin"
+import "github.com/evsync/evsync/internal/evserr"
 
 // The errors the models return. Each is the very value the real packages
 // return, defined once for all of them. So errors.Is(err, model.ErrClosed)
@@ -9,17 +9,17 @@ var (
 	// ErrWouldBlock is returned where the real call would wait, or where
 	// the real non-blocking call fails, as eventfd's EAGAIN. It is
 	// semaphore.ErrWouldBlock and signal.ErrWouldBlock.
-	ErrWouldBlock = spin.ErrWouldBlock
+	ErrWouldBlock = evserr.ErrWouldBlock
 
 	// ErrInvalid is returned for a bad argument, as the real call does. It
 	// is the ErrInvalid of every package.
-	ErrInvalid = spin.ErrInvalid
+	ErrInvalid = evserr.ErrInvalid
 
 	// ErrClosed is returned once the modelled primitive is closed and the
 	// call cannot be served. It is the ErrClosed of every package.
-	ErrClosed = spin.ErrClosed
+	ErrClosed = evserr.ErrClosed
 
 	// ErrOverRelease is returned by Limiter.Release of more units than
 	// are held. It is semaphore.ErrOverRelease.
-	ErrOverRelease = spin.ErrOverRelease
+	ErrOverRelease = evserr.ErrOverRelease
 )

@@ -1,6 +1,6 @@
 package model
 
-import "github.com/evsync/evsync/internal/spin"
+import "github.com/evsync/evsync/internal/evserr"
 
 // A Limiter models a semaphore.Limiter. It is a semaphore Counter that
 // starts full and counts in ints. Unlike a semaphore, it refuses every
@@ -51,11 +51,11 @@ func NewLimiter(n int) *Limiter {
 func (l *Limiter) Acquire(ctx Ctx, n int) error {
 	switch {
 	case n < 0 || uint64(n) > l.c.limit:
-		return spin.ErrInvalid
+		return evserr.ErrInvalid
 	case ctx == Done:
 		return stopped(ctx)
 	case l.c.closed:
-		return spin.ErrClosed
+		return evserr.ErrClosed
 	}
 	return l.c.Acquire(ctx, uint64(n))
 }
@@ -72,9 +72,9 @@ func (l *Limiter) Acquire(ctx Ctx, n int) error {
 func (l *Limiter) Reserve(n int) (*Reservation, error) {
 	switch {
 	case n < 0 || uint64(n) > l.c.limit:
-		return nil, spin.ErrInvalid
+		return nil, evserr.ErrInvalid
 	case l.c.closed:
-		return nil, spin.ErrClosed
+		return nil, evserr.ErrClosed
 	}
 	return l.c.Reserve(uint64(n))
 }
@@ -97,10 +97,10 @@ func (l *Limiter) TryAcquire(n int) bool {
 // A failed Release changes nothing.
 func (l *Limiter) Release(n int) error {
 	if n < 0 {
-		return spin.ErrInvalid
+		return evserr.ErrInvalid
 	}
 	if l.c.Write(uint64(n)) != nil {
-		return spin.ErrOverRelease
+		return evserr.ErrOverRelease
 	}
 	return nil
 }
@@ -109,7 +109,7 @@ func (l *Limiter) Release(n int) error {
 // and otherwise what Counter.SetLimit returns.
 func (l *Limiter) SetLimit(n int) error {
 	if n < 1 {
-		return spin.ErrInvalid
+		return evserr.ErrInvalid
 	}
 	return l.c.SetLimit(uint64(n))
 }

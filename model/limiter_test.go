@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/model"
 )
 
@@ -57,13 +57,13 @@ func TestLimiterSteps(t *testing.T) {
 	}{
 		{"acquire and release", 3, []limStep{
 			acquire(model.Live, 2), try(1), try(1).is(false),
-			acquire(model.Live, 1).is(spin.ErrWouldBlock),
+			acquire(model.Live, 1).is(evserr.ErrWouldBlock),
 			release(3), acquire(model.Live, 3), release(1),
 		}, limStats{3, 2, 1, false}},
 		{"bad arguments change nothing", 2, []limStep{
-			acquire(model.Live, -1).is(spin.ErrInvalid), acquire(model.Live, 3).is(spin.ErrInvalid),
-			acquire(model.Done, 3).is(spin.ErrInvalid), try(-1).is(false), try(3).is(false),
-			release(-1).is(spin.ErrInvalid), setLimit(0).is(spin.ErrInvalid), setLimit(-2).is(spin.ErrInvalid),
+			acquire(model.Live, -1).is(evserr.ErrInvalid), acquire(model.Live, 3).is(evserr.ErrInvalid),
+			acquire(model.Done, 3).is(evserr.ErrInvalid), try(-1).is(false), try(3).is(false),
+			release(-1).is(evserr.ErrInvalid), setLimit(0).is(evserr.ErrInvalid), setLimit(-2).is(evserr.ErrInvalid),
 		}, limStats{2, 0, 2, false}},
 		{"a done context takes nothing even with units free", 2, []limStep{
 			acquire(model.Done, 1).is(context.Canceled), acquire(model.Done, 0).is(context.Canceled),
@@ -73,29 +73,29 @@ func TestLimiterSteps(t *testing.T) {
 			acquire(model.Live, 1), acquire(model.Live, 0), try(0), release(0),
 		}, limStats{1, 1, 0, false}},
 		{"over-release changes nothing", 4, []limStep{
-			release(1).is(spin.ErrOverRelease), acquire(model.Live, 2),
-			release(3).is(spin.ErrOverRelease), release(5).is(spin.ErrOverRelease),
+			release(1).is(evserr.ErrOverRelease), acquire(model.Live, 2),
+			release(3).is(evserr.ErrOverRelease), release(5).is(evserr.ErrOverRelease),
 			release(1),
 		}, limStats{4, 1, 3, false}},
 		{"Close refuses acquires with units free", 3, []limStep{
 			acquire(model.Live, 1), closeStep,
-			acquire(model.Live, 1).is(spin.ErrClosed), acquire(model.Live, 0).is(spin.ErrClosed),
-			acquire(model.Live, 4).is(spin.ErrInvalid), acquire(model.Done, 1).is(context.Canceled),
-			try(1).is(false), try(0).is(false), setLimit(5).is(spin.ErrClosed), setLimit(0).is(spin.ErrInvalid),
+			acquire(model.Live, 1).is(evserr.ErrClosed), acquire(model.Live, 0).is(evserr.ErrClosed),
+			acquire(model.Live, 4).is(evserr.ErrInvalid), acquire(model.Done, 1).is(context.Canceled),
+			try(1).is(false), try(0).is(false), setLimit(5).is(evserr.ErrClosed), setLimit(0).is(evserr.ErrInvalid),
 			closeStep,
 		}, limStats{3, 1, 2, true}},
 		{"holders give back after Close and Drain waits for them", 3, []limStep{
-			acquire(model.Live, 2), closeStep, drain(model.Live).is(spin.ErrWouldBlock),
-			release(1), drain(model.Live).is(spin.ErrWouldBlock), release(2).is(spin.ErrOverRelease),
+			acquire(model.Live, 2), closeStep, drain(model.Live).is(evserr.ErrWouldBlock),
+			release(1), drain(model.Live).is(evserr.ErrWouldBlock), release(2).is(evserr.ErrOverRelease),
 			release(1), drain(model.Live),
 		}, limStats{3, 0, 3, true}},
 		{"a cut below what is held is a debt", 4, []limStep{
 			acquire(model.Live, 3), setLimit(2), try(1).is(false),
-			release(1), try(1).is(false), release(3).is(spin.ErrOverRelease),
+			release(1), try(1).is(false), release(3).is(evserr.ErrOverRelease),
 		}, limStats{2, 2, 0, false}},
 		{"releases pay the debt, then free units", 4, []limStep{
-			acquire(model.Live, 3), setLimit(2), release(2), drain(model.Live).is(spin.ErrWouldBlock),
-			release(1), drain(model.Live), acquire(model.Live, 3).is(spin.ErrInvalid),
+			acquire(model.Live, 3), setLimit(2), release(2), drain(model.Live).is(evserr.ErrWouldBlock),
+			release(1), drain(model.Live), acquire(model.Live, 3).is(evserr.ErrInvalid),
 		}, limStats{2, 0, 2, false}},
 		{"a raise pays the debt first", 4, []limStep{
 			acquire(model.Live, 4), setLimit(1), setLimit(3), try(1).is(false), release(2), try(1),

@@ -3,7 +3,7 @@ package model
 import (
 	"context"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 )
 
 // A Ctx is the state of a blocking call's context when the call starts.
@@ -154,11 +154,11 @@ func (c *Counter) Write(n uint64) error {
 	pay := min(n, c.debt)
 	switch {
 	case n > c.limit+c.debt:
-		return spin.ErrInvalid
+		return evserr.ErrInvalid
 	case c.closed && c.kind == signalKind:
-		return spin.ErrClosed
+		return evserr.ErrClosed
 	case n-pay > c.limit-c.count:
-		return spin.ErrWouldBlock
+		return evserr.ErrWouldBlock
 	}
 	c.debt -= pay
 	c.count += n - pay
@@ -177,13 +177,13 @@ func (c *Counter) SetLimit(limit uint64) error {
 	c.must(semaphoreKind)
 	switch {
 	case limit == 0 || limit > Max:
-		return spin.ErrInvalid
+		return evserr.ErrInvalid
 	case c.closed:
-		return spin.ErrClosed
+		return evserr.ErrClosed
 	}
 	for _, r := range c.queue {
 		if r.need > limit {
-			return spin.ErrInvalid
+			return evserr.ErrInvalid
 		}
 	}
 	c.count, c.debt = Resize(c.count, c.limit, c.debt, limit)
@@ -226,14 +226,14 @@ func (c *Counter) Debt() uint64 { return c.debt }
 // A call that returns an error changes nothing.
 func (c *Counter) WriteWait(ctx Ctx, n uint64) error {
 	if n > c.limit+c.debt {
-		return spin.ErrInvalid
+		return evserr.ErrInvalid
 	}
 	if err := stopped(ctx); err != nil {
 		return err
 	}
 	err := c.Write(n)
-	if err == spin.ErrWouldBlock && c.closed {
-		return spin.ErrClosed // a closed counter is never waited on
+	if err == evserr.ErrWouldBlock && c.closed {
+		return evserr.ErrClosed // a closed counter is never waited on
 	}
 	return err
 }
@@ -250,7 +250,7 @@ func (c *Counter) Drain(ctx Ctx) error {
 	case c.count == c.limit:
 		return nil
 	}
-	return spin.ErrWouldBlock
+	return evserr.ErrWouldBlock
 }
 
 // Acquire models semaphore Acquire. It returns, in this order of checks:
@@ -266,7 +266,7 @@ func (c *Counter) Acquire(ctx Ctx, n uint64) error {
 	c.must(semaphoreKind)
 	switch {
 	case n > c.limit:
-		return spin.ErrInvalid
+		return evserr.ErrInvalid
 	case ctx == Done:
 		return stopped(ctx)
 	case n == 0:
@@ -276,9 +276,9 @@ func (c *Counter) Acquire(ctx Ctx, n uint64) error {
 		c.settle()
 		return nil
 	case c.closed:
-		return spin.ErrClosed
+		return evserr.ErrClosed
 	}
-	return spin.ErrWouldBlock
+	return evserr.ErrWouldBlock
 }
 
 // TryAcquire models semaphore TryAcquire. It takes n units and returns
@@ -321,9 +321,9 @@ func (c *Counter) Wait(ctx Ctx) (uint64, error) {
 	case c.count != 0:
 		return c.Take(), nil
 	case c.closed:
-		return 0, spin.ErrClosed
+		return 0, evserr.ErrClosed
 	}
-	return 0, spin.ErrWouldBlock
+	return 0, evserr.ErrWouldBlock
 }
 
 // AcquireUpTo models semaphore AcquireUpTo. It returns:
@@ -345,9 +345,9 @@ func (c *Counter) AcquireUpTo(ctx Ctx, max uint64) (uint64, error) {
 		c.settle()
 		return n, nil
 	case c.closed && c.count == 0:
-		return 0, spin.ErrClosed
+		return 0, evserr.ErrClosed
 	}
-	return 0, spin.ErrWouldBlock
+	return 0, evserr.ErrWouldBlock
 }
 
 // TakeAll models semaphore TakeAll. It takes and returns every unit, or 0
@@ -372,12 +372,12 @@ func (c *Counter) Read() (uint64, error) {
 		if c.TryAcquire(1) {
 			return 1, nil
 		}
-		return 0, spin.ErrWouldBlock
+		return 0, evserr.ErrWouldBlock
 	}
 	if v := c.Take(); v != 0 {
 		return v, nil
 	}
-	return 0, spin.ErrWouldBlock
+	return 0, evserr.ErrWouldBlock
 }
 
 // Poll models poll(2) on an eventfd.

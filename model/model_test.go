@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/model"
 )
 
@@ -30,12 +30,12 @@ func wantCount(t *testing.T, c *model.Counter, want uint64) {
 // write(0), EAGAIN and poll.
 func TestKernelWriteRules(t *testing.T) {
 	for _, c := range []*model.Counter{model.NewSignal(0), model.NewSemaphore(0, model.Max)} {
-		wantErr(t, "Write(1<<64-1)", c.Write(1<<64-1), spin.ErrInvalid)
+		wantErr(t, "Write(1<<64-1)", c.Write(1<<64-1), evserr.ErrInvalid)
 		if in, out := c.Poll(); in || !out {
 			t.Fatalf("Poll() at 0 = %v, %v", in, out)
 		}
 		wantErr(t, "Write(Max)", c.Write(model.Max), nil)
-		wantErr(t, "Write(1) at Max", c.Write(1), spin.ErrWouldBlock)
+		wantErr(t, "Write(1) at Max", c.Write(1), evserr.ErrWouldBlock)
 		wantErr(t, "Write(0) at Max", c.Write(0), nil)
 		if in, out := c.Poll(); !in || out {
 			t.Fatalf("Poll() at Max = %v, %v", in, out)
@@ -51,7 +51,7 @@ func TestReadModes(t *testing.T) {
 			t.Fatalf("semaphore Read() = %d, %v", v, err)
 		}
 	}
-	if _, err := sem.Read(); !errors.Is(err, spin.ErrWouldBlock) {
+	if _, err := sem.Read(); !errors.Is(err, evserr.ErrWouldBlock) {
 		t.Fatalf("semaphore Read() at 0: %v", err)
 	}
 	sig := model.NewSignal(5)
@@ -59,17 +59,17 @@ func TestReadModes(t *testing.T) {
 	if v, err := sig.Read(); v != 8 || err != nil {
 		t.Fatalf("plain Read() = %d, %v", v, err)
 	}
-	if _, err := sig.Read(); !errors.Is(err, spin.ErrWouldBlock) {
+	if _, err := sig.Read(); !errors.Is(err, evserr.ErrWouldBlock) {
 		t.Fatalf("plain Read() at 0: %v", err)
 	}
 }
 
 func TestSemaphoreLimit(t *testing.T) {
 	c := model.NewSemaphore(3, 4)
-	wantErr(t, "Write(5)", c.Write(5), spin.ErrInvalid)
-	wantErr(t, "Write(2)", c.Write(2), spin.ErrWouldBlock)
-	wantErr(t, "Acquire(5)", c.Acquire(model.Live, 5), spin.ErrInvalid)
-	wantErr(t, "Acquire(4)", c.Acquire(model.Live, 4), spin.ErrWouldBlock)
+	wantErr(t, "Write(5)", c.Write(5), evserr.ErrInvalid)
+	wantErr(t, "Write(2)", c.Write(2), evserr.ErrWouldBlock)
+	wantErr(t, "Acquire(5)", c.Acquire(model.Live, 5), evserr.ErrInvalid)
+	wantErr(t, "Acquire(4)", c.Acquire(model.Live, 4), evserr.ErrWouldBlock)
 	if c.TryAcquire(5) || !c.TryAcquire(0) || !c.TryAcquire(3) {
 		t.Fatal("TryAcquire")
 	}
@@ -94,7 +94,7 @@ func TestReservationsFIFO(t *testing.T) {
 	if c.TryAcquire(1) {
 		t.Fatal("TryAcquire jumped the queue")
 	}
-	wantErr(t, "Acquire(1)", c.Acquire(model.Live, 1), spin.ErrWouldBlock)
+	wantErr(t, "Acquire(1)", c.Acquire(model.Live, 1), evserr.ErrWouldBlock)
 	zero, err := c.Reserve(0)
 	wantErr(t, "Reserve(0)", err, nil)
 	wantErr(t, "zero.Err()", zero.Err(), nil)
@@ -150,11 +150,11 @@ func TestCloseServesWhatFits(t *testing.T) {
 	wantErr(t, "Write(3)", c.Write(3), nil)
 	c.Close()
 	c.Close()
-	wantErr(t, "big.Err()", big.Err(), spin.ErrClosed)
+	wantErr(t, "big.Err()", big.Err(), evserr.ErrClosed)
 	wantErr(t, "small.Err()", small.Err(), nil)
 	wantCount(t, c, 1)
 	wantErr(t, "Write(0) after Close", c.Write(0), nil)
-	if _, err := c.Reserve(2); !errors.Is(err, spin.ErrClosed) {
+	if _, err := c.Reserve(2); !errors.Is(err, evserr.ErrClosed) {
 		t.Fatalf("Reserve(2) after Close: %v", err)
 	}
 	if !small.Cancel() {
@@ -162,26 +162,26 @@ func TestCloseServesWhatFits(t *testing.T) {
 	}
 	wantCount(t, c, 3)
 	wantErr(t, "Acquire(3)", c.Acquire(model.Live, 3), nil)
-	wantErr(t, "Acquire(1)", c.Acquire(model.Live, 1), spin.ErrClosed)
+	wantErr(t, "Acquire(1)", c.Acquire(model.Live, 1), evserr.ErrClosed)
 	wantErr(t, "Acquire(0)", c.Acquire(model.Live, 0), nil)
 }
 
 func TestSignalClose(t *testing.T) {
 	c := model.NewSignal(0)
-	if v, err := c.Wait(model.Live); v != 0 || !errors.Is(err, spin.ErrWouldBlock) {
+	if v, err := c.Wait(model.Live); v != 0 || !errors.Is(err, evserr.ErrWouldBlock) {
 		t.Fatalf("Wait() at 0 = %d, %v", v, err)
 	}
 	wantErr(t, "Write(7)", c.Write(7), nil)
 	c.Close()
-	wantErr(t, "Write(1)", c.Write(1), spin.ErrClosed)
-	wantErr(t, "Write(1<<64-1)", c.Write(1<<64-1), spin.ErrInvalid)
+	wantErr(t, "Write(1)", c.Write(1), evserr.ErrClosed)
+	wantErr(t, "Write(1<<64-1)", c.Write(1<<64-1), evserr.ErrInvalid)
 	if in, out := c.Poll(); !in || out {
 		t.Fatalf("Poll() after Close = %v, %v; want readable, not writable", in, out)
 	}
 	if v, err := c.Wait(model.Live); v != 7 || err != nil {
 		t.Fatalf("Wait() after Close = %d, %v", v, err)
 	}
-	if v, err := c.Wait(model.Live); v != 0 || !errors.Is(err, spin.ErrClosed) {
+	if v, err := c.Wait(model.Live); v != 0 || !errors.Is(err, evserr.ErrClosed) {
 		t.Fatalf("Wait() when closed and empty = %d, %v", v, err)
 	}
 	if c.Take() != 0 {
@@ -248,9 +248,9 @@ func TestDoneContextStops(t *testing.T) {
 	sem := model.NewSemaphore(2, 4)
 	wantErr(t, "Acquire(Done, 1)", sem.Acquire(model.Done, 1), context.Canceled)
 	wantErr(t, "Acquire(Done, 0)", sem.Acquire(model.Done, 0), context.Canceled)
-	wantErr(t, "Acquire(Done, 5)", sem.Acquire(model.Done, 5), spin.ErrInvalid)
+	wantErr(t, "Acquire(Done, 5)", sem.Acquire(model.Done, 5), evserr.ErrInvalid)
 	wantErr(t, "WriteWait(Done, 1)", sem.WriteWait(model.Done, 1), context.Canceled)
-	wantErr(t, "WriteWait(Done, 5)", sem.WriteWait(model.Done, 5), spin.ErrInvalid)
+	wantErr(t, "WriteWait(Done, 5)", sem.WriteWait(model.Done, 5), evserr.ErrInvalid)
 	wantCount(t, sem, 2)
 	sig := model.NewSignal(3)
 	if v, err := sig.Wait(model.Done); v != 0 || err != context.Canceled {
@@ -264,12 +264,12 @@ func TestDoneContextStops(t *testing.T) {
 func TestASemaphoreTakesUnitsBackAfterClose(t *testing.T) {
 	c := model.NewSemaphore(0, 2)
 	c.Close()
-	wantErr(t, "Acquire(1) on empty closed", c.Acquire(model.Live, 1), spin.ErrClosed)
-	wantErr(t, "Drain below the limit", c.Drain(model.Live), spin.ErrWouldBlock)
+	wantErr(t, "Acquire(1) on empty closed", c.Acquire(model.Live, 1), evserr.ErrClosed)
+	wantErr(t, "Drain below the limit", c.Drain(model.Live), evserr.ErrWouldBlock)
 	wantErr(t, "Write(1) after Close", c.Write(1), nil)
 	wantErr(t, "WriteWait(1) after Close", c.WriteWait(model.Live, 1), nil)
-	wantErr(t, "WriteWait(1) with no room", c.WriteWait(model.Live, 1), spin.ErrClosed)
-	wantErr(t, "Write(1) with no room", c.Write(1), spin.ErrWouldBlock)
+	wantErr(t, "WriteWait(1) with no room", c.WriteWait(model.Live, 1), evserr.ErrClosed)
+	wantErr(t, "Write(1) with no room", c.Write(1), evserr.ErrWouldBlock)
 	wantErr(t, "Drain at the limit", c.Drain(model.Live), nil)
 	wantErr(t, "Drain, done ctx", c.Drain(model.Done), context.Canceled)
 	wantErr(t, "Acquire(2) of what came back", c.Acquire(model.Live, 2), nil)

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 )
 
 // The model keeps the state of each item explicitly (queued, in flight,
@@ -376,15 +376,15 @@ func (q *ReadyQ) TryTake(max int) []int {
 func (q *ReadyQ) Wait(ctx Ctx, max int) ([]int, error) {
 	switch {
 	case max <= 0:
-		return nil, spin.ErrInvalid
+		return nil, evserr.ErrInvalid
 	case ctx == Done:
 		return nil, stopped(ctx)
 	case q.order.len() != 0:
 		return q.TryTake(max), nil
 	case q.exhausted():
-		return nil, spin.ErrClosed
+		return nil, evserr.ErrClosed
 	}
-	return nil, spin.ErrWouldBlock
+	return nil, evserr.ErrWouldBlock
 }
 
 // Done models Done(ks...) and returns how many of ks were in flight. A
@@ -567,7 +567,7 @@ func (q *ReadyQ) Rearm(k int) bool {
 // is not a wait.
 func (q *ReadyQ) Next(ctx Ctx, ks []int, max int) ([]int, error) {
 	if max <= 0 {
-		return ks, spin.ErrInvalid
+		return ks, evserr.ErrInvalid
 	}
 	q.Done(ks...)
 	return q.Wait(ctx, max)
@@ -584,7 +584,7 @@ func (q *ReadyQ) Drain(ctx Ctx) error {
 	if q.order.len() == 0 && q.InFlight() == 0 && q.Delayed() == 0 {
 		return nil
 	}
-	return spin.ErrWouldBlock
+	return evserr.ErrWouldBlock
 }
 
 // Close models Close. Later marks return false. Every delayed item is

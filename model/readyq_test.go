@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/model"
 	"pgregory.net/rapid"
 )
@@ -86,7 +86,7 @@ func TestReadyQCloseRules(t *testing.T) {
 	if items, err := q.Wait(model.Live, 5); err != nil || !slices.Equal(items, []int{2}) {
 		t.Fatalf("Wait = %v, %v", items, err)
 	}
-	if _, err := q.Wait(model.Live, 5); err != spin.ErrWouldBlock {
+	if _, err := q.Wait(model.Live, 5); err != evserr.ErrWouldBlock {
 		t.Fatalf("Wait with a kept-aside mark in flight: %v, want ErrWouldBlock", err)
 	}
 	q.Done(1, 2)
@@ -94,10 +94,10 @@ func TestReadyQCloseRules(t *testing.T) {
 		t.Fatalf("Wait = %v, %v", items, err)
 	}
 	q.Done(1)
-	if _, err := q.Wait(model.Live, 5); err != spin.ErrClosed {
+	if _, err := q.Wait(model.Live, 5); err != evserr.ErrClosed {
 		t.Fatalf("Wait = %v, want ErrClosed", err)
 	}
-	if _, err := q.Wait(model.Live, 0); err != spin.ErrInvalid {
+	if _, err := q.Wait(model.Live, 0); err != evserr.ErrInvalid {
 		t.Fatalf("Wait(0) = %v", err)
 	}
 	if q.Drain(model.Live) != nil {
@@ -145,7 +145,7 @@ func TestReadyQDoneContextStops(t *testing.T) {
 	if items, err := q.Wait(model.Done, 1); items != nil || err != context.Canceled {
 		t.Fatalf("Wait(Done) = %v, %v", items, err)
 	}
-	if _, err := q.Wait(model.Done, 0); err != spin.ErrInvalid {
+	if _, err := q.Wait(model.Done, 0); err != evserr.ErrInvalid {
 		t.Fatalf("Wait(Done, 0) = %v", err)
 	}
 	if err := q.Drain(model.Done); err != context.Canceled {
@@ -443,7 +443,7 @@ func TestReadyQCloseQueuesDelayedInReadyTimeOrder(t *testing.T) {
 		t.Fatalf("Wait = %v, %v", items, err)
 	}
 	q.Done(1, 2, 3, 4)
-	if _, err := q.Wait(model.Live, 1); err != spin.ErrClosed {
+	if _, err := q.Wait(model.Live, 1); err != evserr.ErrClosed {
 		t.Fatalf("Wait = %v, want ErrClosed", err)
 	}
 }
@@ -454,7 +454,7 @@ func TestReadyQKeptAsideDelayedMarkDueAtDoneAfterClose(t *testing.T) {
 	wantTake(t, q, 1, 1)
 	q.AddAfter(1, time.Hour)
 	q.Close()
-	if _, err := q.Wait(model.Live, 1); err != spin.ErrWouldBlock {
+	if _, err := q.Wait(model.Live, 1); err != evserr.ErrWouldBlock {
 		t.Fatalf("Wait with a timed mark aside = %v, want ErrWouldBlock", err)
 	}
 	q.Done(1)
@@ -462,7 +462,7 @@ func TestReadyQKeptAsideDelayedMarkDueAtDoneAfterClose(t *testing.T) {
 		t.Fatalf("Wait = %v, %v", items, err)
 	}
 	q.Done(1)
-	if _, err := q.Wait(model.Live, 1); err != spin.ErrClosed {
+	if _, err := q.Wait(model.Live, 1); err != evserr.ErrClosed {
 		t.Fatalf("Wait = %v, want ErrClosed", err)
 	}
 }
@@ -480,7 +480,7 @@ func TestReadyQDrainWaitsForDelayed(t *testing.T) {
 		func() { wantTake(t, q, 1, 1) }, // in flight
 	} {
 		step()
-		if err := q.Drain(model.Live); err != spin.ErrWouldBlock {
+		if err := q.Drain(model.Live); err != evserr.ErrWouldBlock {
 			t.Fatalf("Drain = %v, want ErrWouldBlock", err)
 		}
 	}
@@ -1006,7 +1006,7 @@ func TestReadyQNextWithMaxZeroReturnsItsArgument(t *testing.T) {
 		q.Add(2)
 		held := q.TryTake(2)
 		items, err := q.Next(model.Live, held, max)
-		if err != spin.ErrInvalid || !slices.Equal(items, held) {
+		if err != evserr.ErrInvalid || !slices.Equal(items, held) {
 			t.Fatalf("Next(%v, %d) = %v, %v; want %v, ErrInvalid", held, max, items, err, held)
 		}
 		if q.InFlight() != 2 {

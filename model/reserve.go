@@ -4,7 +4,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 )
 
 type reservationState uint8
@@ -46,7 +46,7 @@ type Reservation struct {
 func (c *Counter) Reserve(n uint64) (*Reservation, error) {
 	c.must(semaphoreKind)
 	if n > c.limit {
-		return nil, spin.ErrInvalid
+		return nil, evserr.ErrInvalid
 	}
 	r := &Reservation{c: c, need: n}
 	if n == 0 {
@@ -56,7 +56,7 @@ func (c *Counter) Reserve(n uint64) (*Reservation, error) {
 	}
 	c.settle()
 	if r.state == rejected {
-		return nil, spin.ErrClosed
+		return nil, evserr.ErrClosed
 	}
 	return r, nil
 }
@@ -81,7 +81,7 @@ func (r *Reservation) Err() error {
 	case r.state == pending, r.state == granted:
 		return nil
 	}
-	return spin.ErrClosed
+	return evserr.ErrClosed
 }
 
 // Cancel models Reservation.Cancel and reports whether the reservation

@@ -53,7 +53,7 @@
 // Every readyq call instead takes the queue's mutex, because
 // deduplication needs the item index. The section it locks is short and
 // bounded, such as a hash lookup or a few index moves. Waiting goes
-// through internal/spin like everywhere else. Observers (Len, InFlight,
+// through internal/waitq like everywhere else. Observers (Len, InFlight,
 // Stats, String) read atomics only.
 //
 // # Close and Drain

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/waitq"
 )
 
 // An entry is what the queue knows about one item. It is kept by value in
@@ -313,7 +313,7 @@ func (q *Queue[T]) forget(item T, e *entry[T]) {
 }
 
 // unlock releases mu, then wakes the callers settled meanwhile (see
-// internal/spin).
+// internal/waitq).
 func (q *Queue[T]) unlock() {
 	if q.cfg.metrics != nil {
 		q.measure()
@@ -321,14 +321,14 @@ func (q *Queue[T]) unlock() {
 	w, d, p := q.waiters.Woken(), q.drainers.Woken(), q.post
 	q.post = nil
 	q.mu.Unlock()
-	spin.WakeAll(w)
-	spin.WakeAll(d)
+	waitq.WakeAll(w)
+	waitq.WakeAll(d)
 	if p != nil {
 		q.deliver(p)
 	}
 }
 
-// owner is a Queue as the spin.Owner of its waiters. A cancelled caller
+// owner is a Queue as the waitq.Owner of its waiters. A cancelled caller
 // leaves under mu, and the Unlock serves those behind it.
 type owner[T comparable] Queue[T]
 

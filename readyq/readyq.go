@@ -6,7 +6,8 @@ import (
 	"sync/atomic"
 
 	"github.com/evsync/evsync/internal/clk"
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
+	"github.com/evsync/evsync/internal/waitq"
 )
 
 // Errors returned by this package. They are the same values in every
@@ -14,10 +15,10 @@ import (
 var (
 	// ErrInvalid is returned by Wait, WaitAppend and Drain for a nil
 	// context, and by Wait and WaitAppend for max ≤ 0.
-	ErrInvalid = spin.ErrInvalid
+	ErrInvalid = evserr.ErrInvalid
 	// ErrClosed is returned by Wait and WaitAppend once the queue is
 	// closed and nothing is left to hand out.
-	ErrClosed = spin.ErrClosed
+	ErrClosed = evserr.ErrClosed
 )
 
 // A Mode is how an item is queued again after it was handed out.
@@ -132,9 +133,9 @@ type guarded[T comparable] struct {
 	discard  bool      // closed by CloseDiscardingDelays, so marks still to come are dropped at Done
 	requeue  []requeue // Done's scratch space
 
-	waiters  spin.Queue[take[T]]  // blocked Wait callers
-	drainers spin.Queue[struct{}] // blocked Drain callers
-	ready    spin.Notifier        // Ready()
+	waiters  waitq.Queue[take[T]]  // blocked Wait callers
+	drainers waitq.Queue[struct{}] // blocked Drain callers
+	ready    waitq.Notifier        // Ready()
 
 	lanes  lanes[T] // queued items of other priorities and tenants (lanes.go)
 	delays delays   // delayed items and the timer (delay.go)

@@ -3,7 +3,7 @@ package readyq
 import (
 	"context"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/waitq"
 )
 
 // Wait waits until at least one item is queued, then hands out up to max
@@ -100,9 +100,9 @@ func (q *Queue[T]) waitAndUnlock(ctx context.Context, buf []T, max int) ([]T, er
 	woke := w.Sleep()
 	p, r := q.waiters.Finish((*owner[T])(q), w, woke)
 	switch r {
-	case spin.Closed:
+	case waitq.Closed:
 		return buf, ErrClosed
-	case spin.Cancelled:
+	case waitq.Cancelled:
 		return buf, ctx.Err()
 	}
 	return p.buf, nil // granted, also if ctx ended after the hand-over
@@ -122,7 +122,7 @@ type take[T comparable] struct {
 // Done that puts back many kept-aside or level items. So a Done's grant
 // is the one hand-out whose copy is not O(1) under the lock (see the
 // package doc).
-func (q *Queue[T]) grant(w *spin.Waiter[take[T]]) {
+func (q *Queue[T]) grant(w *waitq.Waiter[take[T]]) {
 	p := w.P
 	p.buf = q.takeLocked(p.buf, p.max)
 	q.waiters.Grant(w, p)
@@ -227,7 +227,7 @@ func (q *Queue[T]) Drain(ctx context.Context) error {
 	q.mu.Lock()
 	q.promote()
 	idle := q.idle()
-	var w *spin.Waiter[struct{}]
+	var w *waitq.Waiter[struct{}]
 	if !idle {
 		w = q.drainers.Push(ctx.Done(), struct{}{})
 	}
@@ -240,7 +240,7 @@ func (q *Queue[T]) Drain(ctx context.Context) error {
 		return nil
 	}
 	woke := w.Sleep()
-	if _, r := q.drainers.Finish((*owner[T])(q), w, woke); r == spin.Cancelled {
+	if _, r := q.drainers.Finish((*owner[T])(q), w, woke); r == waitq.Cancelled {
 		return ctx.Err()
 	}
 	return nil // drainers are only ever granted
@@ -255,7 +255,7 @@ func (q *Queue[T]) Drain(ctx context.Context) error {
 // cases apart.
 func (q *Queue[T]) Ready() <-chan struct{} {
 	if q.pub.queued.Load() != 0 {
-		return spin.ClosedChan()
+		return waitq.ClosedChan()
 	}
 	q.mu.Lock()
 	q.promote()

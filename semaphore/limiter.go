@@ -5,12 +5,12 @@ import (
 	"fmt"
 
 	"github.com/evsync/evsync/internal/counter"
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 )
 
 // ErrOverRelease is returned by a Limiter's Release of more units than
 // its holders hold. The Limiter is unchanged.
-var ErrOverRelease = spin.ErrOverRelease
+var ErrOverRelease = evserr.ErrOverRelease
 
 // A Limiter bounds how many units of work run at once. It has a limit of
 // units, all free at first, which Acquire takes and Release gives back.

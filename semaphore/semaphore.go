@@ -26,7 +26,7 @@ import (
 	"fmt"
 
 	"github.com/evsync/evsync/internal/counter"
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 )
 
 // Max is the largest count and the default limit. It is 1<<64-2, the
@@ -37,15 +37,15 @@ const Max uint64 = counter.Max
 // evsync package and work with errors.Is.
 var (
 	// ErrWouldBlock is returned by Release when the count has no room.
-	ErrWouldBlock = spin.ErrWouldBlock
+	ErrWouldBlock = evserr.ErrWouldBlock
 	// ErrInvalid is what every error for a bad argument matches, such as
 	// a request above the limit or a nil context. Each such error says
 	// what was wrong, e.g. "semaphore: acquire 5 units exceeds the limit
 	// 4: evsync: invalid argument". Test for it with errors.Is.
-	ErrInvalid = spin.ErrInvalid
+	ErrInvalid = evserr.ErrInvalid
 	// ErrClosed is returned by writes after Close and by acquires that find
 	// a closed semaphore without enough units left.
-	ErrClosed = spin.ErrClosed
+	ErrClosed = evserr.ErrClosed
 )
 
 // A Semaphore is a counting semaphore. It holds a count of available

@@ -15,7 +15,7 @@ import (
 	"fmt"
 
 	"github.com/evsync/evsync/internal/counter"
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 )
 
 // Max is the largest count: 1<<64-2, the eventfd counter's maximum.
@@ -25,15 +25,15 @@ const Max uint64 = counter.Max
 // evsync package and work with errors.Is.
 var (
 	// ErrWouldBlock is returned by Add when count+n would pass Max.
-	ErrWouldBlock = spin.ErrWouldBlock
+	ErrWouldBlock = evserr.ErrWouldBlock
 	// ErrInvalid is what the errors of Add and AddWait for n = 1<<64-1
 	// (eventfd's EINVAL), and of the blocking calls for a nil context,
 	// match. Each says what was wrong, e.g. "signal: wait: nil context:
 	// evsync: invalid argument". Test for it with errors.Is.
-	ErrInvalid = spin.ErrInvalid
+	ErrInvalid = evserr.ErrInvalid
 	// ErrClosed is returned by writes after Close and by Wait once a closed
 	// signal has nothing left.
-	ErrClosed = spin.ErrClosed
+	ErrClosed = evserr.ErrClosed
 )
 
 // A Signal is a sum-and-reset counter. Any number of goroutines may Add.

@@ -130,7 +130,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
+	"github.com/evsync/evsync/internal/waitq"
 )
 
 // Max is the largest count, eventfd's 1<<64-2.
@@ -336,16 +337,16 @@ func (c *Counter) AddFast(n uint64) bool {
 //   - ErrClosed once closed with too little left
 func (c *Counter) Read(ctx context.Context, m Mode, n uint64) (uint64, error) {
 	if ctx == nil {
-		return 0, spin.ErrInvalid
+		return 0, evserr.ErrInvalid
 	}
 	if err := ctx.Err(); err != nil {
 		if !c.within(n, false) {
-			return 0, spin.ErrInvalid // the context's error would say that n was valid
+			return 0, evserr.ErrInvalid // the context's error would say that n was valid
 		}
 		return 0, err
 	}
 	if c.above(n, false) {
-		return 0, spin.ErrInvalid
+		return 0, evserr.ErrInvalid
 	}
 	if n == 0 && m == Semaphore {
 		return 0, c.zeroRead()
@@ -362,7 +363,7 @@ func (c *Counter) Read(ctx context.Context, m Mode, n uint64) (uint64, error) {
 	hook(pSleep)
 	woke := w.Sleep()
 	p, r := c.finishRead(w, woke)
-	if r != spin.Granted {
+	if r != waitq.Granted {
 		return 0, result(ctx, r)
 	}
 	return p.got, nil
@@ -383,7 +384,7 @@ func (c *Counter) TakeSlow(ctx context.Context, n uint64) error {
 	hook(pSleep)
 	woke := w.Sleep()
 	_, r := c.finishRead(w, woke)
-	if r != spin.Granted {
+	if r != waitq.Granted {
 		return result(ctx, r)
 	}
 	return nil
@@ -399,7 +400,7 @@ func (c *Counter) TakeSlow(ctx context.Context, n uint64) error {
 //   - ErrClosed once closed and empty
 func (c *Counter) ReadUpTo(ctx context.Context, max uint64) (uint64, error) {
 	if ctx == nil {
-		return 0, spin.ErrInvalid
+		return 0, evserr.ErrInvalid
 	}
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -418,7 +419,7 @@ func (c *Counter) ReadUpTo(ctx context.Context, max uint64) (uint64, error) {
 	}
 	woke := w.Sleep()
 	p, r := c.finishRead(w, woke)
-	if r != spin.Granted {
+	if r != waitq.Granted {
 		return 0, result(ctx, r)
 	}
 	return p.got, nil
@@ -442,7 +443,7 @@ func (c *Counter) TryReadUpTo(max uint64) uint64 {
 // once a counter whose Close stops reads is closed.
 func (c *Counter) zeroRead() error {
 	if c.stops && c.closed() {
-		return spin.ErrClosed
+		return evserr.ErrClosed
 	}
 	return nil
 }
@@ -450,7 +451,7 @@ func (c *Counter) zeroRead() error {
 // readWait parks a reader in the lone slot or queues it in a locked
 // section, and returns its record. If the read need not wait, it returns
 // the read's result at once, with a nil record.
-func (c *Counter) readWait(done <-chan struct{}, p req) (*spin.Waiter[req], uint64, error) {
+func (c *Counter) readWait(done <-chan struct{}, p req) (*waitq.Waiter[req], uint64, error) {
 	if p.need <= 1 && p.max == 0 && c.delay == nil { // the lone record keeps one need, so no capped reads go there
 		if w := c.lone.park(&c.word, done, p.need); w != nil {
 			return w, 0, nil
@@ -459,7 +460,7 @@ func (c *Counter) readWait(done <-chan struct{}, p req) (*spin.Waiter[req], uint
 	l := c.lock()
 	defer c.unlock(l)
 	if p.need > c.Limit() {
-		return nil, 0, spin.ErrInvalid // lowered since the caller looked: never queue what no count can serve
+		return nil, 0, evserr.ErrInvalid // lowered since the caller looked: never queue what no count can serve
 	}
 	if l.readers.Len() == 0 {
 		if v, ok := c.take(l, p.need, p.max); ok {
@@ -467,13 +468,13 @@ func (c *Counter) readWait(done <-chan struct{}, p req) (*spin.Waiter[req], uint
 		}
 	}
 	if c.closed() {
-		return nil, 0, spin.ErrClosed
+		return nil, 0, evserr.ErrClosed
 	}
 	return l.readers.Push(done, p), 0, nil
 }
 
 // finishRead ends a parked read.
-func (c *Counter) finishRead(w *spin.Waiter[req], woke bool) (req, spin.Result) {
+func (c *Counter) finishRead(w *waitq.Waiter[req], woke bool) (req, waitq.Result) {
 	if w == &c.lone.rec {
 		return c.finishLone(woke)
 	}
@@ -543,7 +544,7 @@ func (c *Counter) write(m Mode, n uint64) error {
 		case !ok || w&closedBit != 0:
 			return c.writeLocked(m, n)
 		case n > limit:
-			return spin.ErrInvalid // a look that vouches has no debt to let more in
+			return evserr.ErrInvalid // a look that vouches has no debt to let more in
 		case w&loneBit != 0:
 			if m == Semaphore && n != 1 {
 				return c.writeLocked(m, n) // the lone record holds one unit
@@ -552,7 +553,7 @@ func (c *Counter) write(m Mode, n uint64) error {
 				return nil
 			}
 		case n > limit-v:
-			return spin.ErrWouldBlock // nobody waits, so no read can make room first
+			return evserr.ErrWouldBlock // nobody waits, so no read can make room first
 		case v+n > countMask:
 			return c.writeLocked(m, n)
 		case c.word.CompareAndSwap(w, w+n):
@@ -579,7 +580,7 @@ func (c *Counter) writeLocked(m Mode, n uint64) error {
 	defer c.unlock(l)
 	hook(pWriteRoom)
 	err := c.add(l, m, n)
-	if err == spin.ErrWouldBlock {
+	if err == evserr.ErrWouldBlock {
 		c.serve(l)
 		err = c.add(l, m, n)
 	}
@@ -597,19 +598,19 @@ func (c *Counter) writeLocked(m Mode, n uint64) error {
 //     room (a closed counter is never waited on)
 func (c *Counter) WriteWait(ctx context.Context, m Mode, n uint64) error {
 	if ctx == nil {
-		return spin.ErrInvalid
+		return evserr.ErrInvalid
 	}
 	if err := ctx.Err(); err != nil {
 		if !c.within(n, true) {
-			return spin.ErrInvalid // the context's error would say that n was valid
+			return evserr.ErrInvalid // the context's error would say that n was valid
 		}
 		return err
 	}
 	if c.above(n, true) {
-		return spin.ErrInvalid
+		return evserr.ErrInvalid
 	}
 	if n == 0 || c.word.Load()&fastMask == 0 {
-		if err := c.Write(m, n); err != spin.ErrWouldBlock {
+		if err := c.Write(m, n); err != evserr.ErrWouldBlock {
 			return err
 		}
 	}
@@ -624,30 +625,30 @@ func (c *Counter) WriteWait(ctx context.Context, m Mode, n uint64) error {
 
 // writeWait queues a back-pressured writer in a locked section. If there
 // is room and nobody is ahead, it adds n at once and returns a nil record.
-func (c *Counter) writeWait(done <-chan struct{}, m Mode, n uint64) (*spin.Waiter[req], error) {
+func (c *Counter) writeWait(done <-chan struct{}, m Mode, n uint64) (*waitq.Waiter[req], error) {
 	l := c.lock()
 	defer c.unlock(l)
 	c.serve(l)
 	if c.overDebt(n) {
-		return nil, spin.ErrInvalid // never queue a writer no room can take
+		return nil, evserr.ErrInvalid // never queue a writer no room can take
 	}
 	if l.writers.Len() == 0 {
-		if err := c.add(l, m, n); err != spin.ErrWouldBlock {
+		if err := c.add(l, m, n); err != evserr.ErrWouldBlock {
 			return nil, err
 		}
 	}
 	if c.closed() {
-		return nil, spin.ErrClosed
+		return nil, evserr.ErrClosed
 	}
 	return l.writers.Push(done, req{need: n}), nil
 }
 
 // result is the error of a wait that ended with r.
-func result(ctx context.Context, r spin.Result) error {
+func result(ctx context.Context, r waitq.Result) error {
 	switch r {
-	case spin.Closed:
-		return spin.ErrClosed
-	case spin.Cancelled:
+	case waitq.Closed:
+		return evserr.ErrClosed
+	case waitq.Cancelled:
 		return ctx.Err()
 	}
 	return nil
@@ -658,7 +659,7 @@ func result(ctx context.Context, r spin.Result) error {
 // holds now.
 func (c *Counter) Ready() <-chan struct{} {
 	if w := c.word.Load(); w&(countMask|closedBit|bigBit) != 0 {
-		return spin.ClosedChan()
+		return waitq.ClosedChan()
 	}
 	hook(pReadyLook)
 	l := c.lock()
@@ -672,7 +673,7 @@ func (c *Counter) Ready() <-chan struct{} {
 // sections (the slow bit), which fire it.
 func (c *Counter) Writable() <-chan struct{} {
 	if w, limit, ok := c.look(); w&closedBit != 0 || ok && w&countMask < limit {
-		return spin.ClosedChan()
+		return waitq.ClosedChan()
 	}
 	l := c.lock()
 	defer c.unlock(l)
@@ -687,7 +688,7 @@ func (c *Counter) Writable() <-chan struct{} {
 //   - ctx.Err() at once if ctx is done, or when ctx ends first
 func (c *Counter) Drain(ctx context.Context) error {
 	if ctx == nil {
-		return spin.ErrInvalid
+		return evserr.ErrInvalid
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -748,15 +749,15 @@ func (c *Counter) Count() uint64 {
 //   - ErrClosed after Close
 func (c *Counter) SetLimit(limit uint64) error {
 	if limit == 0 || limit > Max {
-		return spin.ErrInvalid
+		return evserr.ErrInvalid
 	}
 	l := c.lock()
 	defer c.unlock(l)
 	if c.closed() {
-		return spin.ErrClosed
+		return evserr.ErrClosed
 	}
 	if limit < l.readers.MaxNeed(needOf) || limit < l.writers.MaxNeed(needOf) {
-		return spin.ErrInvalid
+		return evserr.ErrInvalid
 	}
 	old, debt := c.Limit(), c.debt.Load()
 	switch {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/internal/counter"
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
 )
 
@@ -64,27 +64,27 @@ func TestPlainModeTakesTheWholeCount(t *testing.T) {
 
 func TestBadArgumentsChangeNothing(t *testing.T) {
 	c := newCounter(4, 1, nil)
-	testkit.SameErr(t, "Write above the limit", c.Write(sem, 5), spin.ErrInvalid)
-	testkit.SameErr(t, "WriteWait above the limit", c.WriteWait(bg, sem, 5), spin.ErrInvalid)
-	testkit.SameErr(t, "WriteWait nil ctx", c.WriteWait(testkit.NilContext, sem, 1), spin.ErrInvalid)
-	if _, err := c.Read(bg, sem, 5); err != spin.ErrInvalid {
+	testkit.SameErr(t, "Write above the limit", c.Write(sem, 5), evserr.ErrInvalid)
+	testkit.SameErr(t, "WriteWait above the limit", c.WriteWait(bg, sem, 5), evserr.ErrInvalid)
+	testkit.SameErr(t, "WriteWait nil ctx", c.WriteWait(testkit.NilContext, sem, 1), evserr.ErrInvalid)
+	if _, err := c.Read(bg, sem, 5); err != evserr.ErrInvalid {
 		t.Fatalf("Read above the limit = %v", err)
 	}
-	if _, err := c.Read(testkit.NilContext, sem, 1); err != spin.ErrInvalid {
+	if _, err := c.Read(testkit.NilContext, sem, 1); err != evserr.ErrInvalid {
 		t.Fatalf("Read nil ctx = %v", err)
 	}
 	if _, ok := c.TryRead(sem, 5); ok {
 		t.Fatal("TryRead above the limit succeeded")
 	}
 	var r counter.Reservation
-	testkit.SameErr(t, "Reserve above the limit", c.Reserve(&r, 5), spin.ErrInvalid)
+	testkit.SameErr(t, "Reserve above the limit", c.Reserve(&r, 5), evserr.ErrInvalid)
 	wantCount(t, c, 1)
 
 	m := newCounter(0, 0, nil)
-	testkit.SameErr(t, "Write(1<<64-1)", m.Write(plain, 1<<64-1), spin.ErrInvalid)
+	testkit.SameErr(t, "Write(1<<64-1)", m.Write(plain, 1<<64-1), evserr.ErrInvalid)
 	mustWrite(t, m, plain, 1)
-	testkit.SameErr(t, "Write(1<<64-1) at 1", m.Write(plain, 1<<64-1), spin.ErrInvalid)
-	testkit.SameErr(t, "Write(Max) at 1", m.Write(plain, counter.Max), spin.ErrWouldBlock)
+	testkit.SameErr(t, "Write(1<<64-1) at 1", m.Write(plain, 1<<64-1), evserr.ErrInvalid)
+	testkit.SameErr(t, "Write(Max) at 1", m.Write(plain, counter.Max), evserr.ErrWouldBlock)
 	wantCount(t, m, 1)
 }
 
@@ -108,9 +108,9 @@ func TestDoneContextChangesNothing(t *testing.T) {
 func TestWriteRoomAtTheLimit(t *testing.T) {
 	t.Run("fast", func(t *testing.T) {
 		c := newCounter(10, 3, nil)
-		testkit.SameErr(t, "Write(8) at 3", c.Write(sem, 8), spin.ErrWouldBlock)
+		testkit.SameErr(t, "Write(8) at 3", c.Write(sem, 8), evserr.ErrWouldBlock)
 		mustWrite(t, c, sem, 7)
-		testkit.SameErr(t, "Write(1) at the limit", c.Write(sem, 1), spin.ErrWouldBlock)
+		testkit.SameErr(t, "Write(1) at the limit", c.Write(sem, 1), evserr.ErrWouldBlock)
 		wantCount(t, c, 10)
 		mustWrite(t, c, sem, 0)
 	})
@@ -119,7 +119,7 @@ func TestWriteRoomAtTheLimit(t *testing.T) {
 			c := newCounter(10, 0, nil)
 			r := parkRead(c, bg, sem, 10) // queued: every write takes the lock
 			mustWrite(t, c, sem, 4)
-			testkit.SameErr(t, "Write(7) at 4", c.Write(sem, 7), spin.ErrWouldBlock)
+			testkit.SameErr(t, "Write(7) at 4", c.Write(sem, 7), evserr.ErrWouldBlock)
 			wantCount(t, c, 4)
 			pending(t, r)
 			mustWrite(t, c, sem, 6) // exactly to the limit: the reader takes it all
@@ -143,7 +143,7 @@ func TestWriteRoomAtTheLimit(t *testing.T) {
 	t.Run("big", func(t *testing.T) {
 		c := newCounter(0, counter.Max-1, nil)
 		mustWrite(t, c, plain, 1)
-		testkit.SameErr(t, "Write(1) at Max", c.Write(plain, 1), spin.ErrWouldBlock)
+		testkit.SameErr(t, "Write(1) at Max", c.Write(plain, 1), evserr.ErrWouldBlock)
 		wantCount(t, c, counter.Max)
 	})
 }
@@ -212,8 +212,8 @@ func TestBigCount(t *testing.T) {
 		c := newCounter(0, counter.Max, nil)
 		c.Close()
 		wantCount(t, c, counter.Max)
-		testkit.SameErr(t, "Write after Close, at the limit", c.Write(sem, 1), spin.ErrWouldBlock)
-		testkit.SameErr(t, "Plain Write after Close", c.Write(counter.Plain, 1), spin.ErrClosed)
+		testkit.SameErr(t, "Write after Close, at the limit", c.Write(sem, 1), evserr.ErrWouldBlock)
+		testkit.SameErr(t, "Plain Write after Close", c.Write(counter.Plain, 1), evserr.ErrClosed)
 		if v, ok := c.TryRead(sem, counter.Max); v != counter.Max || !ok {
 			t.Fatalf("TryRead after Close = %d, %v", v, ok)
 		}
@@ -274,7 +274,7 @@ func TestLoneSlot(t *testing.T) {
 		r, cancel := parkCancellable(c, plain, 0)
 		defer cancel()
 		c.Close()
-		wantGot(t, "Read", r, 0, spin.ErrClosed)
+		wantGot(t, "Read", r, 0, evserr.ErrClosed)
 		wantWord(t, c, counter.ClosedBit)
 	})
 	inBubble(t, "moved to the queue by a locked section", func(t *testing.T) {
@@ -410,14 +410,14 @@ func TestReserve(t *testing.T) {
 		if !testkit.IsClosed(queued.Done()) {
 			t.Fatal("Done open after Close")
 		}
-		testkit.SameErr(t, "Err of a refused reservation", queued.Err(), spin.ErrClosed)
+		testkit.SameErr(t, "Err of a refused reservation", queued.Err(), evserr.ErrClosed)
 		if !granted.Cancel() {
 			t.Fatal("Cancel after Close = false")
 		}
 		wantCount(t, c, 2) // back into what is left to read
 		testkit.MustNil(t, c.Reserve(&after, 2))
 		testkit.MustNil(t, after.Err())
-		testkit.SameErr(t, "Reserve after Close, too few left", c.Reserve(&short, 1), spin.ErrClosed)
+		testkit.SameErr(t, "Reserve after Close, too few left", c.Reserve(&short, 1), evserr.ErrClosed)
 	})
 }
 
@@ -426,19 +426,19 @@ func TestClose(t *testing.T) {
 		c := newCounter(0, 5, nil)
 		c.Close()
 		c.Close() // idempotent
-		testkit.SameErr(t, "Plain Write after Close", c.Write(counter.Plain, 1), spin.ErrClosed)
-		testkit.SameErr(t, "Plain Write(0) after Close", c.Write(counter.Plain, 0), spin.ErrClosed)
-		testkit.SameErr(t, "Plain WriteWait after Close", c.WriteWait(bg, counter.Plain, 1), spin.ErrClosed)
+		testkit.SameErr(t, "Plain Write after Close", c.Write(counter.Plain, 1), evserr.ErrClosed)
+		testkit.SameErr(t, "Plain Write(0) after Close", c.Write(counter.Plain, 0), evserr.ErrClosed)
+		testkit.SameErr(t, "Plain WriteWait after Close", c.WriteWait(bg, counter.Plain, 1), evserr.ErrClosed)
 		if v, ok := c.TryRead(sem, 2); v != 2 || !ok {
 			t.Fatalf("TryRead(2) = %d, %v", v, ok)
 		}
 		if v, err := c.Read(bg, sem, 3); v != 3 || err != nil {
 			t.Fatalf("Read(3) = %d, %v", v, err)
 		}
-		if _, err := c.Read(bg, sem, 1); err != spin.ErrClosed {
+		if _, err := c.Read(bg, sem, 1); err != evserr.ErrClosed {
 			t.Fatalf("Read at 0 after Close = %v", err)
 		}
-		if _, err := c.Read(bg, plain, 0); err != spin.ErrClosed {
+		if _, err := c.Read(bg, plain, 0); err != evserr.ErrClosed {
 			t.Fatalf("plain Read at 0 after Close = %v", err)
 		}
 		testkit.MustNil(t, c.Write(sem, 1)) // a Semaphore takes units back after Close
@@ -461,10 +461,10 @@ func TestClose(t *testing.T) {
 			mustWrite(t, c, sem, 3)
 			pending(t, r5)
 			c.Close()
-			wantGot(t, "Read(5)", r5, 0, spin.ErrClosed)
+			wantGot(t, "Read(5)", r5, 0, evserr.ErrClosed)
 			wantGot(t, "Read(2)", r2, 2, nil)
 			wantGot(t, "Read(1)", r1, 1, nil)
-			wantGot(t, "Read(9)", r9, 0, spin.ErrClosed)
+			wantGot(t, "Read(9)", r9, 0, evserr.ErrClosed)
 			wantWord(t, c, counter.ClosedBit)
 		})
 	})
@@ -475,7 +475,7 @@ func TestClose(t *testing.T) {
 			testkit.Pending(t, w)
 			c.Close()
 			synctest.Wait()
-			testkit.SameErr(t, "WriteWait", <-w, spin.ErrClosed)
+			testkit.SameErr(t, "WriteWait", <-w, evserr.ErrClosed)
 			wantCount(t, c, 5)
 		})
 	})
@@ -708,7 +708,7 @@ func TestDelayer(t *testing.T) {
 		d.take()
 		c.Close()
 		wantGot(t, "first Read", first, 3, nil)
-		wantGot(t, "second Read", second, 0, spin.ErrClosed)
+		wantGot(t, "second Read", second, 0, evserr.ErrClosed)
 		if got := d.take(); len(got) != 0 {
 			t.Fatalf("notes after Close = %v", got)
 		}
@@ -831,7 +831,7 @@ func TestConservation(t *testing.T) {
 					switch err {
 					case nil:
 						read.Add(v)
-					case spin.ErrClosed:
+					case evserr.ErrClosed:
 						return
 					}
 				}
@@ -880,7 +880,7 @@ func TestAddSlow(t *testing.T) {
 				r = parkRead(c, bg, sem, 2)
 			}
 			testkit.SameErr(t, "AddSlow(0)", c.AddSlow(sem, 0), nil)
-			testkit.SameErr(t, "AddSlow(11) above the limit", c.AddSlow(sem, 11), spin.ErrInvalid)
+			testkit.SameErr(t, "AddSlow(11) above the limit", c.AddSlow(sem, 11), evserr.ErrInvalid)
 			testkit.SameErr(t, "AddSlow(3)", c.AddSlow(sem, 3), nil)
 			want := uint64(3)
 			if queued {
@@ -888,10 +888,10 @@ func TestAddSlow(t *testing.T) {
 				want = 1
 			}
 			wantCount(t, c, want)
-			testkit.SameErr(t, "AddSlow(10) with no room", c.AddSlow(sem, 10), spin.ErrWouldBlock)
+			testkit.SameErr(t, "AddSlow(10) with no room", c.AddSlow(sem, 10), evserr.ErrWouldBlock)
 			wantCount(t, c, want)
 			c.Close()
-			testkit.SameErr(t, "AddSlow(plain, 1) after Close", c.AddSlow(plain, 1), spin.ErrClosed)
+			testkit.SameErr(t, "AddSlow(plain, 1) after Close", c.AddSlow(plain, 1), evserr.ErrClosed)
 			testkit.SameErr(t, "AddSlow(sem, 1) after Close", c.AddSlow(sem, 1), nil)
 			wantCount(t, c, want+1)
 		})

@@ -19,7 +19,7 @@ import (
 	"testing/synctest"
 
 	"github.com/evsync/evsync/internal/counter"
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/testsupport/gates"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
 )
@@ -331,7 +331,7 @@ func TestHookLoneClaimed(t *testing.T) {
 		r, g := read(t, c)
 		c.Close()
 		g.Open()
-		wantGot(t, "Read", r, 0, spin.ErrClosed)
+		wantGot(t, "Read", r, 0, evserr.ErrClosed)
 		wantWord(t, c, counter.ClosedBit)
 	}, 0, 0, nil)
 	hookBubble(t, "Ready", func(t *testing.T, c *counter.Counter) {
@@ -657,7 +657,7 @@ func TestHookSetLimitBelowARead(t *testing.T) {
 		testkit.SameErr(t, "SetLimit(1) with nobody queued", c.SetLimit(1), nil)
 		g.Open()
 		v := result(t, "Read(2)", r)
-		testkit.SameErr(t, "Read(2) above the new limit", v.err, spin.ErrInvalid)
+		testkit.SameErr(t, "Read(2) above the new limit", v.err, evserr.ErrInvalid)
 		if _, _, readers, _ := c.Snapshot(); readers != 0 {
 			t.Fatalf("%d readers queued", readers)
 		}
@@ -704,7 +704,7 @@ func TestHookDebtLookDoneContext(t *testing.T) {
 		g.Wait(t)
 		testkit.SameErr(t, "SetLimit(1): a debt of 3", c.SetLimit(1), nil)
 		g.Open()
-		testkit.SameErr(t, "WriteWait(7) with a done context", result(t, "WriteWait", w), spin.ErrInvalid)
+		testkit.SameErr(t, "WriteWait(7) with a done context", result(t, "WriteWait", w), evserr.ErrInvalid)
 		wantCount(t, c, 0)
 		if d := c.Debt(); d != 3 {
 			t.Fatalf("debt %d, want 3", d)

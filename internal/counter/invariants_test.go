@@ -6,7 +6,7 @@ import (
 	"testing/synctest"
 
 	"github.com/evsync/evsync/internal/counter"
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"pgregory.net/rapid"
 )
 
@@ -109,7 +109,7 @@ func (rm *restMachine) park(never bool, call func(context.Context) error) {
 func (rm *restMachine) Write(t *rapid.T) {
 	n := rm.amount(t)
 	switch err := rm.c.Write(rm.m, n); err {
-	case nil, spin.ErrWouldBlock, spin.ErrInvalid, spin.ErrClosed:
+	case nil, evserr.ErrWouldBlock, evserr.ErrInvalid, evserr.ErrClosed:
 	default:
 		t.Fatalf("Write(%d) = %v", n, err)
 	}

@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/internal/counter"
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/testsupport/gates"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
 )
@@ -170,11 +170,11 @@ func b2u(b bool) uint64 {
 var limitCases = []limitCase{
 	{ // (1, 1, 0) → (4, 4, 0): 2 is invalid, then valid
 		name: "Read, done context, raise", limit: 1, held: 0, to: 4, call: read(done, 2),
-		first: outcome{0, spin.ErrInvalid, 1}, second: outcome{0, context.Canceled, 4}, finals: [2]uint64{4, 4},
+		first: outcome{0, evserr.ErrInvalid, 1}, second: outcome{0, context.Canceled, 4}, finals: [2]uint64{4, 4},
 	},
 	{ // (4, 4, 0) → (1, 1, 0): 2 is valid, then invalid
 		name: "Read, done context, cut", limit: 4, held: 0, to: 1, call: read(done, 2),
-		first: outcome{0, context.Canceled, 4}, second: outcome{0, spin.ErrInvalid, 1}, finals: [2]uint64{1, 1},
+		first: outcome{0, context.Canceled, 4}, second: outcome{0, evserr.ErrInvalid, 1}, finals: [2]uint64{1, 1},
 	},
 	{ // (1, 1, 0) → (4, 4, 0)
 		name: "Read, raise", limit: 1, held: 0, to: 4, call: read(bg, 1),
@@ -182,7 +182,7 @@ var limitCases = []limitCase{
 	},
 	{ // (4, 4, 0) → (1, 1, 0); after the read: (2, 4, 0) → (0, 1, 1)
 		name: "Read, cut", limit: 4, held: 0, to: 1, call: read(bg, 2),
-		first: outcome{2, nil, 2}, second: outcome{0, spin.ErrInvalid, 1}, finals: [2]uint64{0, 1},
+		first: outcome{2, nil, 2}, second: outcome{0, evserr.ErrInvalid, 1}, finals: [2]uint64{0, 1},
 	},
 	{ // (1, 1, 0) → (4, 4, 0)
 		name: "ReadUpTo, raise", limit: 1, held: 0, to: 4, call: readUpTo(8),
@@ -202,7 +202,7 @@ var limitCases = []limitCase{
 	},
 	{ // (2, 2, 0) → (4, 4, 0): full either way
 		name: "Write, raise", limit: 2, held: 0, to: 4, call: write(1),
-		first: outcome{0, spin.ErrWouldBlock, 2}, second: outcome{0, spin.ErrWouldBlock, 4}, finals: [2]uint64{4, 4},
+		first: outcome{0, evserr.ErrWouldBlock, 2}, second: outcome{0, evserr.ErrWouldBlock, 4}, finals: [2]uint64{4, 4},
 	},
 	{ // (2, 4, 0) → (1, 3, 0): 2 fits either way, not the old count under the new limit
 		name: "Write, cut", limit: 4, held: 2, to: 3, call: write(2),
@@ -210,27 +210,27 @@ var limitCases = []limitCase{
 	},
 	{ // (0, 2, 0) → (2, 4, 0): 3 is invalid, then valid
 		name: "WriteWait, done context, raise", limit: 2, held: 2, to: 4, call: writeWait(done, 3),
-		first: outcome{0, spin.ErrInvalid, 0}, second: outcome{0, context.Canceled, 2}, finals: [2]uint64{2, 2},
+		first: outcome{0, evserr.ErrInvalid, 0}, second: outcome{0, context.Canceled, 2}, finals: [2]uint64{2, 2},
 	},
 	{ // (2, 4, 0) → (0, 2, 0): 3 is valid, then invalid
 		name: "WriteWait, done context, cut", limit: 4, held: 2, to: 2, call: writeWait(done, 3),
-		first: outcome{0, context.Canceled, 2}, second: outcome{0, spin.ErrInvalid, 0}, finals: [2]uint64{0, 0},
+		first: outcome{0, context.Canceled, 2}, second: outcome{0, evserr.ErrInvalid, 0}, finals: [2]uint64{0, 0},
 	},
 	{ // (0, 2, 0) → (2, 4, 0): 3 is invalid, then waits for room
 		name: "WriteWait, raise", limit: 2, held: 2, to: 4, call: writeWaitHour(3),
-		first: outcome{0, spin.ErrInvalid, 0}, second: outcome{0, errWaited, 2}, finals: [2]uint64{2, 2},
+		first: outcome{0, evserr.ErrInvalid, 0}, second: outcome{0, errWaited, 2}, finals: [2]uint64{2, 2},
 	},
 	{ // (2, 4, 0) → (0, 2, 0): 3 waits for room, then is invalid
 		name: "WriteWait, cut", limit: 4, held: 2, to: 2, call: writeWaitHour(3),
-		first: outcome{0, errWaited, 2}, second: outcome{0, spin.ErrInvalid, 0}, finals: [2]uint64{0, 0},
+		first: outcome{0, errWaited, 2}, second: outcome{0, evserr.ErrInvalid, 0}, finals: [2]uint64{0, 0},
 	},
 	{ // (1, 1, 0) → (4, 4, 0)
 		name: "Reserve, raise", limit: 1, held: 0, to: 4, call: reserve(3),
-		first: outcome{0, spin.ErrInvalid, 1}, second: outcome{1, nil, 1}, finals: [2]uint64{4, 1},
+		first: outcome{0, evserr.ErrInvalid, 1}, second: outcome{1, nil, 1}, finals: [2]uint64{4, 1},
 	},
 	{ // (4, 4, 0) → (1, 1, 0); after the grant: (2, 4, 0) → (0, 1, 1)
 		name: "Reserve, cut", limit: 4, held: 0, to: 1, call: reserve(2),
-		first: outcome{1, nil, 2}, second: outcome{0, spin.ErrInvalid, 1}, finals: [2]uint64{0, 1},
+		first: outcome{1, nil, 2}, second: outcome{0, evserr.ErrInvalid, 1}, finals: [2]uint64{0, 1},
 	},
 	{ // (3, 3, 0) → (4, 4, 0): full either way
 		name: "Writable, raise", limit: 3, held: 0, to: 4, call: writable,
@@ -374,7 +374,7 @@ func TestHookWriteFastGeneration(t *testing.T) {
 		testkit.SameErr(t, "SetLimit(2)", c.SetLimit(2), nil) // (0, 2)
 		mustWrite(t, c, sem, 2)                               // (2, 2): the same count as before
 		fast.Open()
-		testkit.SameErr(t, "the stray Write(2)", gates.Receive(t, "Write", w), spin.ErrWouldBlock)
+		testkit.SameErr(t, "the stray Write(2)", gates.Receive(t, "Write", w), evserr.ErrWouldBlock)
 		wantCount(t, c, 2)
 	}, 4, 4, nil)
 }
@@ -392,7 +392,7 @@ func TestHookSetLimitBelowAReservation(t *testing.T) {
 		g.Wait(t)
 		testkit.SameErr(t, "SetLimit(1)", c.SetLimit(1), nil)
 		g.Open()
-		testkit.SameErr(t, "Reserve(2) above the new limit", gates.Receive(t, "Reserve", r), spin.ErrInvalid)
+		testkit.SameErr(t, "Reserve(2) above the new limit", gates.Receive(t, "Reserve", r), evserr.ErrInvalid)
 		if _, _, readers, _ := c.Snapshot(); readers != 0 {
 			t.Fatalf("%d readers queued", readers)
 		}

@@ -1,6 +1,7 @@
 package counter
 
-import "github.com/evsync/evsync/internal/spin"
+import "github.com/evsync/evsync/internal/evserr"
+import "github.com/evsync/evsync/internal/waitq"
 
 // A locked is what only a locked section may touch. It holds the working
 // count, valid between lock and unlock, and the state that mu guards. The
@@ -9,17 +10,17 @@ import "github.com/evsync/evsync/internal/spin"
 // calls of the queues are the exceptions. Len may be read without the
 // lock, and Finish takes the lock itself.
 type locked struct {
-	cnt      uint64          // the count, read from the word by lock and written back by unlock
-	was      uint64          // the count when the section began
-	serving  bool            // the section is Serve's, which serves delayed readers
-	readers  spin.Queue[req] // blocked readers and reservations
-	writers  spin.Queue[req] // back-pressured writers
-	drainers spin.Queue[req] // Drain callers
-	ready    spin.Notifier   // Ready
-	writable spin.Notifier   // Writable
+	cnt      uint64           // the count, read from the word by lock and written back by unlock
+	was      uint64           // the count when the section began
+	serving  bool             // the section is Serve's, which serves delayed readers
+	readers  waitq.Queue[req] // blocked readers and reservations
+	writers  waitq.Queue[req] // back-pressured writers
+	drainers waitq.Queue[req] // Drain callers
+	ready    waitq.Notifier   // Ready
+	writable waitq.Notifier   // Writable
 }
 
-// Lock begins a locked section for spin's Queue.Finish (see lock).
+// Lock begins a locked section for waitq's Queue.Finish (see lock).
 func (c *Counter) Lock() { c.lock() }
 
 // Unlock ends the section that Lock began (see unlock).
@@ -75,9 +76,9 @@ func (c *Counter) unlock(l *locked) {
 	count := l.cnt
 	r, w, d := l.readers.Woken(), l.writers.Woken(), l.drainers.Woken()
 	c.mu.Unlock()
-	spin.WakeAll(r)
-	spin.WakeAll(w)
-	spin.WakeAll(d)
+	waitq.WakeAll(r)
+	waitq.WakeAll(w)
+	waitq.WakeAll(d)
 	if note {
 		c.delay.Note(count)
 	}
@@ -104,10 +105,10 @@ func (c *Counter) unlockLean(l *locked) {
 	l.serving = false
 	r, w, d := l.readers.Woken(), l.writers.Woken(), l.drainers.Woken()
 	c.mu.Unlock()
-	spin.WakeAll(r)
+	waitq.WakeAll(r)
 	if w != nil || d != nil {
-		spin.WakeAll(w)
-		spin.WakeAll(d)
+		waitq.WakeAll(w)
+		waitq.WakeAll(d)
 	}
 }
 
@@ -229,11 +230,11 @@ func (c *Counter) add(l *locked, m Mode, n uint64) error {
 	pay := min(n, debt) // a write pays SetLimit's debt before it adds to the count
 	switch {
 	case c.overDebt(n):
-		return spin.ErrInvalid // no count could ever take it, so it is a bad argument, even after Close
+		return evserr.ErrInvalid // no count could ever take it, so it is a bad argument, even after Close
 	case c.closed() && m == Plain:
-		return spin.ErrClosed
+		return evserr.ErrClosed
 	case n-pay > c.Limit()-l.cnt:
-		return spin.ErrWouldBlock
+		return evserr.ErrWouldBlock
 	}
 	c.debt.Store(debt - pay)
 	l.cnt += n - pay
@@ -264,4 +265,4 @@ func (c *Counter) setBits(b uint64) {
 	}
 }
 
-var _ spin.Owner = (*Counter)(nil)
+var _ waitq.Owner = (*Counter)(nil)

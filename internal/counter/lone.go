@@ -3,7 +3,7 @@ package counter
 import (
 	"sync/atomic"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/waitq"
 )
 
 // A loneSlot is the lone slot (see the package doc). It holds the record
@@ -43,8 +43,8 @@ import (
 // record, and never lone. Only busy can change under it, when the reader
 // frees the record. So unlock's publish keeps busy as it finds it.
 type loneSlot struct {
-	rec   spin.Waiter[req] // the record, whose need its first reader sets (one mode per Counter)
-	ready atomic.Bool      // rec has its channel and its need
+	rec   waitq.Waiter[req] // the record, whose need its first reader sets (one mode per Counter)
+	ready atomic.Bool       // rec has its channel and its need
 }
 
 // park parks a reader in the slot if the word is free, and returns the
@@ -52,7 +52,7 @@ type loneSlot struct {
 // ends publishes itself with one compare-and-swap. One whose context can
 // end first claims the record, stores its context's Done channel there,
 // then publishes.
-func (s *loneSlot) park(word *atomic.Uint64, done <-chan struct{}, need uint64) *spin.Waiter[req] {
+func (s *loneSlot) park(word *atomic.Uint64, done <-chan struct{}, need uint64) *waitq.Waiter[req] {
 	g := word.Load()
 	if g&^genMask != 0 {
 		return nil
@@ -103,7 +103,7 @@ func (s *loneSlot) free(word *atomic.Uint64) {
 // moveTo moves the waiting reader to the head of the queue q, for lock
 // (lone|busy → slow|busy). The compare-and-swap is from w, the word lock
 // read. It fails if the word has changed since.
-func (s *loneSlot) moveTo(word *atomic.Uint64, w uint64, q *spin.Queue[req]) bool {
+func (s *loneSlot) moveTo(word *atomic.Uint64, w uint64, q *waitq.Queue[req]) bool {
 	if !word.CompareAndSwap(w, w&^loneBit|slowBit) {
 		return false
 	}
@@ -124,19 +124,19 @@ func (c *Counter) handLone(m Mode, n uint64) bool {
 	r := &c.lone.rec
 	hook(pWriterClaimed)
 	if !r.Live() && c.Write(m, n) == nil {
-		r.Settle(spin.Cancelled, req{need: r.P.need})
+		r.Settle(waitq.Cancelled, req{need: r.P.need})
 		return true
 	}
-	r.Settle(spin.Granted, req{need: r.P.need, got: n})
+	r.Settle(waitq.Granted, req{need: r.P.need, got: n})
 	return true
 }
 
 // finishLone ends the lone reader's wait. If its context ended first, it
 // takes the record back. If a writer or a locked section was first, the
 // record's verdict stands (Finish). Then it frees the record.
-func (c *Counter) finishLone(woke bool) (req, spin.Result) {
+func (c *Counter) finishLone(woke bool) (req, waitq.Result) {
 	r := &c.lone.rec
-	p, res := req{}, spin.Cancelled
+	p, res := req{}, waitq.Cancelled
 	if woke || !c.lone.claim(&c.word, pLoneReclaim) {
 		p, res = c.sec.readers.Finish(c, r, woke)
 	}

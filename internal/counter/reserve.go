@@ -3,7 +3,8 @@ package counter
 import (
 	"context"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
+	"github.com/evsync/evsync/internal/waitq"
 )
 
 // A Reservation is a select-able read of a Semaphore counter. It is a
@@ -11,7 +12,7 @@ import (
 // served or refused. Its flags are used only with c.mu held.
 type Reservation struct {
 	c         *Counter
-	w         *spin.Waiter[req]
+	w         *waitq.Waiter[req]
 	cancelled bool // Cancel has run
 	kept      bool // Cancel could not give the units back
 }
@@ -24,20 +25,20 @@ type Reservation struct {
 //   - ErrClosed if the counter is closed with fewer than n units left
 func (c *Counter) Reserve(r *Reservation, n uint64) error {
 	if c.above(n, false) {
-		return spin.ErrInvalid
+		return evserr.ErrInvalid
 	}
 	l := c.lock()
 	defer c.unlock(l)
 	if n > c.Limit() {
-		return spin.ErrInvalid // lowered since the look above: never queue what no count can serve
+		return evserr.ErrInvalid // lowered since the look above: never queue what no count can serve
 	}
 	r.c, r.w = c, l.readers.PushSelectable(req{need: n})
 	if n == 0 && c.zeroRead() == nil {
 		l.readers.Grant(r.w, req{}) // like a read of 0, it never waits, even behind others
 	}
 	c.serve(l)
-	if queued, v := r.w.Settled(); !queued && v == spin.Closed {
-		return spin.ErrClosed
+	if queued, v := r.w.Settled(); !queued && v == waitq.Closed {
+		return evserr.ErrClosed
 	}
 	return nil
 }
@@ -60,10 +61,10 @@ func (r *Reservation) Err() error {
 		return nil
 	case r.cancelled && !r.kept:
 		return context.Canceled
-	case v == spin.Granted:
+	case v == waitq.Granted:
 		return nil
 	}
-	return spin.ErrClosed
+	return evserr.ErrClosed
 }
 
 // Cancel gives r up. A waiting r leaves the queue, and its Done channel is
@@ -81,7 +82,7 @@ func (r *Reservation) Cancel() bool {
 	switch queued, v := r.w.Settled(); {
 	case queued:
 		l.readers.Cancel(r.w)
-	case v == spin.Granted && c.add(l, Semaphore, r.w.P.need) != nil: // after Close too: into what is left to read
+	case v == waitq.Granted && c.add(l, Semaphore, r.w.P.need) != nil: // after Close too: into what is left to read
 		r.kept = true
 	}
 	return !r.kept

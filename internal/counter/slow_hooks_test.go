@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/evsync/evsync/internal/counter"
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/testsupport/gates"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
 )
@@ -50,7 +50,7 @@ func TestHookTakeSlow(t *testing.T) {
 		g.Wait(t)
 		testkit.SameErr(t, "SetLimit(1)", c.SetLimit(1), nil)
 		g.Open()
-		testkit.SameErr(t, "TakeSlow(2) above the new limit", result(t, "TakeSlow", r), spin.ErrInvalid)
+		testkit.SameErr(t, "TakeSlow(2) above the new limit", result(t, "TakeSlow", r), evserr.ErrInvalid)
 		if _, _, readers, _ := c.Snapshot(); readers != 0 {
 			t.Fatalf("%d readers queued", readers)
 		}
@@ -72,7 +72,7 @@ func TestHookTakeSlow(t *testing.T) {
 		g.Wait(t)
 		c.Close()
 		g.Open()
-		testkit.SameErr(t, "TakeSlow(1) after Close", result(t, "TakeSlow", r), spin.ErrClosed)
+		testkit.SameErr(t, "TakeSlow(1) after Close", result(t, "TakeSlow", r), evserr.ErrClosed)
 	}, 10, 0, nil)
 }
 
@@ -92,7 +92,7 @@ func TestHookWriteRoomGrantsTheLastWriter(t *testing.T) {
 		g.Wait(t) // in the locked section: no synctest.Wait until it ends
 		cancel()
 		g.Open()
-		testkit.SameErr(t, "Write(6) after the writer took the room", result(t, "Write", w), spin.ErrWouldBlock)
+		testkit.SameErr(t, "Write(6) after the writer took the room", result(t, "Write", w), evserr.ErrWouldBlock)
 		wantGot(t, "cancelled head", head, 0, context.Canceled)
 		wantGot(t, "the reader behind", behind, 3, nil)
 		testkit.SameErr(t, "the queued WriteWait(6)", result(t, "WriteWait", writer), nil)

@@ -6,7 +6,7 @@
 // It is the real thing that evsync's counters mirror: the differential
 // tests compare them with it call for call, and benchmarks can measure
 // them against it. Errors are therefore given in evsync's terms: EAGAIN is
-// spin.ErrWouldBlock and EINVAL is spin.ErrInvalid, the very values that
+// evserr.ErrWouldBlock and EINVAL is evserr.ErrInvalid, the very values that
 // every evsync package re-exports, so a test can compare them with ==.
 // Every other failure is returned as an *os.SyscallError.
 //

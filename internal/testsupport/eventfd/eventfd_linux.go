@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"golang.org/x/sys/unix"
 )
 
@@ -23,7 +23,7 @@ const (
 	// it a read takes the whole count and returns it.
 	Semaphore Flag = unix.EFD_SEMAPHORE
 	// NonBlock is EFD_NONBLOCK: a read at 0 and a write that would pass
-	// the maximum return spin.ErrWouldBlock. Without it they block.
+	// the maximum return evserr.ErrWouldBlock. Without it they block.
 	NonBlock Flag = unix.EFD_NONBLOCK
 )
 
@@ -42,7 +42,7 @@ type FD struct{ fd int }
 // than Semaphore and NonBlock are ErrInvalid.
 func Open(initial uint64, flags Flag) (*FD, error) {
 	if flags&^(Semaphore|NonBlock) != 0 || initial > Max {
-		return nil, spin.ErrInvalid
+		return nil, evserr.ErrInvalid
 	}
 	first := min(initial, math.MaxUint32)
 	fd, err := unix.Eventfd(uint(first), int(flags)|unix.EFD_CLOEXEC)
@@ -145,9 +145,9 @@ func mapErr(op string, err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, unix.EAGAIN):
-		return spin.ErrWouldBlock
+		return evserr.ErrWouldBlock
 	case errors.Is(err, unix.EINVAL):
-		return spin.ErrInvalid
+		return evserr.ErrInvalid
 	}
 	return os.NewSyscallError(op, err)
 }

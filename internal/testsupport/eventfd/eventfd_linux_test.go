@@ -5,7 +5,7 @@ package eventfd_test
 import (
 	"testing"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/testsupport/eventfd"
 )
 
@@ -43,7 +43,7 @@ func TestSemaphoreModeReadsOneAtATime(t *testing.T) {
 		want(t, "Read", v, err, 1, nil)
 	}
 	v, err := e.Read()
-	want(t, "Read at 0", v, err, 0, spin.ErrWouldBlock)
+	want(t, "Read at 0", v, err, 0, evserr.ErrWouldBlock)
 }
 
 func TestPlainModeReadsTheSumAndResets(t *testing.T) {
@@ -54,15 +54,15 @@ func TestPlainModeReadsTheSumAndResets(t *testing.T) {
 	v, err := e.Read()
 	want(t, "Read", v, err, 7, nil)
 	v, err = e.Read()
-	want(t, "Read at 0", v, err, 0, spin.ErrWouldBlock)
+	want(t, "Read at 0", v, err, 0, evserr.ErrWouldBlock)
 }
 
 func TestWriteErrorsChangeNothing(t *testing.T) {
 	e := open(t, eventfd.Max-1, eventfd.NonBlock) // above 32 bits: written after opening
-	if err := e.Write(1<<64 - 1); err != spin.ErrInvalid {
+	if err := e.Write(1<<64 - 1); err != evserr.ErrInvalid {
 		t.Fatalf("Write(1<<64-1) = %v, want ErrInvalid", err)
 	}
-	if err := e.Write(2); err != spin.ErrWouldBlock {
+	if err := e.Write(2); err != evserr.ErrWouldBlock {
 		t.Fatalf("Write past Max = %v, want ErrWouldBlock", err)
 	}
 	if got := count(t, e); got != eventfd.Max-1 {
@@ -113,7 +113,7 @@ func TestOpenInvalid(t *testing.T) {
 		"initial 1<<64-1": func() (*eventfd.FD, error) { return eventfd.Open(1<<64-1, 0) },
 		"unknown flag":    func() (*eventfd.FD, error) { return eventfd.Open(0, 1<<20) },
 	} {
-		if e, err := f(); e != nil || err != spin.ErrInvalid {
+		if e, err := f(); e != nil || err != evserr.ErrInvalid {
 			t.Errorf("%s: Open = %v, %v; want ErrInvalid", name, e, err)
 		}
 	}

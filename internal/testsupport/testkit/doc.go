@@ -6,5 +6,5 @@
 //
 // It is imported only by _test.go files: nothing in the module's non-test
 // code may depend on it, and it depends on no package under test (only on
-// model, internal/testsupport/eventfd and internal/spin).
+// model, internal/testsupport/eventfd and internal/waitq).
 package testkit

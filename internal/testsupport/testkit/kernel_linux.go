@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/testsupport/eventfd"
 	"github.com/evsync/evsync/model"
 )
@@ -201,7 +201,7 @@ func (k *KernelRun) WriteWait(name string, call func(context.Context, uint64) er
 // (EAGAIN), so that the call returns context.Canceled instead, and a live
 // context where it completes at once.
 func (k *KernelRun) Ctx(kerr error) context.Context {
-	if kerr == spin.ErrWouldBlock {
+	if kerr == evserr.ErrWouldBlock {
 		return k.Cancelled
 	}
 	return context.Background()
@@ -230,7 +230,7 @@ func (k *KernelRun) KernelRead(name string) (uint64, error) {
 // returns where the kernel's non-blocking call returns kerr: the same,
 // except that EAGAIN (ErrWouldBlock) is context.Canceled.
 func CancelledErr(kerr error) error {
-	if kerr == spin.ErrWouldBlock {
+	if kerr == evserr.ErrWouldBlock {
 		return context.Canceled
 	}
 	return kerr

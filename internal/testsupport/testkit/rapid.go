@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/evsync/evsync/internal/spin"
+	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/model"
 	"pgregory.net/rapid"
 )
@@ -86,7 +86,7 @@ func PickCtx(c model.Ctx, want error) (context.Context, error) {
 	switch {
 	case c == model.Done:
 		return cancelled, want
-	case want == spin.ErrWouldBlock:
+	case want == evserr.ErrWouldBlock:
 		return cancelled, context.Canceled
 	}
 	return context.Background(), want
@@ -101,7 +101,7 @@ func PickCtx(c model.Ctx, want error) (context.Context, error) {
 func CheckBlocking(t *rapid.T, what string, call func(context.Context) error, model func(model.Ctx) error) {
 	t.Helper()
 	if DrawNilCtx(t) {
-		SameErr(t, what+"(nil ctx)", call(NilContext), spin.ErrInvalid)
+		SameErr(t, what+"(nil ctx)", call(NilContext), evserr.ErrInvalid)
 		return
 	}
 	c := DrawCtx(t)

@@ -1,4 +1,4 @@
-package spin
+package waitq
 
 // A Notifier is the channel behind a primitive's Ready. The first Fire
 // that finds the primitive ready closes it. The zero value has no channel

@@ -1,4 +1,4 @@
-package spin
+package waitq
 
 import "sync/atomic"
 

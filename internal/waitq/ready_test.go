@@ -1,18 +1,18 @@
-package spin_test
+package waitq_test
 
 import (
 	"testing"
 
-	"github.com/evsync/evsync/internal/spin"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
+	"github.com/evsync/evsync/internal/waitq"
 )
 
 func TestNotifier(t *testing.T) {
-	var n spin.Notifier
+	var n waitq.Notifier
 	if n.Armed() {
 		t.Fatal("zero value armed")
 	}
-	if ch := n.Arm(true); ch != spin.ClosedChan() || !testkit.IsClosed(ch) || n.Armed() {
+	if ch := n.Arm(true); ch != waitq.ClosedChan() || !testkit.IsClosed(ch) || n.Armed() {
 		t.Fatal("Arm(true): want the closed channel, nothing armed")
 	}
 	ch := n.Arm(false)

@@ -1,4 +1,4 @@
-package spin_test
+package waitq_test
 
 import (
 	"testing"

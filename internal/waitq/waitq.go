@@ -1,6 +1,7 @@
-// Package spin is the one wait protocol behind every evsync primitive. It
-// holds a FIFO queue of parked callers with direct hand-off, cancellation
-// that never loses a grant, the Ready notifier and the shared errors.
+// Package waitq is the wait queue behind every evsync primitive, and the
+// one way any of them waits. It holds a FIFO queue of parked callers with
+// direct hand-off, cancellation that never loses a grant, and the Ready
+// notifier. The shared errors live in internal/evserr.
 //
 // # The protocol
 //
@@ -53,26 +54,8 @@
 // the kernel's wake_q does, so the critical section stays short. Woken and
 // WakeAll do that part.
 //
-// Despite the package's name, nothing spins. A waiter parks at once. On
-// two cores, spinning before parking made a standing queue up to seven
-// times slower. The goroutine a wake-up readies runs next on the waker's
-// own processor, where spinning only delays it.
-package spin
-
-import "errors"
-
-// Errors shared by every evsync package. Each package re-exports them.
-var (
-	// ErrWouldBlock is returned by non-blocking calls that could only
-	// succeed by waiting (eventfd's EAGAIN).
-	ErrWouldBlock = errors.New("evsync: operation would block")
-	// ErrInvalid is returned for arguments that can never succeed, such as
-	// a request above the limit (eventfd's EINVAL) or a nil context.
-	ErrInvalid = errors.New("evsync: invalid argument")
-	// ErrClosed is returned by writes after Close and by reads once a
-	// closed primitive has nothing left to hand out.
-	ErrClosed = errors.New("evsync: closed")
-	// ErrOverRelease is returned by a limiter's Release of more units than
-	// its holders hold.
-	ErrOverRelease = errors.New("evsync: released more units than are held")
-)
+// A waiter parks at once and never spins. On two cores, spinning before
+// parking made a standing queue up to seven times slower. The goroutine a
+// wake-up readies runs next on the waker's own processor, where spinning
+// only delays it.
+package waitq

@@ -1,8 +1,7 @@
-package spin_test
+package waitq_test
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -10,8 +9,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/evsync/evsync/internal/spin"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
+	"github.com/evsync/evsync/internal/waitq"
 )
 
 // A tsem is a minimal FIFO semaphore built on the protocol the way a
@@ -22,7 +21,7 @@ type tsem struct {
 	mu     sync.Mutex
 	n      int // units; only with mu held
 	closed bool
-	q      spin.Queue[int] // P: the units asked for, then handed
+	q      waitq.Queue[int] // P: the units asked for, then handed
 }
 
 func (s *tsem) Lock() { s.mu.Lock() }
@@ -37,16 +36,16 @@ func (s *tsem) Unlock() {
 	}
 	woken := s.q.Woken()
 	s.mu.Unlock()
-	spin.WakeAll(woken)
+	waitq.WakeAll(woken)
 }
 
 // Acquire takes n units, waiting in FIFO order.
-func (s *tsem) Acquire(ctx context.Context, n int) (int, spin.Result) {
+func (s *tsem) Acquire(ctx context.Context, n int) (int, waitq.Result) {
 	s.Lock()
 	if s.q.Len() == 0 && n <= s.n {
 		s.n -= n
 		s.Unlock()
-		return n, spin.Granted
+		return n, waitq.Granted
 	}
 	w := s.q.Push(ctx.Done(), n)
 	s.Unlock()
@@ -69,7 +68,7 @@ func (s *tsem) Close() {
 // An acquired is what an Acquire returned.
 type acquired struct {
 	p int
-	r spin.Result
+	r waitq.Result
 }
 
 func (s *tsem) park(ctx context.Context, n int) <-chan acquired {
@@ -79,7 +78,7 @@ func (s *tsem) park(ctx context.Context, n int) <-chan acquired {
 	})
 }
 
-func wantAcquired(t *testing.T, what string, ch <-chan acquired, p int, r spin.Result) {
+func wantAcquired(t *testing.T, what string, ch <-chan acquired, p int, r waitq.Result) {
 	t.Helper()
 	synctest.Wait()
 	select {
@@ -95,7 +94,7 @@ func wantAcquired(t *testing.T, what string, ch <-chan acquired, p int, r spin.R
 // lock is an Owner with nothing to serve.
 type lock struct{ sync.Mutex }
 
-var _ spin.Owner = (*lock)(nil)
+var _ waitq.Owner = (*lock)(nil)
 
 func closedChan() chan struct{} {
 	c := make(chan struct{})
@@ -103,24 +102,13 @@ func closedChan() chan struct{} {
 	return c
 }
 
-func TestErrorsAreDistinct(t *testing.T) {
-	errs := []error{spin.ErrWouldBlock, spin.ErrInvalid, spin.ErrClosed}
-	for i, a := range errs {
-		for j, b := range errs {
-			if errors.Is(a, b) != (i == j) {
-				t.Fatalf("errors.Is(%v, %v) = %v", a, b, i != j)
-			}
-		}
-	}
-}
-
 // TestFIFOOrder: waiters are served in the order they were queued, each
 // with what its granter handed it.
 func TestFIFOOrder(t *testing.T) {
 	t.Run("queue", func(t *testing.T) {
 		var o lock
-		var q spin.Queue[int]
-		var ws []*spin.Waiter[int]
+		var q waitq.Queue[int]
+		var ws []*waitq.Waiter[int]
 		for i := range 5 {
 			ws = append(ws, q.Push(nil, i))
 		}
@@ -137,9 +125,9 @@ func TestFIFOOrder(t *testing.T) {
 		if q.Front() != nil || q.Len() != 0 {
 			t.Fatal("queue not empty")
 		}
-		spin.WakeAll(q.Woken())
+		waitq.WakeAll(q.Woken())
 		for i, w := range ws {
-			if p, r := q.Finish(&o, w, w.Sleep()); p != 10*i || r != spin.Granted {
+			if p, r := q.Finish(&o, w, w.Sleep()); p != 10*i || r != waitq.Granted {
 				t.Fatalf("waiter %d: Finish = (%d, %d)", i, p, r)
 			}
 		}
@@ -152,13 +140,13 @@ func TestFIFOOrder(t *testing.T) {
 				parked = append(parked, s.park(context.Background(), i+1))
 			}
 			s.Release(2) // not enough for the head (1) and the next (2) both
-			wantAcquired(t, "first", parked[0], 1, spin.Granted)
+			wantAcquired(t, "first", parked[0], 1, waitq.Granted)
 			testkit.Pending(t, parked[1])
 			s.Release(1)
-			wantAcquired(t, "second", parked[1], 2, spin.Granted)
+			wantAcquired(t, "second", parked[1], 2, waitq.Granted)
 			s.Release(7)
-			wantAcquired(t, "third", parked[2], 3, spin.Granted)
-			wantAcquired(t, "fourth", parked[3], 4, spin.Granted)
+			wantAcquired(t, "third", parked[2], 3, waitq.Granted)
+			wantAcquired(t, "fourth", parked[3], 4, waitq.Granted)
 		})
 	})
 }
@@ -168,7 +156,7 @@ func TestFIFOOrder(t *testing.T) {
 // never hands anything to a caller that has given up.
 func TestFrontSettlesCancelledHeads(t *testing.T) {
 	var o lock
-	var q spin.Queue[int]
+	var q waitq.Queue[int]
 	done := closedChan()
 	a := q.Push(done, 1)
 	b := q.Push(done, 2)
@@ -182,9 +170,9 @@ func TestFrontSettlesCancelledHeads(t *testing.T) {
 		t.Fatalf("Len = %d after two cancelled heads, want 3", q.Len())
 	}
 	woken := q.Woken()
-	spin.WakeAll(woken)
-	for _, w := range []*spin.Waiter[int]{a, b} {
-		if _, r := q.Finish(&o, w, w.Sleep()); r != spin.Cancelled {
+	waitq.WakeAll(woken)
+	for _, w := range []*waitq.Waiter[int]{a, b} {
+		if _, r := q.Finish(&o, w, w.Sleep()); r != waitq.Cancelled {
 			t.Fatalf("cancelled head: %d, want Cancelled", r)
 		}
 	}
@@ -196,13 +184,13 @@ func TestFrontSettlesCancelledHeads(t *testing.T) {
 	if w := q.Front(); w != nil || q.Len() != 0 {
 		t.Fatal("Front returned a cancelled waiter")
 	}
-	spin.WakeAll(q.Woken())
-	for _, w := range []*spin.Waiter[int]{live, forever} {
-		if _, r := q.Finish(&o, w, w.Sleep()); r != spin.Granted {
+	waitq.WakeAll(q.Woken())
+	for _, w := range []*waitq.Waiter[int]{live, forever} {
+		if _, r := q.Finish(&o, w, w.Sleep()); r != waitq.Granted {
 			t.Fatalf("Finish = %d, want Granted", r)
 		}
 	}
-	if _, r := q.Finish(&o, late, late.Sleep()); r != spin.Cancelled {
+	if _, r := q.Finish(&o, late, late.Sleep()); r != waitq.Cancelled {
 		t.Fatalf("late: %d", r)
 	}
 }
@@ -215,8 +203,8 @@ func TestFinish(t *testing.T) {
 			a := s.park(context.Background(), 1)
 			b := s.park(context.Background(), 2)
 			s.Close()
-			wantAcquired(t, "a", a, 1, spin.Closed)
-			wantAcquired(t, "b", b, 2, spin.Closed)
+			wantAcquired(t, "a", a, 1, waitq.Closed)
+			wantAcquired(t, "b", b, 2, waitq.Closed)
 		})
 	})
 	t.Run("cancelled while queued: those behind are served", func(t *testing.T) {
@@ -227,8 +215,8 @@ func TestFinish(t *testing.T) {
 			behind := s.park(context.Background(), 1) // 1 unit is there, but FIFO
 			testkit.Pending(t, behind)
 			cancel()
-			wantAcquired(t, "cancelled head", head, 0, spin.Cancelled)
-			wantAcquired(t, "behind", behind, 1, spin.Granted) // by the head's own Unlock
+			wantAcquired(t, "cancelled head", head, 0, waitq.Cancelled)
+			wantAcquired(t, "behind", behind, 1, waitq.Granted) // by the head's own Unlock
 			if s.q.Len() != 0 {
 				t.Fatalf("Len = %d", s.q.Len())
 			}
@@ -236,27 +224,27 @@ func TestFinish(t *testing.T) {
 	})
 	t.Run("granted just as the context ended", func(t *testing.T) {
 		var o lock
-		var q spin.Queue[int]
+		var q waitq.Queue[int]
 		done := make(chan struct{})
 		w := q.Push(done, 1)
 		q.Grant(w, 7)
-		spin.WakeAll(q.Woken())
+		waitq.WakeAll(q.Woken())
 		close(done)
 		// Sleep may pick either: both must report the grant.
-		if p, r := q.Finish(&o, w, false); p != 7 || r != spin.Granted {
+		if p, r := q.Finish(&o, w, false); p != 7 || r != waitq.Granted {
 			t.Fatalf("Finish after the context ended = (%d, %d), want the grant", p, r)
 		}
 		w = q.Push(done, 1)
 		q.Grant(w, 8)
-		spin.WakeAll(q.Woken())
-		if p, r := q.Finish(&o, w, w.Sleep()); p != 8 || r != spin.Granted {
+		waitq.WakeAll(q.Woken())
+		if p, r := q.Finish(&o, w, w.Sleep()); p != 8 || r != waitq.Granted {
 			t.Fatalf("Finish = (%d, %d)", p, r)
 		}
 	})
 	t.Run("settled, its wake-up still on its way", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			var o lock
-			var q spin.Queue[int]
+			var q waitq.Queue[int]
 			ctx, cancel := context.WithCancel(context.Background())
 			o.Lock()
 			w := q.Push(ctx.Done(), 1)
@@ -272,8 +260,8 @@ func TestFinish(t *testing.T) {
 			cancel() // the waiter wakes by its context, finds itself settled, waits for the token
 			synctest.Wait()
 			testkit.Pending(t, res)
-			spin.WakeAll(woken)
-			wantAcquired(t, "Finish", res, 3, spin.Granted)
+			waitq.WakeAll(woken)
+			wantAcquired(t, "Finish", res, 3, waitq.Granted)
 		})
 	})
 }
@@ -281,7 +269,7 @@ func TestFinish(t *testing.T) {
 // TestSelectable: a select-able waiter's Done channel is closed when it
 // is settled; Settled reports its state; it is never cancelled by Front.
 func TestSelectable(t *testing.T) {
-	var q spin.Queue[int]
+	var q waitq.Queue[int]
 	w := q.PushSelectable(7)
 	if queued, _ := w.Settled(); !queued {
 		t.Fatal("not queued")
@@ -295,11 +283,11 @@ func TestSelectable(t *testing.T) {
 	if testkit.IsClosed(w.Done()) {
 		t.Fatal("Done closed before the wake-up")
 	}
-	spin.WakeAll(q.Woken()) // one list: a close for one, a token for the other
+	waitq.WakeAll(q.Woken()) // one list: a close for one, a token for the other
 	if !testkit.IsClosed(w.Done()) {
 		t.Fatal("Done not closed once settled")
 	}
-	if queued, r := w.Settled(); queued || r != spin.Granted || w.P != 9 {
+	if queued, r := w.Settled(); queued || r != waitq.Granted || w.P != 9 {
 		t.Fatalf("Settled = %v, %d; P = %d", queued, r, w.P)
 	}
 	if !plain.Sleep() {
@@ -313,8 +301,8 @@ func TestSelectable(t *testing.T) {
 	}
 	refused := q.PushSelectable(1)
 	q.RejectAll()
-	spin.WakeAll(q.Woken())
-	if queued, r := refused.Settled(); queued || r != spin.Closed || !testkit.IsClosed(refused.Done()) {
+	waitq.WakeAll(q.Woken())
+	if queued, r := refused.Settled(); queued || r != waitq.Closed || !testkit.IsClosed(refused.Done()) {
 		t.Fatalf("after RejectAll: %v, %d", queued, r)
 	}
 }
@@ -323,8 +311,8 @@ func TestSelectable(t *testing.T) {
 // goes ahead of everyone, keeps its payload, and is never recycled.
 func TestPushFront(t *testing.T) {
 	var o lock
-	var q spin.Queue[int]
-	var k spin.Waiter[int]
+	var q waitq.Queue[int]
+	var k waitq.Waiter[int]
 	k.Keep()
 	a := q.Push(nil, 1)
 	b := q.Push(nil, 2)
@@ -333,18 +321,18 @@ func TestPushFront(t *testing.T) {
 	if q.Len() != 3 {
 		t.Fatalf("Len = %d", q.Len())
 	}
-	for _, want := range []*spin.Waiter[int]{&k, a, b} {
+	for _, want := range []*waitq.Waiter[int]{&k, a, b} {
 		w := q.Front()
 		if w != want {
 			t.Fatalf("Front asks for %d, want %d", w.P, want.P)
 		}
 		q.Grant(w, w.P)
 	}
-	spin.WakeAll(q.Woken())
-	if p, r := q.Finish(&o, &k, k.Sleep()); p != 9 || r != spin.Granted || k.P != 9 {
+	waitq.WakeAll(q.Woken())
+	if p, r := q.Finish(&o, &k, k.Sleep()); p != 9 || r != waitq.Granted || k.P != 9 {
 		t.Fatalf("kept record: Finish = (%d, %d), P = %d", p, r, k.P)
 	}
-	for _, w := range []*spin.Waiter[int]{a, b} {
+	for _, w := range []*waitq.Waiter[int]{a, b} {
 		q.Finish(&o, w, w.Sleep())
 	}
 	// Into an empty queue: it is head and tail.
@@ -368,8 +356,8 @@ func TestPushFront(t *testing.T) {
 // without the queue, looks at its context, and settles it.
 func TestKeptRecordOutsideTheQueue(t *testing.T) {
 	var o lock
-	var q spin.Queue[int]
-	var k spin.Waiter[int]
+	var q waitq.Queue[int]
+	var k waitq.Waiter[int]
 	k.Keep()
 	if !k.Live() {
 		t.Fatal("a record without a context is not live")
@@ -379,8 +367,8 @@ func TestKeptRecordOutsideTheQueue(t *testing.T) {
 	if !k.Live() {
 		t.Fatal("live context: not live")
 	}
-	k.Settle(spin.Granted, 5)
-	if p, r := q.Finish(&o, &k, k.Sleep()); p != 5 || r != spin.Granted {
+	k.Settle(waitq.Granted, 5)
+	if p, r := q.Finish(&o, &k, k.Sleep()); p != 5 || r != waitq.Granted {
 		t.Fatalf("Finish = (%d, %d)", p, r)
 	}
 	if !k.Live() { // Finish forgot the context
@@ -391,15 +379,15 @@ func TestKeptRecordOutsideTheQueue(t *testing.T) {
 	if k.Live() {
 		t.Fatal("ended context: live")
 	}
-	k.Settle(spin.Cancelled, 0)
-	if _, r := q.Finish(&o, &k, k.Sleep()); r != spin.Cancelled {
+	k.Settle(waitq.Cancelled, 0)
+	if _, r := q.Finish(&o, &k, k.Sleep()); r != waitq.Cancelled {
 		t.Fatalf("Finish = %d", r)
 	}
 }
 
 // TestRemove keeps the links and the length right wherever the waiter is.
 func TestRemove(t *testing.T) {
-	var q spin.Queue[int]
+	var q waitq.Queue[int]
 	a, b, c := q.Push(nil, 1), q.Push(nil, 2), q.Push(nil, 3)
 	q.Remove(b) // middle
 	if q.Len() != 2 {
@@ -424,7 +412,7 @@ func TestRemove(t *testing.T) {
 // TestSleep parks until the waiter is settled or its context ends.
 func TestSleep(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var q spin.Queue[int]
+		var q waitq.Queue[int]
 		done := make(chan struct{})
 		w := q.Push(done, 1)
 		woke := testkit.Park(w.Sleep)
@@ -438,7 +426,7 @@ func TestSleep(t *testing.T) {
 		woke = testkit.Park(forever.Sleep)
 		testkit.Pending(t, woke)
 		q.Grant(forever, 1)
-		spin.WakeAll(q.Woken())
+		waitq.WakeAll(q.Woken())
 		synctest.Wait()
 		if !<-woke {
 			t.Fatal("Sleep without a context: not woken")
@@ -450,8 +438,8 @@ func TestSleep(t *testing.T) {
 // records, on any path, and a handful of records serve every wait.
 func TestRecordsAreRecycled(t *testing.T) {
 	var o lock
-	var q spin.Queue[int]
-	seen := map[*spin.Waiter[int]]bool{}
+	var q waitq.Queue[int]
+	seen := map[*waitq.Waiter[int]]bool{}
 	granted := func() {
 		o.Lock()
 		w := q.Push(nil, 1)
@@ -459,8 +447,8 @@ func TestRecordsAreRecycled(t *testing.T) {
 		q.Grant(w, 2)
 		woken := q.Woken()
 		o.Unlock()
-		spin.WakeAll(woken)
-		if p, r := q.Finish(&o, w, w.Sleep()); p != 2 || r != spin.Granted {
+		waitq.WakeAll(woken)
+		if p, r := q.Finish(&o, w, w.Sleep()); p != 2 || r != waitq.Granted {
 			panic("not granted")
 		}
 	}
@@ -470,7 +458,7 @@ func TestRecordsAreRecycled(t *testing.T) {
 		w := q.Push(done, 1)
 		seen[w] = true
 		o.Unlock()
-		if _, r := q.Finish(&o, w, false); r != spin.Cancelled {
+		if _, r := q.Finish(&o, w, false); r != waitq.Cancelled {
 			panic("not cancelled")
 		}
 	}
@@ -496,7 +484,7 @@ func TestRecyclingUnderContention(t *testing.T) {
 				ctx, stop := testkit.CancelSoonOrNever(r)
 				_, res := s.Acquire(ctx, 1)
 				stop()
-				if res != spin.Granted {
+				if res != waitq.Granted {
 					continue
 				}
 				if inUse.Add(1) > 2 {
@@ -532,9 +520,9 @@ func TestRecordsStayInTheirBubble(t *testing.T) {
 			}
 			s.Release(6)
 			for _, p := range parked {
-				wantAcquired(t, "waiter", p, 1, spin.Granted)
+				wantAcquired(t, "waiter", p, 1, waitq.Granted)
 			}
-			ready := spin.ClosedChan() // made outside every bubble, always closed
+			ready := waitq.ClosedChan() // made outside every bubble, always closed
 			<-ready
 		})
 	}

@@ -1,0 +1,27 @@
+// Package evserr defines the errors every evsync package shares. Each
+// public package re-exports the ones it returns, so one value is the
+// same error in all of them and errors.Is holds across packages.
+package evserr
+
+import "errors"
+
+var (
+	// ErrWouldBlock is returned by non-blocking calls that could only
+	// succeed by waiting, as eventfd's EAGAIN. The semaphore and signal
+	// packages return it, and internal/counter beneath them.
+	ErrWouldBlock = errors.New("evsync: operation would block")
+
+	// ErrInvalid is returned for arguments that can never succeed, such
+	// as a request above the limit or a nil context (eventfd's EINVAL).
+	// Every evsync package returns it, or an error that wraps it.
+	ErrInvalid = errors.New("evsync: invalid argument")
+
+	// ErrClosed is returned by writes after Close and by reads once a
+	// closed primitive has nothing left to hand out. The semaphore,
+	// signal, coalesce and readyq packages return it.
+	ErrClosed = errors.New("evsync: closed")
+
+	// ErrOverRelease is returned by a semaphore.Limiter's Release of more
+	// units than its holders hold.
+	ErrOverRelease = errors.New("evsync: released more units than are held")
+)
