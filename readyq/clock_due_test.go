@@ -149,29 +149,15 @@ func TestWithClockEveryCallSeesTheDueItemsQueued(t *testing.T) {
 		}},
 		{"Wait", func(t *testing.T, q *readyq.Queue[int]) {
 			synctest.Test(t, func(t *testing.T) {
-				r := parkWait(bg, q, 8)
-				select {
-				case r := <-r:
-					testkit.MustNil(t, r.err)
-					wantItems(t, "Wait", r.items, 1)
-				default:
-					t.Fatal("Wait blocked with an item due")
-				}
+				wantServedAtOnce(t, "Wait", parkWait(bg, q, 8))
 			})
 		}},
 		{"Next", func(t *testing.T, q *readyq.Queue[int]) {
 			synctest.Test(t, func(t *testing.T) {
-				r := testkit.Park(func() result {
+				wantServedAtOnce(t, "Next", testkit.Park(func() result {
 					items, err := q.Next(bg, nil, 8)
 					return result{items, err}
-				})
-				select {
-				case r := <-r:
-					testkit.MustNil(t, r.err)
-					wantItems(t, "Next", r.items, 1)
-				default:
-					t.Fatal("Next blocked with an item due")
-				}
+				}))
 			})
 		}},
 		{"Add", func(t *testing.T, q *readyq.Queue[int]) {
@@ -250,4 +236,17 @@ func TestWithClockStepThenTryTakeTakesTheDueItems(t *testing.T) {
 	stepRound(t, func(q *readyq.Queue[int]) {
 		wantItems(t, "TryTake", q.TryTake(8), 1, 2)
 	})
+}
+
+// wantServedAtOnce checks that a parked call (see testkit.Park) returned
+// item 1 without blocking: in a bubble, it has already run to its end.
+func wantServedAtOnce(t *testing.T, call string, r <-chan result) {
+	t.Helper()
+	select {
+	case r := <-r:
+		testkit.MustNil(t, r.err)
+		wantItems(t, call, r.items, 1)
+	default:
+		t.Fatal(call + " blocked with an item due")
+	}
 }
