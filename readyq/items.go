@@ -318,6 +318,7 @@ func (q *Queue[T]) unlock() {
 	if q.cfg.metrics != nil {
 		q.measure()
 	}
+	q.publishWaits()
 	w, d, p := q.waiters.Woken(), q.drainers.Woken(), q.post
 	q.post = nil
 	q.mu.Unlock()

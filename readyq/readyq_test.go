@@ -354,6 +354,27 @@ func TestWaitBlocksUntilAdd(t *testing.T) {
 	})
 }
 
+// TestStatsCountsBlockedDrains: Stats shows a blocked Drain caller, and
+// none once the queue is idle and the caller has returned.
+func TestStatsCountsBlockedDrains(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := readyq.New[int]()
+		add(q, 1)
+		drained := testkit.Park(func() error { return q.Drain(bg) })
+		if st := q.Stats(); st.Draining != 1 {
+			t.Fatalf("Stats = %v with a Drain parked, want draining=1", st)
+		}
+		if got := q.TryTake(1); len(got) != 1 {
+			t.Fatalf("TryTake = %v, want the item", got)
+		}
+		q.Done(1)
+		testkit.MustNil(t, <-drained)
+		if st := q.Stats(); st.Draining != 0 {
+			t.Fatalf("Stats = %v once drained, want draining=0", st)
+		}
+	})
+}
+
 func TestWaitersServedInFIFOOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := readyq.New[int]()

@@ -98,10 +98,11 @@ func (s limiterSem) TryAcquire(n uint64) bool                    { return s.l.Tr
 func (s limiterSem) Release(n uint64)                            { _ = s.l.Release(int(n)) }
 func (s limiterSem) Close() error                                { return nil }
 
-// BenchmarkLimiterContended is BenchmarkContended's limit 1 / 8
-// goroutines and standing-queue cases on a Limiter, the type that users
-// of x/sync's Weighted move to. The buffered channel and Weighted run in
-// the same run, so that the ratios come from one run.
+// BenchmarkLimiterContended is BenchmarkContended's cases at limits 1
+// and 4 with 8 and 64 goroutines, and the standing queue, on a Limiter,
+// the type that users of x/sync's Weighted move to. The buffered channel,
+// Weighted and the mutex-and-list floor (fifo) run in the same run, so
+// that the ratios come from one run.
 func BenchmarkLimiterContended(b *testing.B) {
 	impls := []struct {
 		name string
@@ -119,7 +120,11 @@ func BenchmarkLimiterContended(b *testing.B) {
 		limit uint64
 		g     int
 		yield bool
-	}{{"limit=1/g=8", 1, 8, false}, {"limit=4/g=64/hold=yield", 4, 64, true}}
+	}{
+		{"limit=1/g=8", 1, 8, false}, {"limit=1/g=64", 1, 64, false},
+		{"limit=4/g=8", 4, 8, false}, {"limit=4/g=64", 4, 64, false},
+		{"limit=4/g=64/hold=yield", 4, 64, true},
+	}
 	for _, c := range cases {
 		for _, cancellable := range []bool{false, true} {
 			name := c.name

@@ -48,6 +48,31 @@ func TestWakeDelayWakesWhenTheFakeClockPassesIt(t *testing.T) {
 	})
 }
 
+// TestStatsCountsDelayedReaders: a reader a wake delay holds back waits
+// with the count's notify flag, not its slow one. Stats counts it all the
+// same, before and after an Add it has not yet been woken for.
+func TestStatsCountsDelayedReaders(t *testing.T) {
+	onFake(t, func(t *testing.T, f *fakeclock.Clock) {
+		s := signal.New(0, signal.WithClock(f), signal.WithWakeDelay(time.Millisecond))
+		defer s.Close()
+		r := park(context.Background(), s)
+		if st := s.Stats(); st.Waiting != 1 {
+			t.Fatalf("Stats = %+v with one reader parked, want Waiting 1", st)
+		}
+		testkit.MustNil(t, s.Add(2))
+		if st := s.Stats(); st.Waiting != 1 || st.Count != 2 {
+			t.Fatalf("Stats = %+v before the delay, want Waiting 1 and Count 2", st)
+		}
+		f.StepWait(time.Millisecond)
+		if got := <-r; got.v != 2 || got.err != nil {
+			t.Fatalf("Wait = %+v, want 2 at the delay", got)
+		}
+		if st := s.Stats(); st.Waiting != 0 {
+			t.Fatalf("Stats = %+v once served, want Waiting 0", st)
+		}
+	})
+}
+
 // TestWakeDelayFakeClockNotSteppedNeverWakes: the delay's timer is the
 // fake clock's. An hour of the bubble's time passes, and with the fake
 // clock still, the reader is not woken. The count is visible at once.
