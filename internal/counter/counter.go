@@ -336,11 +336,8 @@ func (c *Counter) AddFast(n uint64) bool {
 //   - ctx.Err() at once if ctx is done, or when ctx ends first
 //   - ErrClosed once closed with too little left
 func (c *Counter) Read(ctx context.Context, m Mode, n uint64) (uint64, error) {
-	if ctx == nil {
-		return 0, evserr.ErrInvalid
-	}
-	if err := ctx.Err(); err != nil {
-		if !c.within(n, false) {
+	if err := ctxErr(ctx); err != nil {
+		if err != evserr.ErrInvalid && !c.within(n, false) {
 			return 0, evserr.ErrInvalid // the context's error would say that n was valid
 		}
 		return 0, err
@@ -361,12 +358,7 @@ func (c *Counter) Read(ctx context.Context, m Mode, n uint64) (uint64, error) {
 		return v, err
 	}
 	hook(pSleep)
-	woke := w.Sleep()
-	p, r := c.finishRead(w, woke)
-	if r != waitq.Granted {
-		return 0, result(ctx, r)
-	}
-	return p.got, nil
+	return c.finish(ctx, &c.sec.readers, w, w.Sleep())
 }
 
 // TakeSlow is Read in Semaphore mode after TakeFast(n) failed (Acquire).
@@ -382,12 +374,8 @@ func (c *Counter) TakeSlow(ctx context.Context, n uint64) error {
 		return err
 	}
 	hook(pSleep)
-	woke := w.Sleep()
-	_, r := c.finishRead(w, woke)
-	if r != waitq.Granted {
-		return result(ctx, r)
-	}
-	return nil
+	_, err = c.finish(ctx, &c.sec.readers, w, w.Sleep())
+	return err
 }
 
 // ReadUpTo waits until the count is non-zero and takes up to max units
@@ -399,10 +387,7 @@ func (c *Counter) TakeSlow(ctx context.Context, n uint64) error {
 //   - ctx.Err() at once if ctx is done, or when ctx ends first
 //   - ErrClosed once closed and empty
 func (c *Counter) ReadUpTo(ctx context.Context, max uint64) (uint64, error) {
-	if ctx == nil {
-		return 0, evserr.ErrInvalid
-	}
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return 0, err
 	}
 	if max == 0 {
@@ -417,12 +402,8 @@ func (c *Counter) ReadUpTo(ctx context.Context, max uint64) (uint64, error) {
 	if w == nil {
 		return v, err
 	}
-	woke := w.Sleep()
-	p, r := c.finishRead(w, woke)
-	if r != waitq.Granted {
-		return 0, result(ctx, r)
-	}
-	return p.got, nil
+	hook(pSleep)
+	return c.finish(ctx, &c.sec.readers, w, w.Sleep())
 }
 
 // TryReadUpTo takes up to max units without waiting, or every unit if
@@ -473,12 +454,42 @@ func (c *Counter) readWait(done <-chan struct{}, p req) (*waitq.Waiter[req], uin
 	return l.readers.Push(done, p), 0, nil
 }
 
-// finishRead ends a parked read.
-func (c *Counter) finishRead(w *waitq.Waiter[req], woke bool) (req, waitq.Result) {
+// finish is the tail of every wait. Each caller parks on w, a record of
+// the queue q or the lone slot's, in its own frame (see internal/waitq's
+// Cost), and hands finish what Sleep returned:
+//
+//	hook(pSleep)
+//	return c.finish(ctx, q, w, w.Sleep())
+//
+// A function that also parked could not be inlined. Its extra frame cost
+// a tenth of a Limiter's hand-off at limit 1 (BenchmarkLimiterContended).
+// Then finish ends the wait (Finish, or finishLone for the lone slot's
+// record). It returns what w got and nil. Otherwise it returns ctx.Err()
+// or ErrClosed.
+func (c *Counter) finish(ctx context.Context, q *waitq.Queue[req], w *waitq.Waiter[req], woke bool) (uint64, error) {
+	var p req
+	var r waitq.Result
 	if w == &c.lone.rec {
-		return c.finishLone(woke)
+		p, r = c.finishLone(woke)
+	} else {
+		p, r = q.Finish(c, w, woke)
 	}
-	return c.sec.readers.Finish(c, w, woke)
+	switch r {
+	case waitq.Closed:
+		return 0, evserr.ErrClosed
+	case waitq.Cancelled:
+		return 0, ctx.Err()
+	}
+	return p.got, nil
+}
+
+// ctxErr is the opening of every call that may wait. It returns
+// ErrInvalid for a nil ctx, else ctx.Err().
+func ctxErr(ctx context.Context) error {
+	if ctx == nil {
+		return evserr.ErrInvalid
+	}
+	return ctx.Err()
 }
 
 // TryRead takes what a read of n in mode m asks for, without waiting, and
@@ -597,11 +608,8 @@ func (c *Counter) writeLocked(m Mode, n uint64) error {
 //   - ErrClosed after Close, in Semaphore mode only when there is no
 //     room (a closed counter is never waited on)
 func (c *Counter) WriteWait(ctx context.Context, m Mode, n uint64) error {
-	if ctx == nil {
-		return evserr.ErrInvalid
-	}
-	if err := ctx.Err(); err != nil {
-		if !c.within(n, true) {
+	if err := ctxErr(ctx); err != nil {
+		if err != evserr.ErrInvalid && !c.within(n, true) {
 			return evserr.ErrInvalid // the context's error would say that n was valid
 		}
 		return err
@@ -618,9 +626,9 @@ func (c *Counter) WriteWait(ctx context.Context, m Mode, n uint64) error {
 	if w == nil {
 		return err
 	}
-	woke := w.Sleep()
-	_, r := c.sec.writers.Finish(c, w, woke)
-	return result(ctx, r)
+	hook(pSleep)
+	_, err = c.finish(ctx, &c.sec.writers, w, w.Sleep())
+	return err
 }
 
 // writeWait queues a back-pressured writer in a locked section. If there
@@ -641,17 +649,6 @@ func (c *Counter) writeWait(done <-chan struct{}, m Mode, n uint64) (*waitq.Wait
 		return nil, evserr.ErrClosed
 	}
 	return l.writers.Push(done, req{need: n}), nil
-}
-
-// result is the error of a wait that ended with r.
-func result(ctx context.Context, r waitq.Result) error {
-	switch r {
-	case waitq.Closed:
-		return evserr.ErrClosed
-	case waitq.Cancelled:
-		return ctx.Err()
-	}
-	return nil
 }
 
 // Ready returns a channel that is closed once the count is non-zero or
@@ -687,10 +684,7 @@ func (c *Counter) Writable() <-chan struct{} {
 //   - ErrInvalid for a nil ctx
 //   - ctx.Err() at once if ctx is done, or when ctx ends first
 func (c *Counter) Drain(ctx context.Context) error {
-	if ctx == nil {
-		return evserr.ErrInvalid
-	}
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return err
 	}
 	if w, limit, ok := c.look(); ok && w&countMask == limit {
@@ -703,9 +697,9 @@ func (c *Counter) Drain(ctx context.Context) error {
 	}
 	w := l.drainers.Push(ctx.Done(), req{})
 	c.unlock(l)
-	woke := w.Sleep()
-	_, r := c.sec.drainers.Finish(c, w, woke)
-	return result(ctx, r)
+	hook(pSleep)
+	_, err := c.finish(ctx, &c.sec.drainers, w, w.Sleep())
+	return err
 }
 
 // Serve serves the readers a Delayer held back, and fires Ready.

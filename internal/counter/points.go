@@ -14,7 +14,7 @@ const (
 	pFastTake      point = iota // tryFast: the count can be taken, before the CAS that takes it
 	pWriteFast                  // Write: the count has room, before the CAS that adds
 	pReadSlow                   // Read: the fast path failed, before the lone slot or the locked re-check
-	pSleep                      // Read: the record is parked (lone or queued), before Sleep
+	pSleep                      // a wait: the record is parked (lone or queued), before Sleep
 	pLonePublish                // loneSlot.park: before the one-CAS publish 0 → lone|busy
 	pLoneClaimed                // loneSlot.park: the record is claimed (busy) and armed, before it is published
 	pLoneReclaim                // finishLone: the word is read, before the take-back CAS (its context may have ended)
