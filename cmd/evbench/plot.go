@@ -156,7 +156,7 @@ func writeCharts(dir string, rs []result, caption string) ([]string, error) {
 	}
 	for _, limit := range []int{1, 4} {
 		g := func(w workload) float64 { return float64(w.paramN("g")) }
-		atLimit := func(r result) bool { return r.w.paramN("limit") == limit }
+		atLimit := func(r result) bool { return r.w.paramN("limit") == limit && r.w.procs == 0 }
 		ns := collect(rs, "scaling", metricOf(mNsPerOp), g, atLimit)
 		if len(ns) == 0 {
 			continue
