@@ -222,6 +222,9 @@ func withGroups(cfg config, workloads string) (config, error) {
 	if cfg.cpus != nil && !slices.Contains(groups, "scaling") {
 		return cfg, usagef("-cpu sets GOMAXPROCS for the scaling workloads; -workloads %s does not run them", workloads)
 	}
+	if cfg.cpus != nil && len(cfg.cpus) < 2 && cfg.plotDir != "" {
+		return cfg, usagef("-plot with -cpu draws ns/op against GOMAXPROCS; -cpu %d gives it one point (list two values or more)", cfg.cpus[0])
+	}
 	return cfg, nil
 }
 

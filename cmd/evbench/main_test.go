@@ -324,6 +324,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-cpu", "1.5"}, `"1.5" is not a positive number`},
 		{[]string{"-cpu", "2,4,2"}, "2 is listed twice"},
 		{[]string{"-cpu", "1,2", "-workloads", "semaphore"}, "does not run them"},
+		{[]string{"-cpu", "4", "-plot"}, "one point"},
 	} {
 		_, err := parseConfig(tc.args, new(bytes.Buffer))
 		if !errors.As(err, new(usageError)) || !strings.Contains(err.Error(), tc.says) {
@@ -439,12 +440,15 @@ func TestCPURows(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Errorf("-cpu 4,1: workloads\n%s\nwant\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
 	}
+	if !slices.Contains(cpuGoroutines, cpuChartG) {
+		t.Errorf("scaling-cpu.svg draws g=%d, which -cpu does not run (%v)", cpuChartG, cpuGoroutines)
+	}
 }
 
 // TestCPURunsSetGOMAXPROCS runs the scaling group with -cpu on fake
 // cases. Each run must see its row's GOMAXPROCS, and the run must
 // restore the one before. The benchmark lines' -N suffix must be that
-// GOMAXPROCS.
+// GOMAXPROCS, and -plot must draw scaling-cpu.svg (and no goroutine chart).
 func TestCPURunsSetGOMAXPROCS(t *testing.T) {
 	before := runtime.GOMAXPROCS(0)
 	cpus := []int{before + 2, before + 1} // neither is the GOMAXPROCS the run starts with
@@ -466,7 +470,8 @@ func TestCPURunsSetGOMAXPROCS(t *testing.T) {
 			}
 		}
 	}
-	cfg := config{groups: []string{"scaling"}, cpus: cpus, duration: time.Millisecond, repeat: 1, format: "bench"}
+	dir := t.TempDir()
+	cfg := config{groups: []string{"scaling"}, cpus: cpus, duration: time.Millisecond, repeat: 1, format: "bench", plotDir: dir}
 	var out, errs bytes.Buffer
 	if err := runWorkloads(ws, cfg, &out, &errs); err != nil {
 		t.Fatal(err)
@@ -501,6 +506,19 @@ func TestCPURunsSetGOMAXPROCS(t *testing.T) {
 	}
 	if err := r.Err(); err != nil || lines != cases {
 		t.Errorf("%d benchmark lines for %d runs, err %v", lines, cases, err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 || entries[0].Name() != "scaling-cpu.svg" {
+		t.Fatalf("charts %v, err %v; want scaling-cpu.svg alone", entries, err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "scaling-cpu.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{">GOMAXPROCS<", "limit 4, 64 goroutines", ">evsync<", ">xsync<", ">" + itoa(before+1) + "<", ">" + itoa(before+2) + "<"} {
+		if !bytes.Contains(b, []byte(s)) {
+			t.Errorf("scaling-cpu.svg lacks %q", s)
+		}
 	}
 }
 
@@ -711,16 +729,18 @@ func TestCharts(t *testing.T) {
 		_ = lat.RecordValue(int64(time.Millisecond) * int64(1+round))
 		return sample{n: tally{ops: 1000, wakeups: 10, lat: lat}, wall: time.Second, cpu: cpu + time.Duration(round)*time.Microsecond}
 	})
-	add(scalingWorkloads(nil), func(w workload, c bench, round int) sample {
+	scaling := func(w workload, c bench, round int) sample {
 		return sample{n: tally{ops: uint64(1000 * (1 + round))}, wall: time.Millisecond * time.Duration(w.paramN("g")), cpu: time.Millisecond}
-	})
+	}
+	add(scalingWorkloads(nil), scaling)
+	add(scalingWorkloads([]int{1, 2, 4, 8, 16}), scaling) // -cpu's rows, drawn on a chart of their own
 	dir := t.TempDir()
 	const caption = "go1.26.8 linux/amd64, GOMAXPROCS 2, AMD EPYC, 2026-12-01"
 	files, err := writeCharts(dir, rs, caption)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"sweep-cpu.svg", "sweep-p99.svg", "scaling-limit1.svg", "scaling-limit4.svg"}
+	want := []string{"sweep-cpu.svg", "sweep-p99.svg", "scaling-limit1.svg", "scaling-limit4.svg", "scaling-cpu.svg"}
 	if len(files) != len(want) {
 		t.Fatalf("files %v, want %v", files, want)
 	}
@@ -754,6 +774,12 @@ func TestCharts(t *testing.T) {
 	for _, s := range []string{"grey zone", fixedImpl, adaptiveImpl, "immediate evsync"} {
 		if !bytes.Contains(cpu, []byte(s)) {
 			t.Errorf("sweep-cpu.svg lacks %q", s)
+		}
+	}
+	procs, _ := os.ReadFile(files[4])
+	for _, s := range []string{">GOMAXPROCS<", ">1<", ">16<", ">evsync<", ">eventfd<"} {
+		if !bytes.Contains(procs, []byte(s)) {
+			t.Errorf("scaling-cpu.svg lacks %q", s)
 		}
 	}
 	if files, err := writeCharts(t.TempDir(), nil, caption); err != nil || len(files) != 0 {
