@@ -32,6 +32,7 @@ type workload struct {
 	why     string // why that anchor is the one a user would pick instead
 	use     string // the situation it stands for, in the closing advice; "" for none
 	wakeups bool   // whether the drivers count wakeups (opsKind)
+	procs   int    // the GOMAXPROCS its runs set (-cpu); 0: the process's own
 	cases   []bench
 }
 
@@ -109,8 +110,9 @@ const (
 	whyNotify = "the time.AfterFunc debouncer one writes by hand, compared with evsync's own 5 ms window (the same policy)"
 )
 
-// workloadsOf builds the workloads of the given groups, in order.
-func workloadsOf(groups []string) []workload {
+// workloadsOf builds the workloads of the given groups, in order. The
+// scaling group runs at each of cpus (-cpu) if it is not nil.
+func workloadsOf(groups []string, cpus []int) []workload {
 	var ws []workload
 	for _, g := range groups {
 		switch g {
@@ -125,7 +127,7 @@ func workloadsOf(groups []string) []workload {
 		case "sweep":
 			ws = append(ws, sweepWorkloads()...)
 		case "scaling":
-			ws = append(ws, scalingWorkloads()...)
+			ws = append(ws, scalingWorkloads(cpus)...)
 		default:
 			panic("evbench: no workload group " + g)
 		}

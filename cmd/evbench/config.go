@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -18,6 +19,7 @@ type config struct {
 	repeat   int           // runs per case
 	format   string        // "table", "json" or "bench"
 	plotDir  string        // where -plot writes its charts; "" for no charts
+	cpus     []int         // -cpu: GOMAXPROCS values for the scaling group; nil: as the process has it
 	list     bool          // print the cases instead of running them
 	progress bool          // draw a progress line on stderr (a terminal)
 }
@@ -30,7 +32,7 @@ var groupOrder = []struct{ name, about string }{
 	{"signal", "sum-and-reset notification: add+take, ping-pong, 4 writers, an observer"},
 	{"notify", "paced writers and one reader: what waking the reader costs per write, coalescing policies"},
 	{"sweep", "the notify workload across write rates (100/s to unthrottled): the coalescing trade-off"},
-	{"scaling", "semaphore cost against the number of goroutines (1 to 128), limits 1 and 4"},
+	{"scaling", "semaphore cost against the number of goroutines (1 to 128), limits 1 and 4; with -cpu, g 8 and 64 at each GOMAXPROCS"},
 }
 
 // defaultGroups run when -workloads is not given (without -plot).
@@ -79,10 +81,10 @@ var removedFlags = map[string]string{
 
 // flags is the command line as parsed, before parseConfig checks it.
 type flags struct {
-	fs                  *flag.FlagSet
-	cfg                 config
-	workloads, plotDir  string
-	quick, asJSON, plot bool
+	fs                      *flag.FlagSet
+	cfg                     config
+	workloads, plotDir, cpu string
+	quick, asJSON, plot     bool
 }
 
 // newFlags defines evbench's flags. The set prints nothing itself:
@@ -101,6 +103,7 @@ func newFlags() *flags {
 	fs.StringVar(&cfg.format, "format", "table", "output: table, json (one object per row) or bench (Go benchmark lines, for benchstat)")
 	fs.BoolVar(&f.plot, "plot", false, "also draw SVG charts of the sweep and scaling workloads, into -plotdir")
 	fs.StringVar(&f.plotDir, "plotdir", defaultPlotDir, "the directory -plot writes into, made if missing (implies -plot); the README's charts, cmd/evbench/charts, change only if named here")
+	fs.StringVar(&f.cpu, "cpu", "", "comma-separated GOMAXPROCS values, like go test -cpu: the scaling workloads run at each, with 8 and 64 goroutines only (default: the current GOMAXPROCS and every goroutine count); without -workloads, it runs the scaling group")
 	fs.BoolVar(&cfg.list, "list", false, "list the cases that would run, and exit")
 	return f
 }
@@ -177,12 +180,38 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	if f.plot || set["plotdir"] {
 		cfg.plotDir = f.plotDir
 	}
+	if set["cpu"] {
+		cpus, err := parseCPUs(f.cpu)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.cpus = cpus
+	}
 	return withGroups(cfg, f.workloads)
 }
 
-// withGroups sets cfg's groups from -workloads, checking them against -plot.
+// parseCPUs reads -cpu: positive GOMAXPROCS values, each once, in the
+// order given.
+func parseCPUs(list string) ([]int, error) {
+	var cpus []int
+	for field := range strings.SplitSeq(list, ",") {
+		field = strings.TrimSpace(field)
+		n, err := strconv.Atoi(field)
+		switch {
+		case err != nil || n < 1:
+			return nil, usagef("-cpu %q: %q is not a positive number of processors (write a list like 1,2,4)", list, field)
+		case slices.Contains(cpus, n):
+			return nil, usagef("-cpu %q: %d is listed twice", list, n)
+		}
+		cpus = append(cpus, n)
+	}
+	return cpus, nil
+}
+
+// withGroups sets cfg's groups from -workloads, checking them against
+// -plot and -cpu.
 func withGroups(cfg config, workloads string) (config, error) {
-	groups, err := parseGroups(workloads, cfg.plotDir != "")
+	groups, err := parseGroups(workloads, cfg.plotDir != "", cfg.cpus != nil)
 	if err != nil {
 		return cfg, err
 	}
@@ -190,14 +219,24 @@ func withGroups(cfg config, workloads string) (config, error) {
 	if cfg.plotDir != "" && !slices.ContainsFunc(groups, func(g string) bool { return slices.Contains(plotGroups, g) }) {
 		return cfg, usagef("-plot draws the %s workloads; -workloads %s runs neither", strings.Join(plotGroups, " and "), workloads)
 	}
+	if cfg.cpus != nil && !slices.Contains(groups, "scaling") {
+		return cfg, usagef("-cpu sets GOMAXPROCS for the scaling workloads; -workloads %s does not run them", workloads)
+	}
+	if cfg.cpus != nil && len(cfg.cpus) < 2 && cfg.plotDir != "" {
+		return cfg, usagef("-plot with -cpu draws ns/op against GOMAXPROCS; -cpu %d gives it one point (list two values or more)", cfg.cpus[0])
+	}
 	return cfg, nil
 }
 
-// parseGroups turns -workloads into groups in run order.
-func parseGroups(list string, plotting bool) ([]string, error) {
+// parseGroups turns -workloads into groups in run order. Without it, -plot
+// runs the groups it draws, and -cpu alone the scaling group.
+func parseGroups(list string, plotting, cpus bool) ([]string, error) {
 	if list == "" {
-		if plotting {
+		switch {
+		case plotting:
 			return plotGroups, nil
+		case cpus:
+			return []string{"scaling"}, nil
 		}
 		return defaultGroups, nil
 	}

@@ -12,6 +12,7 @@
 //	go -C cmd/evbench run . -format bench > a.txt benchmark lines for benchstat, six runs a case
 //	go -C cmd/evbench run . -plot                 SVG charts, into cmd/evbench/evbench-charts
 //	go -C cmd/evbench run . -plotdir charts       the same, replacing the README's charts
+//	go -C cmd/evbench run . -cpu=1,2,4,8,16       the scaling workloads at each GOMAXPROCS, about 40 s
 //
 // The table explains its columns at its top and ends with a summary, one
 // line per group, of where evsync is ahead, level or behind, and which
@@ -23,6 +24,13 @@
 // implementation of a workload once, then again). So a slow patch of a
 // shared machine spreads over the implementations it compares instead of
 // landing on one. Rows show the median of the runs and their spread.
+//
+// -cpu takes GOMAXPROCS values, as go test -cpu does. The scaling
+// workloads then run once per value, with GOMAXPROCS set for their runs
+// and restored after. Their rows name it: "limit=4 g=64 cpu=8". Such a
+// run covers 8 and 64 goroutines only, to stay short. With -plot it
+// draws scaling-cpu.svg, ns/op against GOMAXPROCS, in place of the
+// charts against goroutines.
 //
 // evbench is a module of its own (see go.mod) so that its plotting and
 // histogram libraries never reach the module graph of evsync's users.

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -68,7 +70,7 @@ func TestEveryGroupRuns(t *testing.T) {
 			if _, tail, ok := strings.Cut(text, "\nsummary: "); !ok || !strings.HasPrefix(strings.Split(tail, "\n")[2], "  "+g+" ") {
 				t.Errorf("no summary line for %s at the end:\n%s", g, tail)
 			}
-			for _, w := range workloadsOf([]string{g}) {
+			for _, w := range workloadsOf([]string{g}, nil) {
 				label := "main alternative"
 				if isEvsync(w.anchor) {
 					label = "reference"
@@ -95,7 +97,7 @@ func TestJSONRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := 0
-	for _, w := range workloadsOf([]string{"semaphore", "notify"}) {
+	for _, w := range workloadsOf([]string{"semaphore", "notify"}, nil) {
 		want += len(w.cases)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -197,7 +199,7 @@ func TestBenchFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := 0
-	for _, w := range workloadsOf([]string{"signal", "notify"}) {
+	for _, w := range workloadsOf([]string{"signal", "notify"}, nil) {
 		want += 2 * len(w.cases)
 	}
 	if results > want || results < want-4 { // eventfd's rows are left out off Linux
@@ -314,6 +316,15 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-plot", "charts"}, "-plotdir charts names one"},
 		{[]string{"-plot=charts"}, "-plotdir DIR names one"},
 		{[]string{"-nosuchflag"}, "not defined"},
+		{[]string{"-cpu", ""}, `"" is not a positive number`},
+		{[]string{"-cpu", "0"}, `"0" is not a positive number`},
+		{[]string{"-cpu", "1,-2"}, `"-2" is not a positive number`},
+		{[]string{"-cpu", "1,,2"}, `"" is not a positive number`},
+		{[]string{"-cpu", "two"}, `"two" is not a positive number`},
+		{[]string{"-cpu", "1.5"}, `"1.5" is not a positive number`},
+		{[]string{"-cpu", "2,4,2"}, "2 is listed twice"},
+		{[]string{"-cpu", "1,2", "-workloads", "semaphore"}, "does not run them"},
+		{[]string{"-cpu", "4", "-plot"}, "one point"},
 	} {
 		_, err := parseConfig(tc.args, new(bytes.Buffer))
 		if !errors.As(err, new(usageError)) || !strings.Contains(err.Error(), tc.says) {
@@ -384,6 +395,130 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	if c := parse("-workloads", "signal,semaphore"); strings.Join(c.groups, ",") != "semaphore,signal" {
 		t.Errorf("groups run in their order: %v", c.groups)
+	}
+	if c := parse(); c.cpus != nil {
+		t.Errorf("no -cpu, yet cpus %v", c.cpus)
+	}
+	if c := parse("-cpu=1,2,4,8,16"); !slices.Equal(c.cpus, []int{1, 2, 4, 8, 16}) || strings.Join(c.groups, ",") != "scaling" {
+		t.Errorf("-cpu=1,2,4,8,16: cpus %v, groups %v; want the values and the scaling group", c.cpus, c.groups)
+	}
+	if c := parse("-cpu", " 8, 1 "); !slices.Equal(c.cpus, []int{8, 1}) {
+		t.Errorf("-cpu ' 8, 1 ': cpus %v, want [8 1] in the order given", c.cpus)
+	}
+	if c := parse("-cpu", "3", "-workloads", "scaling,semaphore"); !slices.Equal(c.cpus, []int{3}) || strings.Join(c.groups, ",") != "semaphore,scaling" {
+		t.Errorf("-cpu 3 -workloads scaling,semaphore: cpus %v, groups %v", c.cpus, c.groups)
+	}
+	if c := parse("-plot", "-cpu", "1,2"); strings.Join(c.groups, ",") != "sweep,scaling" {
+		t.Errorf("-plot -cpu 1,2: groups %v, want -plot's", c.groups)
+	}
+}
+
+// TestCPURows checks the scaling group's rows with -cpu: each of g 8 and
+// 64 at each limit runs once per value, named with it, in the order
+// given; without -cpu the rows have no cpu parameter.
+func TestCPURows(t *testing.T) {
+	for _, w := range workloadsOf([]string{"scaling"}, nil) {
+		if w.procs != 0 || strings.Contains(w.name(), "cpu=") {
+			t.Errorf("no -cpu, yet %q sets GOMAXPROCS %d", w.name(), w.procs)
+		}
+	}
+	var names []string
+	for _, w := range workloadsOf([]string{"scaling"}, []int{4, 1}) {
+		names = append(names, w.name())
+		if w.procs != w.paramN("cpu") || !strings.HasSuffix(w.about, "; GOMAXPROCS "+itoa(w.procs)) {
+			t.Errorf("%q: procs %d, about %q", w.name(), w.procs, w.about)
+		}
+	}
+	var want []string
+	for _, limit := range []string{"1", "4"} {
+		for _, g := range []string{"8", "64"} {
+			for _, cpu := range []string{"4", "1"} {
+				want = append(want, "semaphore scaling limit="+limit+" g="+g+" cpu="+cpu)
+			}
+		}
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("-cpu 4,1: workloads\n%s\nwant\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
+	}
+	if !slices.Contains(cpuGoroutines, cpuChartG) {
+		t.Errorf("scaling-cpu.svg draws g=%d, which -cpu does not run (%v)", cpuChartG, cpuGoroutines)
+	}
+}
+
+// TestCPURunsSetGOMAXPROCS runs the scaling group with -cpu on fake
+// cases. Each run must see its row's GOMAXPROCS, and the run must
+// restore the one before. The benchmark lines' -N suffix must be that
+// GOMAXPROCS, and -plot must draw scaling-cpu.svg (and no goroutine chart).
+func TestCPURunsSetGOMAXPROCS(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	cpus := []int{before + 2, before + 1} // neither is the GOMAXPROCS the run starts with
+	ws := workloadsOf([]string{"scaling"}, cpus)
+	var runs atomic.Int64
+	for i := range ws {
+		for j := range ws[i].cases {
+			w := ws[i]
+			ws[i].cases[j].run = func(stop *atomic.Bool) (tally, error) {
+				runs.Add(1)
+				if got := runtime.GOMAXPROCS(0); got != w.procs {
+					t.Errorf("%s: a run at GOMAXPROCS %d, want %d", w.name(), got, w.procs)
+				}
+				n := tally{ops: 1}
+				for !stop.Load() {
+					n.ops++
+				}
+				return n, nil
+			}
+		}
+	}
+	dir := t.TempDir()
+	cfg := config{groups: []string{"scaling"}, cpus: cpus, duration: time.Millisecond, repeat: 1, format: "bench", plotDir: dir}
+	var out, errs bytes.Buffer
+	if err := runWorkloads(ws, cfg, &out, &errs); err != nil {
+		t.Fatal(err)
+	}
+	if got := runtime.GOMAXPROCS(0); got != before {
+		t.Errorf("after the run GOMAXPROCS is %d, want %d as before", got, before)
+	}
+	cases := 0
+	for _, w := range ws {
+		cases += len(w.cases)
+	}
+	if runs.Load() != int64(cases) || cases != 2*2*len(cpus)*len(ws[0].cases) {
+		t.Errorf("%d runs of %d cases", runs.Load(), cases)
+	}
+	if before+2 > runtime.NumCPU() && !strings.Contains(errs.String(), "share them") {
+		t.Errorf("GOMAXPROCS %d is above %d CPUs, yet stderr says nothing of it: %q", before+2, runtime.NumCPU(), errs.String())
+	}
+	cpuParam := regexp.MustCompile(`/cpu=(\d+)/`)
+	lines := 0
+	r := benchfmt.NewReader(bytes.NewReader(out.Bytes()), "evbench")
+	for r.Scan() {
+		rec, ok := r.Result().(*benchfmt.Result)
+		if !ok {
+			continue
+		}
+		lines++
+		name := string(rec.Name)
+		m := cpuParam.FindStringSubmatch(name)
+		if m == nil || !strings.HasSuffix(name, "-"+m[1]) {
+			t.Errorf("%s: the -GOMAXPROCS suffix is not the row's cpu", name)
+		}
+	}
+	if err := r.Err(); err != nil || lines != cases {
+		t.Errorf("%d benchmark lines for %d runs, err %v", lines, cases, err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 || entries[0].Name() != "scaling-cpu.svg" {
+		t.Fatalf("charts %v, err %v; want scaling-cpu.svg alone", entries, err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "scaling-cpu.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{">GOMAXPROCS<", "limit 4, 64 goroutines", ">evsync<", ">xsync<", ">" + itoa(before+1) + "<", ">" + itoa(before+2) + "<"} {
+		if !bytes.Contains(b, []byte(s)) {
+			t.Errorf("scaling-cpu.svg lacks %q", s)
+		}
 	}
 }
 
@@ -463,12 +598,17 @@ func TestRunBudget(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		max  time.Duration
-	}{{nil, 40 * time.Second}, {[]string{"-quick"}, 5 * time.Second}, {[]string{"-format", "bench"}, 80 * time.Second}} {
+	}{
+		{nil, 40 * time.Second},
+		{[]string{"-quick"}, 5 * time.Second},
+		{[]string{"-format", "bench"}, 80 * time.Second},
+		{[]string{"-cpu", "1,2,4,8,16"}, 40 * time.Second}, // the GOMAXPROCS curves of a 16-core machine
+	} {
 		cfg, err := parseConfig(tc.args, new(bytes.Buffer))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p := planOf(workloadsOf(cfg.groups), cfg); p.time > tc.max {
+		if p := planOf(workloadsOf(cfg.groups, cfg.cpus), cfg); p.time > tc.max {
 			t.Errorf("%q: the runs add up to %v, over %v", tc.args, p.time, tc.max)
 		}
 	}
@@ -496,7 +636,7 @@ func TestExitStatus(t *testing.T) {
 		}
 		return o.String(), e.String(), 0
 	}
-	for _, args := range []string{"-match nosuchthing", "-workloads nosuch", "-duration fast", "-seed"} {
+	for _, args := range []string{"-match nosuchthing", "-workloads nosuch", "-duration fast", "-seed", "-cpu 0", "-cpu=1,x"} {
 		out, errs, code := evbench(args)
 		if code != 2 || out != "" || !strings.Contains(errs, "evbench:") {
 			t.Errorf("evbench %s: exit %d, stdout %q, stderr %q; want 2, nothing, a message", args, code, out, errs)
@@ -589,16 +729,18 @@ func TestCharts(t *testing.T) {
 		_ = lat.RecordValue(int64(time.Millisecond) * int64(1+round))
 		return sample{n: tally{ops: 1000, wakeups: 10, lat: lat}, wall: time.Second, cpu: cpu + time.Duration(round)*time.Microsecond}
 	})
-	add(scalingWorkloads(), func(w workload, c bench, round int) sample {
+	scaling := func(w workload, c bench, round int) sample {
 		return sample{n: tally{ops: uint64(1000 * (1 + round))}, wall: time.Millisecond * time.Duration(w.paramN("g")), cpu: time.Millisecond}
-	})
+	}
+	add(scalingWorkloads(nil), scaling)
+	add(scalingWorkloads([]int{1, 2, 4, 8, 16}), scaling) // -cpu's rows, drawn on a chart of their own
 	dir := t.TempDir()
 	const caption = "go1.26.8 linux/amd64, GOMAXPROCS 2, AMD EPYC, 2026-12-01"
 	files, err := writeCharts(dir, rs, caption)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"sweep-cpu.svg", "sweep-p99.svg", "scaling-limit1.svg", "scaling-limit4.svg"}
+	want := []string{"sweep-cpu.svg", "sweep-p99.svg", "scaling-limit1.svg", "scaling-limit4.svg", "scaling-cpu.svg"}
 	if len(files) != len(want) {
 		t.Fatalf("files %v, want %v", files, want)
 	}
@@ -632,6 +774,12 @@ func TestCharts(t *testing.T) {
 	for _, s := range []string{"grey zone", fixedImpl, adaptiveImpl, "immediate evsync"} {
 		if !bytes.Contains(cpu, []byte(s)) {
 			t.Errorf("sweep-cpu.svg lacks %q", s)
+		}
+	}
+	procs, _ := os.ReadFile(files[4])
+	for _, s := range []string{">GOMAXPROCS<", ">1<", ">16<", ">evsync<", ">eventfd<"} {
+		if !bytes.Contains(procs, []byte(s)) {
+			t.Errorf("scaling-cpu.svg lacks %q", s)
 		}
 	}
 	if files, err := writeCharts(t.TempDir(), nil, caption); err != nil || len(files) != 0 {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -54,6 +55,10 @@ func (t *tableOutput) begin(p plan, cfg config) {
 	fmt.Fprintf(w, "%d cases in %d workloads (%s), %d %s of %s per case: about %s of runs\n",
 		cases, len(p.ws), strings.Join(groups, ", "), p.repeat, runs, runLengths(p.ws, cfg), p.time.Round(100*time.Millisecond))
 	fmt.Fprintf(w, "each row: the median of its runs, made in rounds (every implementation once, then again); ±: half the runs' range, relative to the median\n")
+	if slices.ContainsFunc(p.ws, func(wl workload) bool { return wl.procs > 0 }) {
+		fmt.Fprintf(w, "cpu=N rows (-cpu %s): their runs set GOMAXPROCS to N; any other row runs at %d\n",
+			joinInts(cfg.cpus), runtime.GOMAXPROCS(0))
+	}
 	var ops, notify bool
 	for _, wl := range p.ws {
 		ops = ops || wl.kind == opsKind
@@ -91,6 +96,15 @@ the last columns (every workload), one rule on every row:
                than %d runs a side, too few to judge. On an evsync variant's row (evsync/...)
                the same holds: behind says the variant beat the reference in every run
 `, minJudgedRuns)
+}
+
+// joinInts is ns as -cpu takes them: "1,2,4".
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = itoa(n)
+	}
+	return strings.Join(s, ",")
 }
 
 // runLengths says how long each run lasts, per group where they differ.
@@ -298,7 +312,11 @@ func (b *benchOutput) begin(plan, config) {
 }
 
 func (b *benchOutput) workload(wl workload, rs []result) {
-	procs := runtime.GOMAXPROCS(0)
+	// The name's -N suffix is the GOMAXPROCS the runs had, as go test's.
+	procs := wl.procs
+	if procs == 0 {
+		procs = runtime.GOMAXPROCS(0)
+	}
 	for _, r := range rs {
 		for _, s := range r.runs {
 			fmt.Fprintf(b.w, "%s-%d\t%d", wl.benchName(r.c), procs, s.n.ops)

@@ -9,7 +9,7 @@ import (
 // with a plural ("1 goroutines") or a number above 1 with a singular verb.
 func TestAboutAgreesInNumber(t *testing.T) {
 	wrong := regexp.MustCompile(`(^|[^0-9.,])1 (goroutine|writer|producer|consumer)s\b|[02-9] (goroutine|writer|producer|consumer)s (takes|calls|Adds)\b`)
-	for _, w := range workloadsOf(groupNames()) {
+	for _, w := range workloadsOf(groupNames(), nil) {
 		if m := wrong.FindString(w.about); m != "" {
 			t.Errorf("%s: %q in %q", w.name(), m, w.about)
 		}

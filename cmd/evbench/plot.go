@@ -27,12 +27,15 @@ import (
 //	sweep-p99.svg        p99 write-to-read latency against the write rate
 //	scaling-limit1.svg   semaphore ns/op against the number of goroutines,
 //	scaling-limit4.svg   one line per implementation, limits 1 and 4
+//	scaling-cpu.svg      with -cpu: semaphore ns/op against GOMAXPROCS, one
+//	                     line per implementation, limit 4, 64 goroutines
 //
 // Every point is the median of its runs; its bar spans the fastest and
 // the slowest run. On sweep-cpu.svg a point is the policy's median cost
 // over immediate's, as the table prints them, and its bar is the ratio's
 // interval (see verdict.go). A chart whose workloads did not run is not
-// written.
+// written. So with -cpu the goroutine charts are not written: those
+// runs set GOMAXPROCS and keep two goroutine counts.
 
 // chartW and chartH are every chart's size.
 const chartW, chartH = 7 * vg.Inch, 4.5 * vg.Inch
@@ -156,7 +159,7 @@ func writeCharts(dir string, rs []result, caption string) ([]string, error) {
 	}
 	for _, limit := range []int{1, 4} {
 		g := func(w workload) float64 { return float64(w.paramN("g")) }
-		atLimit := func(r result) bool { return r.w.paramN("limit") == limit }
+		atLimit := func(r result) bool { return r.w.paramN("limit") == limit && r.w.procs == 0 }
 		ns := collect(rs, "scaling", metricOf(mNsPerOp), g, atLimit)
 		if len(ns) == 0 {
 			continue
@@ -170,8 +173,26 @@ func writeCharts(dir string, rs []result, caption string) ([]string, error) {
 			return files, err
 		}
 	}
+	procs := func(w workload) float64 { return float64(w.procs) }
+	queued := func(r result) bool {
+		return r.w.procs > 0 && r.w.paramN("limit") == cpuChartLimit && r.w.paramN("g") == cpuChartG
+	}
+	if ns := collect(rs, "scaling", metricOf(mNsPerOp), procs, queued); len(ns) != 0 {
+		p, err := lineChart(ns, fmt.Sprintf("semaphore Acquire+Release against GOMAXPROCS, limit %d, %d goroutines", cpuChartLimit, cpuChartG),
+			"GOMAXPROCS", "ns per Acquire+Release (lower is better)", true, true)
+		if err == nil {
+			p.X.Tick.Marker = valueTicks(ns)
+		}
+		if err := save(p, err, "scaling-cpu.svg"); err != nil {
+			return files, err
+		}
+	}
 	return files, nil
 }
+
+// The scaling rows scaling-cpu.svg draws: a standing queue, 16
+// goroutines a unit.
+const cpuChartLimit, cpuChartG = 4, 64
 
 // scaled multiplies every point of ss by k.
 func scaled(ss []series, k float64) []series {
@@ -352,6 +373,27 @@ func (powersOfTwo) Ticks(lo, hi float64) []plot.Tick {
 		if v >= lo {
 			ts = append(ts, plot.Tick{Value: v, Label: fmt.Sprint(v)})
 		}
+	}
+	return ts
+}
+
+// valueTicks ticks an axis at the x values of the points of ss.
+type valueTicks []series
+
+// Ticks returns a tick at every x of a point from lo to hi.
+func (ss valueTicks) Ticks(lo, hi float64) []plot.Tick {
+	var xs []float64
+	for _, s := range ss {
+		for _, pt := range s.pts {
+			if pt.x >= lo && pt.x <= hi && !slices.Contains(xs, pt.x) {
+				xs = append(xs, pt.x)
+			}
+		}
+	}
+	slices.Sort(xs)
+	ts := make([]plot.Tick, len(xs))
+	for i, x := range xs {
+		ts[i] = plot.Tick{Value: x, Label: fmt.Sprint(x)}
 	}
 	return ts
 }

@@ -80,7 +80,7 @@ func measureFor(c bench, d time.Duration) (sample, error) {
 // run runs the workloads cfg asks for and writes their rows to stdout as
 // each workload finishes, and the charts if asked.
 func run(cfg config, stdout, stderr io.Writer) error {
-	ws := selectCases(workloadsOf(cfg.groups), cfg.match)
+	ws := selectCases(workloadsOf(cfg.groups, cfg.cpus), cfg.match)
 	if len(ws) == 0 {
 		return usagef("-match %q matches no case of the workloads %s (run with -list to see their names)",
 			cfg.match, strings.Join(cfg.groups, ","))
@@ -112,6 +112,10 @@ func runWorkloads(ws []workload, cfg config, stdout, stderr io.Writer) error {
 	if cfg.format == "bench" && cfg.repeat < benchRepeat {
 		fmt.Fprintf(stderr, "evbench: %s per case; benchstat needs %d for a confidence interval and 4 to compare\n",
 			count(cfg.repeat, "run"), benchRepeat)
+	}
+	if n := slices.Max(append([]int{0}, cfg.cpus...)); n > runtime.NumCPU() {
+		fmt.Fprintf(stderr, "evbench: -cpu %d is more than the %s here: the runs at GOMAXPROCS above %d share them\n",
+			n, count(runtime.NumCPU(), "CPU"), runtime.NumCPU())
 	}
 	p := planOf(ws, cfg)
 	out.begin(p, cfg)
@@ -184,8 +188,13 @@ func machine() string {
 // runWorkload runs every case of w repeat times, in rounds: each case
 // once, then again, so that a slow patch of the machine spreads over the
 // implementations instead of landing on one. It stops at the first
-// failure and returns what it has.
+// failure and returns what it has. A workload with procs runs at that
+// GOMAXPROCS, and runWorkload restores the one before when it returns.
 func runWorkload(w workload, d time.Duration, repeat int, prog *progress) ([]result, error) {
+	if w.procs > 0 {
+		// Set for every run of w, then restored: the GOMAXPROCS that was.
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(w.procs))
+	}
 	rs := make([]result, len(w.cases))
 	for i, c := range w.cases {
 		rs[i] = result{w: w, c: c, d: d}

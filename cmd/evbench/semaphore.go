@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"github.com/evsync/evsync/internal/testsupport/anchor"
@@ -37,15 +38,40 @@ func semaphoreWorkloads() []workload {
 
 // scalingWorkloads is the scaling group: the contended workload from 1 to
 // 128 goroutines, the data of the semaphore charts.
-func scalingWorkloads() []workload {
+//
+// With cpus (-cpu), each workload runs once per value, at that
+// GOMAXPROCS, and has a cpu parameter: "limit=4 g=64 cpu=8". Those rows
+// show how contention behaves as cores grow. To keep such a run short,
+// it covers 8 and 64 goroutines only: a few per unit, and a standing
+// queue.
+func scalingWorkloads(cpus []int) []workload {
+	gs := []int{1, 2, 4, 8, 16, 32, 64, 128}
+	if cpus != nil {
+		gs = cpuGoroutines
+	}
 	var ws []workload
 	for _, limit := range []int{1, 4} {
-		for g := 1; g <= 128; g *= 2 {
-			ws = append(ws, contendedWorkload("scaling", "semaphore scaling", "SemaphoreScaling", limit, g))
+		for _, g := range gs {
+			w := contendedWorkload("scaling", "semaphore scaling", "SemaphoreScaling", limit, g)
+			if cpus == nil {
+				ws = append(ws, w)
+				continue
+			}
+			for _, n := range cpus {
+				wn := w
+				wn.params = append(slices.Clip(w.params), intParam("cpu", n))
+				wn.cases = slices.Clone(w.cases) // each copy's own, as every other workload's
+				wn.procs = n
+				wn.about += fmt.Sprintf("; GOMAXPROCS %d", n)
+				ws = append(ws, wn)
+			}
 		}
 	}
 	return ws
 }
+
+// cpuGoroutines are the goroutine counts of the scaling group with -cpu.
+var cpuGoroutines = []int{8, 64}
 
 // contendedWorkload has g goroutines contend for a semaphore of limit
 // units.
