@@ -318,7 +318,6 @@ func (q *Queue[T]) unlock() {
 	if q.cfg.metrics != nil {
 		q.measure()
 	}
-	q.publishWaits()
 	w, d, p := q.waiters.Woken(), q.drainers.Woken(), q.post
 	q.post = nil
 	q.mu.Unlock()

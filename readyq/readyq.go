@@ -120,8 +120,9 @@ type Queue[T comparable] struct {
 }
 
 // guarded is the state of a Queue that its mu guards. It is used only
-// with mu held. The exception is atomic: deliver puts spareMail back
-// after the unlock.
+// with mu held. The exceptions are atomic. Stats counts the waiters and
+// drainers without the lock, and deliver puts spareMail back after the
+// unlock.
 type guarded[T comparable] struct {
 	items    index[T]  // every item the queue knows, mapped to its entry's slot
 	slab     slab[T]   // the entries (slab.go)
@@ -150,7 +151,6 @@ type guarded[T comparable] struct {
 // TryTake. It is written only with mu held.
 type published struct {
 	queued, inflight, disarmed, delayed atomic.Int64 // stored by publish
-	waiting, draining                   atomic.Int64 // blocked Wait and Drain callers, stored by publishWaits
 
 	aside  atomic.Int64 // in flight with a mark Done will queue (keeps Wait waiting after Close)
 	closed atomic.Bool
@@ -324,14 +324,6 @@ func (q *Queue[T]) publish() {
 	store(&q.pub.disarmed, q.disarmed)
 }
 
-// publishWaits publishes how many Wait and Drain callers are blocked, for
-// Stats. Every section that queues or settles one calls it before the
-// unlock. Only with mu held.
-func (q *Queue[T]) publishWaits() {
-	store(&q.pub.waiting, q.waiters.Len())
-	store(&q.pub.draining, q.drainers.Len())
-}
-
 func store(a *atomic.Int64, v int) {
 	if a.Load() != int64(v) {
 		a.Store(int64(v))
@@ -366,8 +358,8 @@ func (q *Queue[T]) Stats() Stats {
 		InFlight: int(q.pub.inflight.Load()),
 		Aside:    int(q.pub.aside.Load()),
 		Disarmed: int(q.pub.disarmed.Load()),
-		Waiting:  int(q.pub.waiting.Load()),
-		Draining: int(q.pub.draining.Load()),
+		Waiting:  q.waiters.Len(),
+		Draining: q.drainers.Len(),
 		Closed:   q.pub.closed.Load(),
 	}
 }

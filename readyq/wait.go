@@ -230,7 +230,6 @@ func (q *Queue[T]) Drain(ctx context.Context) error {
 	var w *waitq.Waiter[struct{}]
 	if !idle {
 		w = q.drainers.Push(ctx.Done(), struct{}{})
-		q.publishWaits()
 	}
 	if q.cfg.user {
 		q.unlock() // wakes the callers that promote served

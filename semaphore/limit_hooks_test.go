@@ -104,9 +104,9 @@ func TestHookPermitsDuringSetLimit(t *testing.T) {
 }
 
 // TestHookLimiterStatsDuringACut: Stats reads the limit, the debt and the
-// free units one by one. Called while a cut is stopped in its section (the
-// limit stored, the count not yet out), it waits for the lock to count
-// the waiters. Either way it must show no negative count.
+// free units one by one. Taken while a cut is stopped in its section (the
+// limit stored, the count not yet out), it must still show no negative
+// count.
 func TestHookLimiterStatsDuringACut(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := semaphore.NewLimiter(4)

@@ -195,11 +195,9 @@ type LimiterStats struct {
 	Closed  bool // Close has been called
 }
 
-// Stats returns a snapshot. With nobody waiting it reads atomic loads
-// only. With callers waiting, it takes the lock to count them, which
-// never holds up an Acquire or a Release that needs no lock. The fields
-// are read one by one and may be mutually inconsistent under concurrent
-// use, but none is negative.
+// Stats returns a snapshot read with atomic loads only, so observers
+// never slow the limiter. The fields are read one by one and may be
+// mutually inconsistent under concurrent use, but none is negative.
 func (l *Limiter) Stats() LimiterStats {
 	free, closed, waiting, _ := l.c.Snapshot()
 	limit, debt := l.c.Limit(), l.c.Debt()

@@ -313,10 +313,9 @@ type Stats struct {
 	Debt           uint64 // units a lowered limit took away that holders still have (SetLimit)
 }
 
-// Stats returns a snapshot. With nobody waiting it reads atomic loads
-// only. With callers waiting, it takes the lock to count them, which
-// never holds up a write that needs no lock. The fields are read one by
-// one and may be mutually inconsistent under concurrent use.
+// Stats returns a snapshot read with atomic loads only. It never takes the
+// lock, so observers never slow writers. The fields are read one by one and
+// may be mutually inconsistent under concurrent use.
 func (s *Semaphore) Stats() Stats {
 	count, closed, readers, writers := s.c.Snapshot()
 	return Stats{count, s.c.Limit(), readers, writers, closed, s.c.Debt()}

@@ -207,10 +207,9 @@ type Stats struct {
 	Closed         bool   // Close has been called
 }
 
-// Stats returns a snapshot. With nobody waiting it reads atomic loads
-// only. With callers waiting, it takes the lock to count them, which
-// never holds up a write that needs no lock. The fields are read one by
-// one and may be mutually inconsistent under concurrent use.
+// Stats returns a snapshot read with atomic loads only. It never takes the
+// lock, so observers never slow writers. The fields are read one by one and
+// may be mutually inconsistent under concurrent use.
 func (s *Signal) Stats() Stats {
 	count, closed, readers, writers := s.c.Snapshot()
 	return Stats{count, readers, writers, closed}

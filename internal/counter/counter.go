@@ -797,26 +797,14 @@ func (c *Counter) overDebt(n uint64) bool {
 // Debt returns what SetLimit took away that holders still have.
 func (c *Counter) Debt() uint64 { return c.debt.Load() }
 
-// Snapshot returns the count, whether the counter is closed, and how many
-// readers and writers wait. It reads the word first.
-//
-//   - Neither slow nor notify set implies no queued waiter, and it reads
-//     the rest with atomic loads only.
-//   - Otherwise it takes mu to count the queued waiters. Callers then
-//     wait anyway, and a locked section never waits for Snapshot.
-//
-// The values are read one by one and may be mutually inconsistent under
-// concurrent use.
+// Snapshot returns, with atomic loads only, the count, whether the counter
+// is closed, and how many readers and writers wait. The values are read
+// one by one and may be mutually inconsistent under concurrent use.
 func (c *Counter) Snapshot() (count uint64, closed bool, readers, writers int) {
 	w := c.word.Load()
+	readers = c.sec.readers.Len()
 	if w&loneBit != 0 {
-		readers = 1
+		readers++
 	}
-	if w&(slowBit|notifyBit) != 0 {
-		hook(pLockWait)
-		c.mu.Lock()
-		readers, writers = c.sec.readers.Len(), c.sec.writers.Len()
-		c.mu.Unlock()
-	}
-	return c.Count(), w&closedBit != 0, readers, writers
+	return c.Count(), w&closedBit != 0, readers, c.sec.writers.Len()
 }

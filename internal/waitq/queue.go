@@ -92,19 +92,15 @@ func (w *Waiter[P]) Settled() (queued bool, r Result) { return w.queued, w.verdi
 // channel made in one synctest bubble never reaches another.
 type Queue[P any] struct {
 	head, tail *Waiter[P]
-	n          int                       // queued waiters, only with the lock held
+	n          atomic.Int32              // queued waiters, written under the lock and read by observers
 	spare      *Waiter[P]                // recycled records, only with the lock held
 	freed      atomic.Pointer[Waiter[P]] // records their waiters gave back, without the lock
 	woken      *Waiter[P]                // settled waiters to wake after the unlock, only with the lock held
 }
 
-// Len returns the number of queued waiters. Only with the owner's lock
-// held. It is a plain field, not an atomic one. An atomic add on each
-// push and each removal cost a Limiter's hand-off about a tenth of its
-// time (BenchmarkLimiterContended), since the lock holder's line then
-// takes two more locked instructions. An observer that needs the count
-// takes the lock, or reads a copy the owner publishes.
-func (q *Queue[P]) Len() int { return q.n }
+// Len returns the number of queued waiters. It may be called without the
+// lock, by observers.
+func (q *Queue[P]) Len() int { return int(q.n.Load()) }
 
 // Push queues a caller asking for p and returns its record, for Sleep and
 // Finish. The done channel is the caller's context's Done channel, nil if
@@ -166,7 +162,7 @@ func (q *Queue[P]) insert(w, prev *Waiter[P]) {
 		next.prev = w
 	}
 	w.prev, w.next, w.queued = prev, next, true
-	q.n++
+	q.n.Add(1)
 }
 
 // Remove takes w off the queue without waking it (a cancelled
@@ -183,7 +179,7 @@ func (q *Queue[P]) Remove(w *Waiter[P]) {
 		w.next.prev = w.prev
 	}
 	w.next, w.prev, w.queued = nil, nil, false
-	q.n--
+	q.n.Add(-1)
 }
 
 // MaxNeed returns the largest need(p) of the queued waiters' payloads (0
