@@ -93,44 +93,20 @@ func BenchmarkLimiterAcquireRelease(b *testing.B) {
 // Limiter while another goroutine calls String in a loop (observer=on),
 // formats a constant LimiterStats instead (control: the same CPU use,
 // without touching the Limiter), or does nothing (off). Callers are queued
-// almost all the time here, so String takes the lock to count them. It is
-// the case where an observer could slow a Release.
+// almost all the time here. So it is the case where an observer's reads
+// meet the lock holder's writes.
 func BenchmarkLimiterObserved(b *testing.B) {
 	for _, mode := range anchor.ObserverModes() {
 		b.Run("observer="+mode+"/impl=evsync-limiter", func(b *testing.B) {
 			b.ReportAllocs()
 			l := semaphore.NewLimiter(1)
-			quit, done := make(chan struct{}), make(chan int)
-			go func() { done <- observeLimiter(l, mode, quit) }()
+			var st semaphore.LimiterStats
+			stop := anchor.ObserveWith(l.String, st.String, mode)
 			contend(b, context.Background(), limiterSem{l}, 8, false)
 			b.StopTimer()
-			close(quit)
-			if <-done == 0 && mode != "off" {
-				b.Fatal("the observer formatted nothing")
-			}
+			stop()
 		})
 	}
-}
-
-// observeLimiter is BenchmarkLimiterObserved's observer. It formats until
-// quit is closed and returns the length of what it formatted.
-func observeLimiter(l *semaphore.Limiter, mode string, quit <-chan struct{}) int {
-	var st semaphore.LimiterStats
-	n := 0
-	for mode != "off" {
-		select {
-		case <-quit:
-			return n
-		default:
-		}
-		if mode == "on" {
-			n += len(l.String())
-		} else {
-			n += len(st.String())
-		}
-	}
-	<-quit
-	return n
 }
 
 // limiterSem is a Limiter as an anchor.Semaphore, so that the contended

@@ -56,33 +56,43 @@ func ObserverModes() []string { return []string{"off", "on", "control"} }
 // formatted, so that the work is not optimised away. Observe panics on an
 // unknown mode.
 func Observe(s *signal.Signal, mode string) (stop func() int) {
-	if mode != "off" && mode != "on" && mode != "control" {
+	var st signal.Stats
+	return ObserveWith(s.String, st.String, mode)
+}
+
+// ObserveWith is Observe for any primitive. Mode "on" calls on in a loop,
+// and mode "control" calls control, which formats a constant value of the
+// same type without touching the primitive.
+func ObserveWith(on, control func() string, mode string) (stop func() int) {
+	f := on
+	switch mode {
+	case "off":
+		f = nil
+	case "control":
+		f = control
+	case "on":
+	default:
 		panic("anchor: unknown observer mode " + mode)
 	}
 	quit, done := make(chan struct{}), make(chan int)
-	go func() { done <- observeLoop(s, mode, quit) }()
+	go func() { done <- observeLoop(f, quit) }()
 	return func() int {
 		close(quit)
 		return <-done
 	}
 }
 
-// observeLoop is Observe's goroutine: it formats until quit is closed and
-// returns the length of what it formatted.
-func observeLoop(s *signal.Signal, mode string, quit <-chan struct{}) int {
-	var st signal.Stats
+// observeLoop is ObserveWith's goroutine. It calls f, if not nil, until
+// quit is closed and returns the length of what f formatted.
+func observeLoop(f func() string, quit <-chan struct{}) int {
 	n := 0
-	for mode != "off" {
+	for f != nil {
 		select {
 		case <-quit:
 			return n
 		default:
 		}
-		if mode == "on" {
-			n += len(s.String())
-		} else {
-			n += len(st.String())
-		}
+		n += len(f())
 	}
 	<-quit
 	return n
