@@ -381,7 +381,9 @@ var nilCtx context.Context
 
 // TestNoEmptyWakeup: a wakeup that fires between a Wait's receive and
 // its Events merges into that Wait's report, and leaves no token behind
-// for a next Wait to return (0, nil) with.
+// for a next Wait to return (0, nil) with. The woken Wait may also run
+// before the second Wake, on a loaded machine. Then the second event is
+// still pending, and the next Wait gets it at once.
 func TestNoEmptyWakeup(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := coalesce.New(0)
@@ -395,9 +397,15 @@ func TestNoEmptyWakeup(t *testing.T) {
 			return res{n, err}
 		})
 		w.Wake() // hands the token straight to the parked Wait
-		w.Wake() // fires again before that Wait has run
-		if got := <-r; got.n != 2 || got.err != nil {
-			t.Fatalf("Wait = %+v, want both events", got)
+		w.Wake() // fires again, most often before that Wait has run
+		got := <-r
+		if got.err != nil || got.n != 1 && got.n != 2 {
+			t.Fatalf("Wait = %+v, want both events, or the first alone", got)
+		}
+		if got.n == 1 {
+			if n, err := w.Wait(context.Background()); err != nil || n != 1 {
+				t.Fatalf("Wait after a Wait that ran between the wakes = %d, %v, want the second event", n, err)
+			}
 		}
 		select {
 		case <-w.C():
