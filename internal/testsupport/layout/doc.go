@@ -3,8 +3,9 @@
 // internals only. Test support lives under internal/testsupport, beside
 // this package.
 //
-// TestTypeLimits reads the source of readyq, workqueue, model and the
-// production internals as the default build sees it (no tags). No type
+// TestTypeLimits type-checks readyq, workqueue, model and the
+// production internals from source, as the default build sees them (no
+// tags), with go/types. No type
 // has more than 30 methods, declared or promoted from the module's
 // embedded types, and no struct more than 16 fields.
 //
