@@ -3,11 +3,10 @@
 // internals only. Test support lives under internal/testsupport, beside
 // this package.
 //
-// TestTypeLimits type-checks readyq, workqueue, model and the
-// production internals from source, as the default build sees them (no
-// tags), with go/types. No type
-// has more than 30 methods, declared or promoted from the module's
-// embedded types, and no struct more than 16 fields.
+// TestTypeLimits type-checks readyq, workqueue, model and the production
+// internals from source with go/types, as the default build sees them
+// (no tags). No type has more than 30 methods, declared or promoted from
+// the module's embedded types. No struct has more than 16 fields.
 //
 // TestTestFileNames checks the naming scheme of readyq, workqueue and the
 // production internals: a test file is named for the file it tests. The
