@@ -251,7 +251,7 @@ func (q *Queue[T]) CloseDiscardingDelays() int {
 	n := q.delays.n
 	for w := q.delays.first(); w != nil; w = q.delays.first() {
 		e := q.slab.entry(w.e)
-		q.pop(e)
+		q.delays.del(w.e)
 		q.forget(e.item, e)
 	}
 	q.arm()

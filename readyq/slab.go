@@ -54,12 +54,6 @@ func (p *paged[E]) grow() {
 // a free list, linked through them, so that a queue in a steady state
 // allocates nothing.
 //
-// The position of each delayed entry in the delay heaps is kept apart
-// from the entries. It sits in a dense array of int32s beside them,
-// because every move in a heap writes one. A move then touches a line
-// shared with 15 other positions instead of an entry's own. That was
-// measured as 5 % off a delayed item's cycle with a million delayed.
-//
 // The pages hold 1,024 slots each and never move, except the first. The
 // first page starts at 64 slots and doubles, by copying, until it is
 // full, so that a small queue stays small. So a pointer to an entry (or
@@ -70,13 +64,12 @@ func (p *paged[E]) grow() {
 // A queue holds at most 2³¹−1 items at once, since the slot is an int32.
 // That would take some hundred gigabytes.
 type slab[T comparable] struct {
-	entries   paged[entry[T]]
-	positions paged[int32] // a delayed entry's position in the delay heaps, by slot (see locate)
-	extras    paged[extra[T]]
-	free      int32   // the first released entry's slot plus 1, or 0 for none (each holds the next one's in seq)
-	freeX     []int32 // released extra parts' slots
-	used      int     // entry slots handed out at least once
-	usedX     int     // extra slots handed out at least once
+	entries paged[entry[T]]
+	extras  paged[extra[T]]
+	free    int32   // the first released entry's slot plus 1, or 0 for none (each holds the next one's in seq)
+	freeX   []int32 // released extra parts' slots
+	used    int     // entry slots handed out at least once
+	usedX   int     // extra slots handed out at least once
 }
 
 // entry returns the entry in slot i.
@@ -100,7 +93,6 @@ func (s *slab[T]) alloc() *entry[T] {
 func (s *slab[T]) fresh() *entry[T] {
 	if s.used == s.entries.cap {
 		s.entries.grow()
-		s.positions.grow()
 	}
 	e := s.entries.at(s.used)
 	e.id = int32(s.used)
