@@ -200,6 +200,7 @@ func NewWithConfig[T comparable](c Config[T], opts ...Option) *Queue[T] {
 	}
 	o := apply(opts)
 	q := &Queue[T]{cfg: settings[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, lim: c.RateLimiter, metrics: c.Metrics, clock: o.clock, user: !o.clock.Wall()}}
+	q.lanes.fair = c.Fairness != nil
 	if c.Metrics != nil {
 		q.cfg.gauge = new(gauge[T])
 		q.lanes.watch = q.cfg.gauge
