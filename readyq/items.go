@@ -181,7 +181,7 @@ func (q *Queue[T]) addAs(item T, m Mode, o markOpts, tenant string) bool {
 	ok := q.mark(item, m, o, tenant)
 	if ok {
 		if q.cfg.metrics != nil {
-			q.posting().adds++
+			q.mail.posting().adds++
 		}
 		q.settle()
 	}
@@ -196,7 +196,7 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 		if e != nil {
 			e.retried = true
 		} else if q.pub.closed.Load() {
-			p := q.posting()
+			p := q.mail.posting()
 			p.forgot = append(p.forgot, item)
 		}
 	}
@@ -306,7 +306,7 @@ func (q *Queue[T]) admit(e *entry[T], after time.Duration) {
 func (q *Queue[T]) forget(item T, e *entry[T]) {
 	q.items.del(e)
 	if e.retried {
-		p := q.posting()
+		p := q.mail.posting()
 		p.forgot = append(p.forgot, item)
 	}
 	q.slab.release(e)
@@ -315,11 +315,10 @@ func (q *Queue[T]) forget(item T, e *entry[T]) {
 // unlock releases mu, then wakes the callers settled meanwhile (see
 // internal/waitq).
 func (q *Queue[T]) unlock() {
-	if q.cfg.metrics != nil {
-		q.measure()
+	if q.cfg.metrics != nil && q.cfg.gauge.measure(q.list.live, &q.lanes) {
+		q.mail.posting().depth = true
 	}
-	w, d, p := q.waiters.Woken(), q.drainers.Woken(), q.post
-	q.post = nil
+	w, d, p := q.waiters.Woken(), q.drainers.Woken(), q.mail.take()
 	q.mu.Unlock()
 	waitq.WakeAll(w)
 	waitq.WakeAll(d)
@@ -583,7 +582,7 @@ func (q *Queue[T]) Remove(item T) bool {
 		e.mark = keptMark{}
 		if e.retried { // gone from the queue, and so is its retry state
 			e.retried = false
-			p := q.posting()
+			p := q.mail.posting()
 			p.forgot = append(p.forgot, item)
 		}
 	case disarmed:

@@ -121,8 +121,8 @@ type Queue[T comparable] struct {
 
 // guarded is the state of a Queue that its mu guards. It is used only
 // with mu held. The exceptions are atomic. Stats counts the waiters and
-// drainers without the lock, and deliver puts spareMail back after the
-// unlock.
+// drainers without the lock, and deliver puts the spare post in mail
+// after the unlock.
 type guarded[T comparable] struct {
 	items    index[T]  // every item the queue knows, mapped to its entry's slot
 	slab     slab[T]   // the entries (slab.go)
@@ -140,9 +140,8 @@ type guarded[T comparable] struct {
 	lanes  lanes[T] // queued items of other priorities and tenants (lanes.go)
 	delays delays   // delayed items and the timer (delay.go)
 
-	post      *post[T]                // what the current locked section leaves for after the unlock
-	spareMail atomic.Pointer[post[T]] // a delivered post for the next one, stored by deliver after the unlock
-	running   running                 // the items in flight, with metrics
+	mail    mailbox[T] // what the current locked section leaves for after the unlock
+	running running[T] // the items in flight, with metrics
 }
 
 // published is what a Queue shows without its lock. It holds the counters
