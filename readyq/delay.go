@@ -1,7 +1,6 @@
 package readyq
 
 import (
-	"math"
 	"time"
 
 	"github.com/evsync/evsync/internal/clk"
@@ -30,21 +29,20 @@ import (
 // queue without WithClock pays nothing for the option. clk's Timer would
 // add a call to each Reset and Stop.
 //
-// Times are nanoseconds on the queue's own clock (now), read only with mu
-// held. They come from WithClock's clock, or from package time. Under
-// testing/synctest package time follows the bubble's clock exactly. On a
-// user's clock every locked section first queues what is due (promote),
-// since the timer's goroutine may run long after the clock has moved.
+// Times are nanoseconds on the queue's own clock (clock.go), read only
+// with mu held. They come from WithClock's clock, or from package time.
+// Under testing/synctest package time follows the bubble's clock exactly.
+// On a user's clock every locked section first queues what is due
+// (promote), since the timer's goroutine may run long after the clock has
+// moved.
 type delays struct {
 	heaps
-	pos     paged[int32] // a delayed entry's position in the heaps, by slot (see locate)
-	n       int          // the delayed items, in all heaps
-	seq     uint64
-	timer   *time.Timer // on the wall clock, nil until the first delay
-	user    clk.Timer   // on a user's clock, the zero Timer until then
-	armed   int64       // the ready time the timer is set for; 0: stopped
-	epoch   time.Time   // the zero of now, once started
-	started bool        // a fake clock's time may be the zero Time
+	pos   paged[int32] // a delayed entry's position in the heaps, by slot (see locate)
+	n     int          // the delayed items, in all heaps
+	seq   uint64
+	timer *time.Timer // on the wall clock, nil until the first delay
+	user  clk.Timer   // on a user's clock, the zero Timer until then
+	armed int64       // the ready time the timer is set for; 0: stopped
 }
 
 // AddAfter marks item ready d from now: it becomes queued then, unless a
@@ -94,70 +92,6 @@ func (q *Queue[T]) AddWith(item T, o AddOpts) bool {
 		return q.addRateLimited(item, m)
 	}
 	return q.add(item, q.cfg.mode, m)
-}
-
-// after returns the ready time d from now, capped at the clock's end. A
-// delay so long that now+d would wrap waits for ever, until Close or a
-// sooner mark. Only with mu held.
-func (q *Queue[T]) after(d time.Duration) int64 {
-	now := q.now()
-	if int64(d) > math.MaxInt64-now {
-		return math.MaxInt64
-	}
-	return now + int64(d)
-}
-
-// now returns the time on the queue's clock, in nanoseconds. Only with mu
-// held.
-//
-// On the wall clock it calls package time itself, at the cost it had
-// before WithClock. The compiler does not inline clk's methods into a
-// Queue's, and a call through them would add to every reading. The time
-// is then the monotonic time since the queue's first reading.
-func (q *Queue[T]) now() int64 {
-	d := &q.delays
-	if q.cfg.user {
-		return q.userNow()
-	}
-	if !d.started {
-		d.epoch, d.started = time.Now(), true
-	}
-	return int64(time.Since(d.epoch))
-}
-
-// userNow is now on a user's clock. It is the clock's own reading, so a
-// delay ends d after the reading at its call, even on a clock set back
-// since an earlier call. The queue's first reading is userZero, and every
-// reading is userZero plus the clock's time since that one. So a clock
-// set back past the first reading still gives a time above 0, and each
-// ready time keeps its place on the clock. A clock more than 2⁶² ns
-// (about 146 years) away from the first reading reads as the nearest
-// bound.
-func (q *Queue[T]) userNow() int64 {
-	d := &q.delays
-	t := q.cfg.clock.Now()
-	if !d.started {
-		d.epoch, d.started = t, true
-	}
-	return userTime(t.Sub(d.epoch))
-}
-
-// userZero is a user's clock's first reading, in the queue's time. It is
-// the middle of the times above 0, so the clock may go as far back as
-// forward.
-const userZero = 1 << 62
-
-// userTime returns the queue's time for a user's clock that reads s after
-// the queue's first reading: userZero+s, kept within [1, MaxInt64]. A time
-// of 0 would read as "no ready time" in a kept-aside mark.
-func userTime(s time.Duration) int64 {
-	switch {
-	case int64(s) >= math.MaxInt64-userZero:
-		return math.MaxInt64
-	case int64(s) <= 1-userZero:
-		return 1
-	}
-	return userZero + int64(s)
 }
 
 // next returns the next tie-break number: the order ready times are set.
@@ -224,10 +158,10 @@ func (d *delays) del(e int32) {
 
 // due queues every delayed item whose time has come, in ready-time
 // order, and arms the timer for the rest.
-func (q *Queue[T]) due() { q.dueAt(q.now(), false) }
+func (q *Queue[T]) due() { q.dueAt(q.cfg.clock.now(), false) }
 
 // dueAll is due that queues every delayed item if all is set (Close).
-func (q *Queue[T]) dueAll(all bool) { q.dueAt(q.now(), all) }
+func (q *Queue[T]) dueAll(all bool) { q.dueAt(q.cfg.clock.now(), all) }
 
 // dueAt is due at the reading now, or for every delayed item if all is
 // set.
@@ -251,7 +185,7 @@ func (q *Queue[T]) dueAt(now int64, all bool) {
 // one test of a field: the compiler inlines it (mu.Lock and it together
 // would not be).
 func (q *Queue[T]) promote() {
-	if q.cfg.user {
+	if q.cfg.clock.user {
 		q.catchUp()
 	}
 }
@@ -264,7 +198,7 @@ func (q *Queue[T]) catchUp() {
 	if w == nil {
 		return
 	}
-	if now := q.userNow(); w.at <= now {
+	if now := q.cfg.clock.userNow(); w.at <= now {
 		q.dueAt(now, false)
 		q.settle()
 	}
@@ -301,7 +235,7 @@ func (q *Queue[T]) arm() {
 	w := d.first()
 	if w == nil {
 		if d.armed != 0 {
-			if q.cfg.user {
+			if q.cfg.clock.user {
 				d.user.Stop()
 			} else {
 				d.timer.Stop()
@@ -314,14 +248,14 @@ func (q *Queue[T]) arm() {
 	if at == d.armed {
 		return
 	}
-	now := q.now()
+	now := q.cfg.clock.now()
 	if at <= now {
 		q.dueAt(now, false)
 		return
 	}
 	wait := time.Duration(at - now)
 	switch {
-	case q.cfg.user:
+	case q.cfg.clock.user:
 		q.armUser(wait)
 	case d.timer == nil:
 		d.timer = time.AfterFunc(wait, q.fire)
@@ -335,7 +269,7 @@ func (q *Queue[T]) arm() {
 func (q *Queue[T]) armUser(wait time.Duration) {
 	d := &q.delays
 	if d.user == (clk.Timer{}) {
-		d.user = q.cfg.clock.AfterFunc(wait, q.fire)
+		d.user = q.cfg.clock.src.AfterFunc(wait, q.fire)
 	} else {
 		d.user.Reset(wait)
 	}

@@ -228,7 +228,7 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 	case delayed:
 		if o.after > 0 {
 			n := q.delays.n
-			q.reschedule(e, q.after(o.after))
+			q.reschedule(e, q.cfg.clock.after(o.after))
 			if q.delays.n != n { // the timer's re-arm found items due: queued
 				q.settle()
 			}
@@ -247,7 +247,7 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 	if e.mark.n != 0 { // in flight or disarmed, marked already
 		if o.after <= 0 {
 			e.mark.at = 0
-		} else if at := q.after(o.after); at < e.mark.at {
+		} else if at := q.cfg.clock.after(o.after); at < e.mark.at {
 			e.mark.at, e.mark.seq = at, q.delays.next() // the earliest ready time wins (0: due at once)
 		}
 		return false
@@ -283,7 +283,7 @@ func (q *Queue[T]) keepAside(e *entry[T], o markOpts) {
 	q.marks++
 	e.mark = keptMark{n: q.marks}
 	if o.after > 0 {
-		e.mark.at, e.mark.seq = q.after(o.after), q.delays.next()
+		e.mark.at, e.mark.seq = q.cfg.clock.after(o.after), q.delays.next()
 	}
 	if q.where(e) == inFlight && q.returns(e) {
 		q.pub.aside.Add(1)
@@ -293,7 +293,7 @@ func (q *Queue[T]) keepAside(e *entry[T], o markOpts) {
 // admit queues e now, or delays it by after. Only with mu held.
 func (q *Queue[T]) admit(e *entry[T], after time.Duration) {
 	if after > 0 {
-		q.schedule(e, q.after(after), 0)
+		q.schedule(e, q.cfg.clock.after(after), 0)
 		return
 	}
 	q.enqueue(e)
@@ -457,7 +457,7 @@ const levelKey = 1 << 63
 // later reports whether the in-flight item e has a kept-aside mark whose
 // ready time is still to come (before Close). Only with mu held.
 func (q *Queue[T]) later(e *entry[T]) bool {
-	return e.mark.at != 0 && !q.pub.closed.Load() && e.mark.at > q.now()
+	return e.mark.at != 0 && !q.pub.closed.Load() && e.mark.at > q.cfg.clock.now()
 }
 
 // finish is Done under the lock. Its ready[i] is the recheck of items[i],
@@ -496,7 +496,7 @@ func (q *Queue[T]) decide(item T, e *entry[T], i uint64, still bool) {
 	switch {
 	case e.flags&removed != 0: // removed: forgotten
 		q.forget(item, e)
-	case back && q.discard && e.mark.at > q.now(): // marked, its time to come, delays dropped: forgotten
+	case back && q.discard && e.mark.at > q.cfg.clock.now(): // marked, its time to come, delays dropped: forgotten
 		q.forget(item, e)
 	case back && q.later(e) && (e.mode != Level || !still): // marked for later, unless level and still ready: delayed
 		m := e.mark
@@ -620,7 +620,7 @@ func (q *Queue[T]) Rearm(item T) bool {
 		e.state = idle
 		if m := e.mark; m.n != 0 {
 			e.mark = keptMark{}
-			if m.at != 0 && m.at > q.now() {
+			if m.at != 0 && m.at > q.cfg.clock.now() {
 				q.schedule(e, m.at, m.seq)
 			} else {
 				q.enqueue(e)

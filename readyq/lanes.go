@@ -61,7 +61,7 @@ func (l *lanes[T]) laned(prio int) bool { return prio != 0 || l.fair }
 // lane of its priority and tenant. Only with mu held.
 func (q *Queue[T]) enqueue(e *entry[T]) {
 	if q.cfg.metrics != nil {
-		q.extra(e).queuedAt = q.now()
+		q.extra(e).queuedAt = q.cfg.clock.now()
 	}
 	if e.x == 0 {
 		e.seq, e.state = q.list.push(e.item), listed

@@ -57,7 +57,7 @@ func (q *Queue[T]) Running() (unfinished, longest time.Duration) {
 	if q.cfg.metrics == nil || r.n == 0 {
 		return 0, 0
 	}
-	now := q.now()
+	now := q.cfg.clock.now()
 	head := q.slab.entry(r.head)
 	return r.unfinished(now), since(now, q.slab.extra(head.x).start)
 }
@@ -313,7 +313,7 @@ func (q *Queue[T]) started(items []T) {
 	if len(items) == 0 {
 		return
 	}
-	now := q.now()
+	now := q.cfg.clock.now()
 	p := q.mail.posting()
 	for _, item := range items {
 		e := q.lookup(item)
@@ -330,6 +330,6 @@ func (q *Queue[T]) finished(e *entry[T]) {
 	}
 	x := q.slab.extra(e.x)
 	p := q.mail.posting()
-	p.worked = append(p.worked, since(q.now(), x.start))
+	p.worked = append(p.worked, since(q.cfg.clock.now(), x.start))
 	q.running.remove(&q.slab, e.id, x)
 }

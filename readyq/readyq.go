@@ -5,7 +5,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/evsync/evsync/internal/clk"
 	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/waitq"
 )
@@ -167,8 +166,7 @@ type settings[T comparable] struct {
 	gauge   *gauge[T]      // the depths reported, with metrics (metrics.go)
 	lim     RateLimiter[T] // Config.RateLimiter, or the default made at first use
 	limOnce sync.Once
-	clock   clk.Clock // WithClock's, or the wall clock (the zero Clock)
-	user    bool      // clock is a user's: !clock.Wall(), which now reads inline
+	clock   timebase // WithClock's clock, or the wall clock (clock.go)
 }
 
 // bigBatch is the largest hand-out copied under the lock. A larger one is
@@ -185,8 +183,7 @@ const defaultBigBatch = 256
 // recheck, the default rate limiter, no fair share and no metrics.
 func New[T comparable](opts ...Option) *Queue[T] {
 	q := new(Queue[T])
-	q.cfg.clock = apply(opts).clock
-	q.cfg.user = !q.cfg.clock.Wall()
+	q.cfg.clock = timebaseOf(apply(opts).clock)
 	return q
 }
 
@@ -198,7 +195,7 @@ func NewWithConfig[T comparable](c Config[T], opts ...Option) *Queue[T] {
 		panic("readyq: Config.Mode is not a Mode")
 	}
 	o := apply(opts)
-	q := &Queue[T]{cfg: settings[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, lim: c.RateLimiter, metrics: c.Metrics, clock: o.clock, user: !o.clock.Wall()}}
+	q := &Queue[T]{cfg: settings[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, lim: c.RateLimiter, metrics: c.Metrics, clock: timebaseOf(o.clock)}}
 	q.lanes.fair = c.Fairness != nil
 	if c.Metrics != nil {
 		q.cfg.gauge = new(gauge[T])
@@ -307,7 +304,7 @@ func (q *Queue[T]) readyNow() bool { return q.queuedLen() > 0 || q.exhausted() }
 // Len returns the number of queued items. On a user's clock (WithClock)
 // that counts each delayed item whose time the clock has passed.
 func (q *Queue[T]) Len() int {
-	if q.cfg.user {
+	if q.cfg.clock.user {
 		q.sync()
 	}
 	return int(q.pub.queued.Load())
@@ -349,7 +346,7 @@ type Stats struct {
 // fields are read one by one and may be mutually inconsistent under
 // concurrent use.
 func (q *Queue[T]) Stats() Stats {
-	if q.cfg.user {
+	if q.cfg.clock.user {
 		q.sync()
 	}
 	return Stats{
