@@ -288,5 +288,5 @@ func (q *Queue[T]) Priority(item T) (int, bool) {
 	if e == nil || e.flags&removed != 0 {
 		return 0, false
 	}
-	return q.prio(e), true
+	return q.extras.prio(e), true
 }

@@ -19,7 +19,7 @@ type entry[T comparable] struct {
 	item T      // the item, or the zero value once forgotten
 	hash uint32 // the item's hash bits in the index (index.go)
 	id   int32  // its slot in the slab
-	x    int32  // its extra part in the slab, 0 until priorities, fair share or metrics need one
+	x    int32  // its extra part's number in extras, 0 until priorities, fair share or metrics need one
 
 	state place  // where it is as where reads it, either listed (on q.list) or the place itself
 	seq   uint64 // its number on q.list or a lane's list (fifo.go), or once released the free list's next (slab.go)
@@ -36,37 +36,6 @@ type keptMark struct {
 	n   uint64 // its arrival number (Queue.marks), the order Done queues marks in, or 0 for no mark
 	at  int64  // its ready time, or 0 if due at once
 	seq uint64 // the order at was set, for ties when it becomes a delay
-}
-
-// extra is the part of an entry that only priorities, fair share and
-// metrics use, so that queues without them keep small entries without
-// pointers. The slab recycles it with its entry. Only with mu held.
-type extra[T comparable] struct {
-	prio   int      // the highest priority of its marks since the queue last forgot it
-	tenant string   // Config.Fairness's answer
-	lane   *lane[T] // the lane it is queued on, or nil for q.list or not queued
-
-	queuedAt, start int64 // for metrics, when it was queued and when handed out
-	prev, next      int32 // for metrics, the slots of its neighbours in the list of items in flight
-}
-
-// extra returns e's extra part, making it if need be. The pointer stays
-// valid until the next extra part is made (see slab.go).
-func (q *Queue[T]) extra(e *entry[T]) *extra[T] {
-	if e.x == 0 {
-		x, p := q.slab.allocX()
-		e.x = x
-		return p
-	}
-	return q.slab.extra(e.x)
-}
-
-// prio returns e's priority.
-func (q *Queue[T]) prio(e *entry[T]) int {
-	if e.x == 0 {
-		return 0
-	}
-	return q.slab.extra(e.x).prio
 }
 
 // lookup returns the entry of item, or nil if the queue does not know it.
@@ -263,18 +232,18 @@ func (q *Queue[T]) fresh(e *entry[T], o markOpts, tenant string) {
 	if e.x == 0 && o.prio == 0 && q.cfg.tenant == nil {
 		return
 	}
-	x := q.extra(e)
+	x := q.extras.of(e)
 	x.prio, x.tenant = o.prio, tenant
 }
 
 // raise gives the known item e the priority of mark o if it is higher
 // and reports whether it was.
 func (q *Queue[T]) raise(e *entry[T], o markOpts) bool {
-	prio := q.prio(e)
+	prio := q.extras.prio(e)
 	if o.prio <= prio {
 		return false
 	}
-	q.extra(e).prio = o.prio
+	q.extras.of(e).prio = o.prio
 	return true
 }
 
@@ -308,6 +277,9 @@ func (q *Queue[T]) forget(item T, e *entry[T]) {
 	if e.retried {
 		p := q.mail.posting()
 		p.forgot = append(p.forgot, item)
+	}
+	if e.x != 0 {
+		q.extras.release(e.x)
 	}
 	q.slab.release(e)
 }

@@ -61,13 +61,13 @@ func (l *lanes[T]) laned(prio int) bool { return prio != 0 || l.fair }
 // lane of its priority and tenant. Only with mu held.
 func (q *Queue[T]) enqueue(e *entry[T]) {
 	if q.cfg.metrics != nil {
-		q.extra(e).queuedAt = q.cfg.clock.now()
+		q.extras.of(e).queuedAt = q.cfg.clock.now()
 	}
 	if e.x == 0 {
 		e.seq, e.state = q.list.push(e.item), listed
 		return
 	}
-	x := q.slab.extra(e.x)
+	x := q.extras.at(e.x)
 	if !q.lanes.laned(x.prio) {
 		e.seq, e.state = q.list.push(e.item), listed
 		return
@@ -90,7 +90,7 @@ func (q *Queue[T]) unqueue(e *entry[T]) {
 		q.list.kill(e.seq)
 		return
 	}
-	q.lanes.unqueue(e, q.slab.extra(e.x))
+	q.lanes.unqueue(e, q.extras.at(e.x))
 }
 
 // unqueue takes the queued item e, whose extra part is x, off its lane.
@@ -212,7 +212,7 @@ func (q *Queue[T]) takeLevel(lv *level[T], buf []T, max int) []T {
 	buf = q.lanes.take(lv, buf, max)
 	for _, item := range buf[start:] {
 		e := q.lookup(item)
-		e.state, q.slab.extra(e.x).lane = inFlight, nil
+		e.state, q.extras.at(e.x).lane = inFlight, nil
 	}
 	q.inflight += len(buf) - start
 	return buf

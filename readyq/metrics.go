@@ -59,7 +59,7 @@ func (q *Queue[T]) Running() (unfinished, longest time.Duration) {
 	}
 	now := q.cfg.clock.now()
 	head := q.slab.entry(r.head)
-	return r.unfinished(now), since(now, q.slab.extra(head.x).start)
+	return r.unfinished(now), since(now, q.extras.at(head.x).start)
 }
 
 // running is the list of items in flight, oldest hand-out first, kept
@@ -90,11 +90,12 @@ func (r *running[T]) unfinished(now int64) time.Duration {
 }
 
 // add puts the item in slot e, handed out at now, at the tail of r. Its
-// extra part is x. The slab s holds the other items' extra parts.
-func (r *running[T]) add(s *slab[T], e int32, x *extra[T], now int64) {
+// extra part is x. The slab s and xs hold the other items' entries and
+// extra parts.
+func (r *running[T]) add(s *slab[T], xs *extras[T], e int32, x *extra[T], now int64) {
 	x.start, x.prev = now, r.tail
 	if r.n > 0 {
-		s.extra(s.entry(r.tail).x).next = e
+		xs.at(s.entry(r.tail).x).next = e
 	} else {
 		r.head = e
 	}
@@ -104,15 +105,15 @@ func (r *running[T]) add(s *slab[T], e int32, x *extra[T], now int64) {
 }
 
 // remove takes the item in slot e out of r. Its extra part is x. The
-// slab s holds the other items' extra parts.
-func (r *running[T]) remove(s *slab[T], e int32, x *extra[T]) {
+// slab s and xs hold the other items' entries and extra parts.
+func (r *running[T]) remove(s *slab[T], xs *extras[T], e int32, x *extra[T]) {
 	if r.head != e {
-		s.extra(s.entry(x.prev).x).next = x.next
+		xs.at(s.entry(x.prev).x).next = x.next
 	} else {
 		r.head = x.next
 	}
 	if r.tail != e {
-		s.extra(s.entry(x.next).x).prev = x.prev
+		xs.at(s.entry(x.next).x).prev = x.prev
 	} else {
 		r.tail = x.prev
 	}
@@ -317,9 +318,9 @@ func (q *Queue[T]) started(items []T) {
 	p := q.mail.posting()
 	for _, item := range items {
 		e := q.lookup(item)
-		x := q.extra(e)
+		x := q.extras.of(e)
 		p.waited = append(p.waited, since(now, x.queuedAt))
-		q.running.add(&q.slab, e.id, x, now)
+		q.running.add(&q.slab, &q.extras, e.id, x, now)
 	}
 }
 
@@ -328,8 +329,8 @@ func (q *Queue[T]) finished(e *entry[T]) {
 	if e.x == 0 { // handed out before metrics were set, which cannot happen since metrics are set by New
 		return
 	}
-	x := q.slab.extra(e.x)
+	x := q.extras.at(e.x)
 	p := q.mail.posting()
 	p.worked = append(p.worked, since(q.cfg.clock.now(), x.start))
-	q.running.remove(&q.slab, e.id, x)
+	q.running.remove(&q.slab, &q.extras, e.id, x)
 }

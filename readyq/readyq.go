@@ -125,6 +125,7 @@ type Queue[T comparable] struct {
 type guarded[T comparable] struct {
 	items    index[T]  // every item the queue knows, mapped to its entry's slot
 	slab     slab[T]   // the entries (slab.go)
+	extras   extras[T] // their extra parts (extras.go)
 	list     fifo[T]   // the queued items of priority 0, without fair share (fifo.go)
 	marks    uint64    // kept-aside marks so far, which number their arrivals
 	inflight int       // items handed out, not yet Done
