@@ -5,7 +5,7 @@ package readyq
 // heaps is the simpler twin of the near and far heaps (delay_split.go),
 // built with -tags readyq_oneheap. One heap holds every wait, as Go's
 // runtime keeps its timers. The position of a delayed entry
-// (slab.positions) is its index in it.
+// (delays.pos) is its index in it.
 type heaps struct {
 	all heap
 }
@@ -19,20 +19,21 @@ func (d *delays) first() *wait {
 }
 
 // advance does nothing: one heap has no bound to move.
-func (q *Queue[T]) advance(int64) {}
+func (*delays) advance(int64) {}
 
-// locate returns the heap of the delayed item e and its position in it.
-func (q *Queue[T]) locate(e *entry[T]) (*heap, int) {
-	return &q.delays.all, int(*q.slab.positions.at(int(e.id)))
+// locate returns the heap of the delayed item in slot e and its position
+// in it.
+func (d *delays) locate(e int32) (*heap, int) {
+	return &d.all, int(*d.pos.at(int(e)))
 }
 
 // push adds w to the heap.
-func (q *Queue[T]) push(w wait) { q.insert(&q.delays.all, w) }
+func (d *delays) push(w wait) { d.all.insert(d.spots(&d.all), w) }
 
 // sooner puts back in order the wait at position i of h, whose time has
 // just moved earlier.
-func (q *Queue[T]) sooner(h *heap, i int) { q.up(h, i, *h.waits.at(i)) }
+func (d *delays) sooner(h *heap, i int) { h.up(d.spots(h), i, *h.waits.at(i)) }
 
-// position returns what slab.positions holds for a wait at position i of
-// h: i itself.
-func (*delays) position(_ *heap, i int) int32 { return int32(i) }
+// spots returns where h writes the positions of its waits: d.pos, with i
+// itself for position i.
+func (d *delays) spots(*heap) spots { return spots{&d.pos, 0} }

@@ -24,8 +24,8 @@ import (
 // cycle (Get, Done, AddAfter below 1 ms) 10–17 % slower. Build with -tags
 // readyq_oneheap for one heap, to compare.
 //
-// The position of a delayed entry (slab.positions) is its index in near,
-// or the complement of its index in far, which is below 0.
+// The position of a delayed entry (delays.pos) is its index in near, or
+// the complement of its index in far, which is below 0.
 type heaps struct {
 	near, far heap
 	bound     wait // its at and seq: waits before it are in near, the others in far
@@ -52,8 +52,7 @@ func (d *delays) first() *wait {
 
 // advance moves the bound to horizon ahead of now, and the waits of far
 // it passes to near. After maxMoves of them it stops at the next one.
-func (q *Queue[T]) advance(now int64) {
-	d := &q.delays
+func (d *delays) advance(now int64) {
 	to := now + min(horizon, math.MaxInt64-now)
 	if d.bound.at >= to {
 		return
@@ -64,48 +63,49 @@ func (q *Queue[T]) advance(now int64) {
 			d.bound = wait{at: w.at, seq: w.seq}
 			return
 		}
-		q.remove(&d.far, 0)
-		q.insert(&d.near, w)
+		d.far.remove(d.spots(&d.far), 0)
+		d.near.insert(d.spots(&d.near), w)
 	}
 	d.bound = wait{at: to} // every wait of far is at to or later, so after it
 }
 
-// locate returns the heap of the delayed item e and its position in it.
-func (q *Queue[T]) locate(e *entry[T]) (*heap, int) {
-	i := *q.slab.positions.at(int(e.id))
+// locate returns the heap of the delayed item in slot e and its position
+// in it.
+func (d *delays) locate(e int32) (*heap, int) {
+	i := *d.pos.at(int(e))
 	if i < 0 {
-		return &q.delays.far, int(^i)
+		return &d.far, int(^i)
 	}
-	return &q.delays.near, int(i)
+	return &d.near, int(i)
 }
 
 // push adds w to near or far, by the bound.
-func (q *Queue[T]) push(w wait) {
-	if w.before(&q.delays.bound) {
-		q.insert(&q.delays.near, w)
+func (d *delays) push(w wait) {
+	if w.before(&d.bound) {
+		d.near.insert(d.spots(&d.near), w)
 	} else {
-		q.insert(&q.delays.far, w)
+		d.far.insert(d.spots(&d.far), w)
 	}
 }
 
 // sooner puts back in order the wait at position i of h, whose time has
 // just moved earlier. A wait of far that now comes before the bound moves
 // to near.
-func (q *Queue[T]) sooner(h *heap, i int) {
+func (d *delays) sooner(h *heap, i int) {
 	w := *h.waits.at(i)
-	if h == &q.delays.far && w.before(&q.delays.bound) {
-		q.remove(h, i)
-		q.push(w)
+	if h == &d.far && w.before(&d.bound) {
+		h.remove(d.spots(h), i)
+		d.push(w)
 		return
 	}
-	q.up(h, i, w)
+	h.up(d.spots(h), i, w)
 }
 
-// position returns what slab.positions holds for a wait at position i of
-// h: i in near, ^i in far.
-func (d *delays) position(h *heap, i int) int32 {
+// spots returns where h writes the positions of its waits: d.pos, with i
+// for position i in near and ^i in far.
+func (d *delays) spots(h *heap) spots {
 	if h == &d.far {
-		return ^int32(i)
+		return spots{&d.pos, -1}
 	}
-	return int32(i)
+	return spots{&d.pos, 0}
 }

@@ -19,7 +19,7 @@ type entry[T comparable] struct {
 	item T      // the item, or the zero value once forgotten
 	hash uint32 // the item's hash bits in the index (index.go)
 	id   int32  // its slot in the slab
-	x    int32  // its extra part in the slab, 0 until priorities, fair share or metrics need one
+	x    int32  // its extra part's number in extras, 0 until priorities, fair share or metrics need one
 
 	state place  // where it is as where reads it, either listed (on q.list) or the place itself
 	seq   uint64 // its number on q.list or a lane's list (fifo.go), or once released the free list's next (slab.go)
@@ -36,37 +36,6 @@ type keptMark struct {
 	n   uint64 // its arrival number (Queue.marks), the order Done queues marks in, or 0 for no mark
 	at  int64  // its ready time, or 0 if due at once
 	seq uint64 // the order at was set, for ties when it becomes a delay
-}
-
-// extra is the part of an entry that only priorities, fair share and
-// metrics use, so that queues without them keep small entries without
-// pointers. The slab recycles it with its entry. Only with mu held.
-type extra[T comparable] struct {
-	prio   int      // the highest priority of its marks since the queue last forgot it
-	tenant string   // Config.Fairness's answer
-	lane   *lane[T] // the lane it is queued on, or nil for q.list or not queued
-
-	queuedAt, start int64 // for metrics, when it was queued and when handed out
-	prev, next      int32 // for metrics, the slots of its neighbours in the list of items in flight
-}
-
-// extra returns e's extra part, making it if need be. The pointer stays
-// valid until the next extra part is made (see slab.go).
-func (q *Queue[T]) extra(e *entry[T]) *extra[T] {
-	if e.x == 0 {
-		x, p := q.slab.allocX()
-		e.x = x
-		return p
-	}
-	return q.slab.extra(e.x)
-}
-
-// prio returns e's priority.
-func (q *Queue[T]) prio(e *entry[T]) int {
-	if e.x == 0 {
-		return 0
-	}
-	return q.slab.extra(e.x).prio
 }
 
 // lookup returns the entry of item, or nil if the queue does not know it.
@@ -181,7 +150,7 @@ func (q *Queue[T]) addAs(item T, m Mode, o markOpts, tenant string) bool {
 	ok := q.mark(item, m, o, tenant)
 	if ok {
 		if q.cfg.metrics != nil {
-			q.posting().adds++
+			q.mail.posting().adds++
 		}
 		q.settle()
 	}
@@ -196,7 +165,7 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 		if e != nil {
 			e.retried = true
 		} else if q.pub.closed.Load() {
-			p := q.posting()
+			p := q.mail.posting()
 			p.forgot = append(p.forgot, item)
 		}
 	}
@@ -228,7 +197,7 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 	case delayed:
 		if o.after > 0 {
 			n := q.delays.n
-			q.reschedule(e, q.after(o.after))
+			q.reschedule(e, q.cfg.clock.after(o.after))
 			if q.delays.n != n { // the timer's re-arm found items due: queued
 				q.settle()
 			}
@@ -247,7 +216,7 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 	if e.mark.n != 0 { // in flight or disarmed, marked already
 		if o.after <= 0 {
 			e.mark.at = 0
-		} else if at := q.after(o.after); at < e.mark.at {
+		} else if at := q.cfg.clock.after(o.after); at < e.mark.at {
 			e.mark.at, e.mark.seq = at, q.delays.next() // the earliest ready time wins (0: due at once)
 		}
 		return false
@@ -263,18 +232,18 @@ func (q *Queue[T]) fresh(e *entry[T], o markOpts, tenant string) {
 	if e.x == 0 && o.prio == 0 && q.cfg.tenant == nil {
 		return
 	}
-	x := q.extra(e)
+	x := q.extras.of(e)
 	x.prio, x.tenant = o.prio, tenant
 }
 
 // raise gives the known item e the priority of mark o if it is higher
 // and reports whether it was.
 func (q *Queue[T]) raise(e *entry[T], o markOpts) bool {
-	prio := q.prio(e)
+	prio := q.extras.prio(e)
 	if o.prio <= prio {
 		return false
 	}
-	q.extra(e).prio = o.prio
+	q.extras.of(e).prio = o.prio
 	return true
 }
 
@@ -283,7 +252,7 @@ func (q *Queue[T]) keepAside(e *entry[T], o markOpts) {
 	q.marks++
 	e.mark = keptMark{n: q.marks}
 	if o.after > 0 {
-		e.mark.at, e.mark.seq = q.after(o.after), q.delays.next()
+		e.mark.at, e.mark.seq = q.cfg.clock.after(o.after), q.delays.next()
 	}
 	if q.where(e) == inFlight && q.returns(e) {
 		q.pub.aside.Add(1)
@@ -293,7 +262,7 @@ func (q *Queue[T]) keepAside(e *entry[T], o markOpts) {
 // admit queues e now, or delays it by after. Only with mu held.
 func (q *Queue[T]) admit(e *entry[T], after time.Duration) {
 	if after > 0 {
-		q.schedule(e, q.after(after), 0)
+		q.schedule(e, q.cfg.clock.after(after), 0)
 		return
 	}
 	q.enqueue(e)
@@ -306,8 +275,11 @@ func (q *Queue[T]) admit(e *entry[T], after time.Duration) {
 func (q *Queue[T]) forget(item T, e *entry[T]) {
 	q.items.del(e)
 	if e.retried {
-		p := q.posting()
+		p := q.mail.posting()
 		p.forgot = append(p.forgot, item)
+	}
+	if e.x != 0 {
+		q.extras.release(e.x)
 	}
 	q.slab.release(e)
 }
@@ -315,11 +287,10 @@ func (q *Queue[T]) forget(item T, e *entry[T]) {
 // unlock releases mu, then wakes the callers settled meanwhile (see
 // internal/waitq).
 func (q *Queue[T]) unlock() {
-	if q.cfg.metrics != nil {
-		q.measure()
+	if q.cfg.metrics != nil && q.cfg.gauge.measure(q.list.live, &q.lanes) {
+		q.mail.posting().depth = true
 	}
-	w, d, p := q.waiters.Woken(), q.drainers.Woken(), q.post
-	q.post = nil
+	w, d, p := q.waiters.Woken(), q.drainers.Woken(), q.mail.take()
 	q.mu.Unlock()
 	waitq.WakeAll(w)
 	waitq.WakeAll(d)
@@ -458,7 +429,7 @@ const levelKey = 1 << 63
 // later reports whether the in-flight item e has a kept-aside mark whose
 // ready time is still to come (before Close). Only with mu held.
 func (q *Queue[T]) later(e *entry[T]) bool {
-	return e.mark.at != 0 && !q.pub.closed.Load() && e.mark.at > q.now()
+	return e.mark.at != 0 && !q.pub.closed.Load() && e.mark.at > q.cfg.clock.now()
 }
 
 // finish is Done under the lock. Its ready[i] is the recheck of items[i],
@@ -497,7 +468,7 @@ func (q *Queue[T]) decide(item T, e *entry[T], i uint64, still bool) {
 	switch {
 	case e.flags&removed != 0: // removed: forgotten
 		q.forget(item, e)
-	case back && q.discard && e.mark.at > q.now(): // marked, its time to come, delays dropped: forgotten
+	case back && q.discard && e.mark.at > q.cfg.clock.now(): // marked, its time to come, delays dropped: forgotten
 		q.forget(item, e)
 	case back && q.later(e) && (e.mode != Level || !still): // marked for later, unless level and still ready: delayed
 		m := e.mark
@@ -583,7 +554,7 @@ func (q *Queue[T]) Remove(item T) bool {
 		e.mark = keptMark{}
 		if e.retried { // gone from the queue, and so is its retry state
 			e.retried = false
-			p := q.posting()
+			p := q.mail.posting()
 			p.forgot = append(p.forgot, item)
 		}
 	case disarmed:
@@ -621,7 +592,7 @@ func (q *Queue[T]) Rearm(item T) bool {
 		e.state = idle
 		if m := e.mark; m.n != 0 {
 			e.mark = keptMark{}
-			if m.at != 0 && m.at > q.now() {
+			if m.at != 0 && m.at > q.cfg.clock.now() {
 				q.schedule(e, m.at, m.seq)
 			} else {
 				q.enqueue(e)

@@ -46,6 +46,7 @@ type level[T comparable] struct {
 type lanes[T comparable] struct {
 	levels []*level[T]
 	live   int       // queued items on all lanes
+	fair   bool      // Config.Fairness is set, so every item goes to a lane
 	watch  *gauge[T] // with metrics, where count notes the levels whose count changes
 }
 
@@ -54,26 +55,32 @@ type lanes[T comparable] struct {
 func onLane[T comparable](e *entry[T]) bool { return e.state == queued }
 
 // laned reports whether an item of priority prio goes to a lane.
-func (q *Queue[T]) laned(prio int) bool { return prio != 0 || q.cfg.tenant != nil }
+func (l *lanes[T]) laned(prio int) bool { return prio != 0 || l.fair }
 
 // enqueue queues e's item at the tail of its lane. That is q.list, or the
 // lane of its priority and tenant. Only with mu held.
 func (q *Queue[T]) enqueue(e *entry[T]) {
 	if q.cfg.metrics != nil {
-		q.extra(e).queuedAt = q.now()
+		q.extras.of(e).queuedAt = q.cfg.clock.now()
 	}
 	if e.x == 0 {
 		e.seq, e.state = q.list.push(e.item), listed
 		return
 	}
-	x := q.slab.extra(e.x)
-	if !q.laned(x.prio) {
+	x := q.extras.at(e.x)
+	if !q.lanes.laned(x.prio) {
 		e.seq, e.state = q.list.push(e.item), listed
 		return
 	}
-	ln := q.lanes.lane(x.prio, x.tenant)
+	q.lanes.enqueue(e, x)
+}
+
+// enqueue queues e's item, whose extra part is x, at the tail of the lane
+// of x's priority and tenant.
+func (l *lanes[T]) enqueue(e *entry[T], x *extra[T]) {
+	ln := l.lane(x.prio, x.tenant)
 	e.seq, e.state, x.lane = ln.list.push(e.item), queued, ln
-	q.lanes.count(ln.level, 1)
+	l.count(ln.level, 1)
 }
 
 // unqueue takes the queued item e off its lane (Remove, a raised
@@ -83,13 +90,17 @@ func (q *Queue[T]) unqueue(e *entry[T]) {
 		q.list.kill(e.seq)
 		return
 	}
-	x := q.slab.extra(e.x)
+	q.lanes.unqueue(e, q.extras.at(e.x))
+}
+
+// unqueue takes the queued item e, whose extra part is x, off its lane.
+func (l *lanes[T]) unqueue(e *entry[T], x *extra[T]) {
 	ln := x.lane
 	ln.list.kill(e.seq)
 	x.lane = nil // its state is set by the enqueue or forget that follows
-	q.lanes.count(ln.level, -1)
+	l.count(ln.level, -1)
 	if ln.list.live == 0 {
-		q.lanes.drop(ln) // its priority, not the item's: a raise unqueues first with the new one set
+		l.drop(ln) // its priority, not the item's: a raise unqueues first with the new one set
 	}
 }
 
@@ -194,21 +205,31 @@ func (l *lanes[T]) first() *level[T] {
 	return l.levels[0]
 }
 
-// takeLevel hands out up to max items of level lv, round-robin over its
-// lanes, one item per lane per turn. Only with mu held.
+// takeLevel hands out up to max items of level lv (lanes.take), appends
+// them to buf and marks them in flight. Only with mu held.
 func (q *Queue[T]) takeLevel(lv *level[T], buf []T, max int) []T {
+	start := len(buf)
+	buf = q.lanes.take(lv, buf, max)
+	for _, item := range buf[start:] {
+		e := q.lookup(item)
+		e.state, q.extras.at(e.x).lane = inFlight, nil
+	}
+	q.inflight += len(buf) - start
+	return buf
+}
+
+// take takes up to max items off the lanes of level lv, round-robin, one
+// item per lane per turn, and appends them to buf. The caller marks them
+// in flight.
+func (l *lanes[T]) take(lv *level[T], buf []T, max int) []T {
 	for ; max > 0 && len(lv.ring) > 0; max-- {
 		ln := lv.ring[lv.cur]
 		arr := ln.list.arr
 		lo, hi := ln.list.splice(1)
-		start := len(buf)
 		buf = arr.copyOut(buf, lo, hi)
-		e := q.lookup(buf[start])
-		e.state, q.slab.extra(e.x).lane = inFlight, nil
-		q.inflight++
-		q.lanes.count(lv, -1)
+		l.count(lv, -1)
 		if ln.list.live == 0 {
-			q.lanes.drop(ln) // the cursor now names the next lane
+			l.drop(ln) // the cursor now names the next lane
 		} else {
 			lv.cur = (lv.cur + 1) % len(lv.ring)
 		}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -56,15 +57,15 @@ func (q *Queue[T]) Running() (unfinished, longest time.Duration) {
 	if q.cfg.metrics == nil || r.n == 0 {
 		return 0, 0
 	}
-	now := q.now()
+	now := q.cfg.clock.now()
 	head := q.slab.entry(r.head)
-	return r.unfinished(now), since(now, q.slab.extra(head.x).start)
+	return r.unfinished(now), since(now, q.extras.at(head.x).start)
 }
 
 // running is the list of items in flight, oldest hand-out first, kept
 // only with metrics. It holds the slots of its ends. Each item's extra
 // part holds those of its neighbours. Only with mu held.
-type running struct {
+type running[T comparable] struct {
 	head, tail int32 // while n > 0
 	n          int
 	sum        wide // of their start times
@@ -75,7 +76,7 @@ type running struct {
 // pass the largest Duration, so it works in 128 bits and saturates there.
 // It is 0 if the sum is the larger, which a user's clock set back can
 // make so (times are ≥ 0 on every clock).
-func (r *running) unfinished(now int64) time.Duration {
+func (r *running[T]) unfinished(now int64) time.Duration {
 	hi, lo := bits.Mul64(uint64(r.n), uint64(now))
 	lo, borrow := bits.Sub64(lo, r.sum.lo, 0)
 	hi, borrow = bits.Sub64(hi, r.sum.hi, borrow)
@@ -86,6 +87,39 @@ func (r *running) unfinished(now int64) time.Duration {
 		return math.MaxInt64
 	}
 	return time.Duration(lo)
+}
+
+// add puts the item in slot e, handed out at now, at the tail of r. Its
+// extra part is x. The slab s and xs hold the other items' entries and
+// extra parts.
+func (r *running[T]) add(s *slab[T], xs *extras[T], e int32, x *extra[T], now int64) {
+	x.start, x.prev = now, r.tail
+	if r.n > 0 {
+		xs.at(s.entry(r.tail).x).next = e
+	} else {
+		r.head = e
+	}
+	r.tail = e
+	r.n++
+	r.sum.add(now)
+}
+
+// remove takes the item in slot e out of r. Its extra part is x. The
+// slab s and xs hold the other items' entries and extra parts.
+func (r *running[T]) remove(s *slab[T], xs *extras[T], e int32, x *extra[T]) {
+	if r.head != e {
+		xs.at(s.entry(x.prev).x).next = x.next
+	} else {
+		r.head = x.next
+	}
+	if r.tail != e {
+		xs.at(s.entry(x.next).x).prev = x.prev
+	} else {
+		r.tail = x.prev
+	}
+	x.prev, x.next = 0, 0
+	r.n--
+	r.sum.sub(x.start)
 }
 
 // since returns the time from t to now, or 0 if a user's clock set back
@@ -118,15 +152,39 @@ type post[T comparable] struct {
 	forgot         []T
 }
 
+// A mailbox holds the post of the current locked section, and a spare
+// one, delivered already, for the next section to reuse. So a queue in a
+// steady state allocates no post.
+type mailbox[T comparable] struct {
+	cur   *post[T]                // the current locked section's, or nil; only with mu held
+	spare atomic.Pointer[post[T]] // stored by deliver after the unlock
+}
+
 // posting returns the post of the current locked section. Only with mu
 // held.
-func (q *Queue[T]) posting() *post[T] {
-	if q.post == nil {
-		if q.post = q.spareMail.Swap(nil); q.post == nil {
-			q.post = new(post[T])
+func (b *mailbox[T]) posting() *post[T] {
+	if b.cur == nil {
+		if b.cur = b.spare.Swap(nil); b.cur == nil {
+			b.cur = new(post[T])
 		}
 	}
-	return q.post
+	return b.cur
+}
+
+// take returns the post of the current locked section, or nil for none,
+// and ends it. Only with mu held, just before the unlock.
+func (b *mailbox[T]) take() *post[T] {
+	p := b.cur
+	b.cur = nil
+	return p
+}
+
+// recycle empties p, delivered, and keeps it as the spare.
+func (b *mailbox[T]) recycle(p *post[T]) {
+	clear(p.forgot)
+	p.depth, p.adds = false, 0
+	p.waited, p.worked, p.forgot = p.waited[:0], p.worked[:0], p.forgot[:0]
+	b.spare.Store(p)
 }
 
 // deliver does what a locked section posted, after the unlock.
@@ -142,16 +200,13 @@ func (q *Queue[T]) deliver(p *post[T]) {
 			m.Worked(d)
 		}
 		if p.depth {
-			q.report(m)
+			q.cfg.gauge.report(m)
 		}
 	}
 	for _, item := range p.forgot {
 		q.limiter().Forget(item)
 	}
-	clear(p.forgot)
-	p.depth, p.adds = false, 0
-	p.waited, p.worked, p.forgot = p.waited[:0], p.worked[:0], p.forgot[:0]
-	q.spareMail.Store(p)
+	q.mail.recycle(p)
 }
 
 // A gauge is a queue's depth reporting (Config.Metrics only). Its first
@@ -186,20 +241,21 @@ type gauge[T comparable] struct {
 		changed []prioDepth // the depths changed since the last take, one per priority
 	}
 
-	report sync.Mutex  // held by the goroutine that takes the box and reports it
-	out    []prioDepth // the take being reported, only with report held
+	reporting sync.Mutex  // the report lock: held by the goroutine that takes the box and reports it
+	out       []prioDepth // the take being reported, only with reporting held
 }
 
 // A prioDepth is the number n of queued items of priority prio.
 type prioDepth struct{ prio, n int }
 
 // measure notes the depths that changed for the metrics before the
-// unlock, and writes them to the box. Only with mu held and metrics set.
-func (q *Queue[T]) measure() {
-	g := q.cfg.gauge
-	if n := q.list.live; n != g.list {
-		g.list = n
-		g.noted = append(g.noted, prioDepth{0, n})
+// unlock, and writes them to the box. The ready list holds list items,
+// and the lanes l the others. It reports whether it wrote any, for
+// deliver to report. Only with mu held.
+func (g *gauge[T]) measure(list int, l *lanes[T]) bool {
+	if list != g.list {
+		g.list = list
+		g.noted = append(g.noted, prioDepth{0, list})
 	}
 	for _, lv := range g.touched {
 		lv.touched = false
@@ -211,16 +267,16 @@ func (q *Queue[T]) measure() {
 	clear(g.touched)
 	g.touched = g.touched[:0]
 	if len(g.noted) == 0 {
-		return
+		return false
 	}
 	g.box.mu.Lock()
-	g.box.total = q.queuedLen()
+	g.box.total = list + l.live
 	for _, d := range g.noted {
 		g.box.changed = replace(g.box.changed, d)
 	}
 	g.box.mu.Unlock()
 	g.noted = g.noted[:0]
-	q.posting().depth = true
+	return true
 }
 
 // replace sets the depth of d's priority in ds to d's, adding it if ds
@@ -239,10 +295,9 @@ func replace(ds []prioDepth, d prioDepth) []prioDepth {
 // locked section wrote some. The box may be empty by then. The take of a
 // goroutine ahead then had them, and has reported them once report is
 // ours.
-func (q *Queue[T]) report(m Metrics) {
-	g := q.cfg.gauge
-	g.report.Lock()
-	defer g.report.Unlock() // also if Depth panics
+func (g *gauge[T]) report(m Metrics) {
+	g.reporting.Lock()
+	defer g.reporting.Unlock() // also if Depth panics
 	g.box.mu.Lock()
 	take, total := g.box.changed, g.box.total
 	g.box.changed = g.out[:0] // the last take's array, reported by now
@@ -259,22 +314,13 @@ func (q *Queue[T]) started(items []T) {
 	if len(items) == 0 {
 		return
 	}
-	now := q.now()
-	p := q.posting()
-	r := &q.running
+	now := q.cfg.clock.now()
+	p := q.mail.posting()
 	for _, item := range items {
 		e := q.lookup(item)
-		x := q.extra(e)
+		x := q.extras.of(e)
 		p.waited = append(p.waited, since(now, x.queuedAt))
-		x.start, x.prev = now, r.tail
-		if r.n > 0 {
-			q.slab.extra(q.slab.entry(r.tail).x).next = e.id
-		} else {
-			r.head = e.id
-		}
-		r.tail = e.id
-		r.n++
-		r.sum.add(now)
+		q.running.add(&q.slab, &q.extras, e.id, x, now)
 	}
 }
 
@@ -283,20 +329,8 @@ func (q *Queue[T]) finished(e *entry[T]) {
 	if e.x == 0 { // handed out before metrics were set, which cannot happen since metrics are set by New
 		return
 	}
-	x := q.slab.extra(e.x)
-	q.posting().worked = append(q.posting().worked, since(q.now(), x.start))
-	r := &q.running
-	if r.head != e.id {
-		q.slab.extra(q.slab.entry(x.prev).x).next = x.next
-	} else {
-		r.head = x.next
-	}
-	if r.tail != e.id {
-		q.slab.extra(q.slab.entry(x.next).x).prev = x.prev
-	} else {
-		r.tail = x.prev
-	}
-	x.prev, x.next = 0, 0
-	r.n--
-	r.sum.sub(x.start)
+	x := q.extras.at(e.x)
+	p := q.mail.posting()
+	p.worked = append(p.worked, since(q.cfg.clock.now(), x.start))
+	q.running.remove(&q.slab, &q.extras, e.id, x)
 }

@@ -5,7 +5,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/evsync/evsync/internal/clk"
 	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/waitq"
 )
@@ -121,11 +120,12 @@ type Queue[T comparable] struct {
 
 // guarded is the state of a Queue that its mu guards. It is used only
 // with mu held. The exceptions are atomic. Stats counts the waiters and
-// drainers without the lock, and deliver puts spareMail back after the
-// unlock.
+// drainers without the lock, and deliver puts the spare post in mail
+// after the unlock.
 type guarded[T comparable] struct {
 	items    index[T]  // every item the queue knows, mapped to its entry's slot
 	slab     slab[T]   // the entries (slab.go)
+	extras   extras[T] // their extra parts (extras.go)
 	list     fifo[T]   // the queued items of priority 0, without fair share (fifo.go)
 	marks    uint64    // kept-aside marks so far, which number their arrivals
 	inflight int       // items handed out, not yet Done
@@ -140,9 +140,8 @@ type guarded[T comparable] struct {
 	lanes  lanes[T] // queued items of other priorities and tenants (lanes.go)
 	delays delays   // delayed items and the timer (delay.go)
 
-	post      *post[T]                // what the current locked section leaves for after the unlock
-	spareMail atomic.Pointer[post[T]] // a delivered post for the next one, stored by deliver after the unlock
-	running   running                 // the items in flight, with metrics
+	mail    mailbox[T] // what the current locked section leaves for after the unlock
+	running running[T] // the items in flight, with metrics
 }
 
 // published is what a Queue shows without its lock. It holds the counters
@@ -168,8 +167,7 @@ type settings[T comparable] struct {
 	gauge   *gauge[T]      // the depths reported, with metrics (metrics.go)
 	lim     RateLimiter[T] // Config.RateLimiter, or the default made at first use
 	limOnce sync.Once
-	clock   clk.Clock // WithClock's, or the wall clock (the zero Clock)
-	user    bool      // clock is a user's: !clock.Wall(), which now reads inline
+	clock   timebase // WithClock's clock, or the wall clock (clock.go)
 }
 
 // bigBatch is the largest hand-out copied under the lock. A larger one is
@@ -186,8 +184,7 @@ const defaultBigBatch = 256
 // recheck, the default rate limiter, no fair share and no metrics.
 func New[T comparable](opts ...Option) *Queue[T] {
 	q := new(Queue[T])
-	q.cfg.clock = apply(opts).clock
-	q.cfg.user = !q.cfg.clock.Wall()
+	q.cfg.clock = timebaseOf(apply(opts).clock)
 	return q
 }
 
@@ -199,7 +196,8 @@ func NewWithConfig[T comparable](c Config[T], opts ...Option) *Queue[T] {
 		panic("readyq: Config.Mode is not a Mode")
 	}
 	o := apply(opts)
-	q := &Queue[T]{cfg: settings[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, lim: c.RateLimiter, metrics: c.Metrics, clock: o.clock, user: !o.clock.Wall()}}
+	q := &Queue[T]{cfg: settings[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, lim: c.RateLimiter, metrics: c.Metrics, clock: timebaseOf(o.clock)}}
+	q.lanes.fair = c.Fairness != nil
 	if c.Metrics != nil {
 		q.cfg.gauge = new(gauge[T])
 		q.lanes.watch = q.cfg.gauge
@@ -251,7 +249,7 @@ func (q *Queue[T]) CloseDiscardingDelays() int {
 	n := q.delays.n
 	for w := q.delays.first(); w != nil; w = q.delays.first() {
 		e := q.slab.entry(w.e)
-		q.pop(e)
+		q.delays.del(w.e)
 		q.forget(e.item, e)
 	}
 	q.arm()
@@ -307,7 +305,7 @@ func (q *Queue[T]) readyNow() bool { return q.queuedLen() > 0 || q.exhausted() }
 // Len returns the number of queued items. On a user's clock (WithClock)
 // that counts each delayed item whose time the clock has passed.
 func (q *Queue[T]) Len() int {
-	if q.cfg.user {
+	if q.cfg.clock.user {
 		q.sync()
 	}
 	return int(q.pub.queued.Load())
@@ -349,7 +347,7 @@ type Stats struct {
 // fields are read one by one and may be mutually inconsistent under
 // concurrent use.
 func (q *Queue[T]) Stats() Stats {
-	if q.cfg.user {
+	if q.cfg.clock.user {
 		q.sync()
 	}
 	return Stats{

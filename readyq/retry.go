@@ -69,7 +69,7 @@ func (q *Queue[T]) NumRequeues(item T) int { return q.limiter().NumRequeues(item
 func (q *Queue[T]) limiter() RateLimiter[T] {
 	q.cfg.limOnce.Do(func() {
 		if q.cfg.lim == nil {
-			q.cfg.lim = defaultRateLimiter[T](q.cfg.clock)
+			q.cfg.lim = defaultRateLimiter[T](q.cfg.clock.src)
 		}
 	})
 	return q.cfg.lim

@@ -42,7 +42,7 @@ func (p *paged[E]) grow() {
 	}
 }
 
-// slab holds a queue's entries and their extra parts. Only with mu held.
+// slab holds a queue's entries. Only with mu held.
 //
 // The queue keeps what it knows about each item in an entry. The slab
 // stores the entries by value in pages, and names each entry by its slot,
@@ -54,36 +54,22 @@ func (p *paged[E]) grow() {
 // a free list, linked through them, so that a queue in a steady state
 // allocates nothing.
 //
-// The position of each delayed entry in the delay heaps is kept apart
-// from the entries. It sits in a dense array of int32s beside them,
-// because every move in a heap writes one. A move then touches a line
-// shared with 15 other positions instead of an entry's own. That was
-// measured as 5 % off a delayed item's cycle with a million delayed.
-//
 // The pages hold 1,024 slots each and never move, except the first. The
 // first page starts at 64 slots and doubles, by copying, until it is
-// full, so that a small queue stays small. So a pointer to an entry (or
-// an extra part) stays valid only until the next one is made. A locked
-// section holds none across making one, and nothing keeps one past its
-// section.
+// full, so that a small queue stays small. So a pointer to an entry stays
+// valid only until the next one is made. A locked section holds none
+// across making one, and nothing keeps one past its section.
 //
 // A queue holds at most 2³¹−1 items at once, since the slot is an int32.
 // That would take some hundred gigabytes.
 type slab[T comparable] struct {
-	entries   paged[entry[T]]
-	positions paged[int32] // a delayed entry's position in the delay heaps, by slot (see locate)
-	extras    paged[extra[T]]
-	free      int32   // the first released entry's slot plus 1, or 0 for none (each holds the next one's in seq)
-	freeX     []int32 // released extra parts' slots
-	used      int     // entry slots handed out at least once
-	usedX     int     // extra slots handed out at least once
+	entries paged[entry[T]]
+	free    int32 // the first released entry's slot plus 1, or 0 for none (each holds the next one's in seq)
+	used    int   // entry slots handed out at least once
 }
 
 // entry returns the entry in slot i.
 func (s *slab[T]) entry(i int32) *entry[T] { return s.entries.at(int(i)) }
-
-// extra returns the extra part x (an entry's x, not 0).
-func (s *slab[T]) extra(x int32) *extra[T] { return s.extras.at(int(x - 1)) }
 
 // alloc returns a zero entry, either a released one or one in a new slot.
 func (s *slab[T]) alloc() *entry[T] {
@@ -100,7 +86,6 @@ func (s *slab[T]) alloc() *entry[T] {
 func (s *slab[T]) fresh() *entry[T] {
 	if s.used == s.entries.cap {
 		s.entries.grow()
-		s.positions.grow()
 	}
 	e := s.entries.at(s.used)
 	e.id = int32(s.used)
@@ -108,27 +93,9 @@ func (s *slab[T]) fresh() *entry[T] {
 	return e
 }
 
-// allocX returns a new zero extra part and its number (its slot plus 1).
-func (s *slab[T]) allocX() (int32, *extra[T]) {
-	if n := len(s.freeX); n > 0 {
-		x := s.freeX[n-1]
-		s.freeX = s.freeX[:n-1]
-		return x, s.extra(x)
-	}
-	if s.usedX == s.extras.cap {
-		s.extras.grow()
-	}
-	s.usedX++
-	return int32(s.usedX), s.extras.at(s.usedX - 1)
-}
-
-// release clears e and its extra part, keeping no item alive, and puts
-// their slots on the free lists.
+// release clears e, keeping no item alive, and puts its slot on the free
+// list. Its extra part, if any, is released first (extras.release).
 func (s *slab[T]) release(e *entry[T]) {
-	if e.x != 0 {
-		*s.extra(e.x) = extra[T]{}
-		s.freeX = append(s.freeX, e.x)
-	}
 	*e = entry[T]{id: e.id, seq: uint64(s.free)}
 	s.free = e.id + 1
 }

@@ -156,7 +156,7 @@ func (q *Queue[T]) TryTakeAppend(buf []T, max int) []T {
 	if max <= 0 {
 		return buf
 	}
-	if q.pub.queued.Load() == 0 && (!q.cfg.user || q.pub.delayed.Load() == 0) {
+	if q.pub.queued.Load() == 0 && (!q.cfg.clock.user || q.pub.delayed.Load() == 0) {
 		return buf // on a user's clock, a delayed item may be due (lock)
 	}
 	q.mu.Lock()
@@ -231,7 +231,7 @@ func (q *Queue[T]) Drain(ctx context.Context) error {
 	if !idle {
 		w = q.drainers.Push(ctx.Done(), struct{}{})
 	}
-	if q.cfg.user {
+	if q.cfg.clock.user {
 		q.unlock() // wakes the callers that promote served
 	} else {
 		q.mu.Unlock()
@@ -260,7 +260,7 @@ func (q *Queue[T]) Ready() <-chan struct{} {
 	q.mu.Lock()
 	q.promote()
 	c := q.ready.Arm(q.readyNow())
-	if q.cfg.user {
+	if q.cfg.clock.user {
 		q.unlock() // wakes the callers that promote served
 	} else {
 		q.mu.Unlock()
