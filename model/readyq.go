@@ -79,9 +79,8 @@ type rqItem struct {
 //	Ready()                                    Ready(), Fired(ticket)
 //	Close()                                    Close()
 //	Len(), InFlight()                          Len(), InFlight()
-//	Stats()                                    Len, Delayed, InFlight, Aside,
-//	                                             Disarmed, Closed
-//	the queue's timer, as time passes          Advance(d), Now()
+//	Stats()                                    Stats()
+//	the queue's timer, as time passes          Advance(d), Now(), Delays()
 //
 // An item the model knows is in one of these states:
 //   - queued, waiting to be handed out
@@ -581,7 +580,7 @@ func (q *ReadyQ) Drain(ctx Ctx) error {
 	if err := stopped(ctx); err != nil {
 		return err
 	}
-	if q.order.len() == 0 && q.InFlight() == 0 && q.Delayed() == 0 {
+	if st := q.Stats(); st.Queued == 0 && st.InFlight == 0 && st.Delayed == 0 {
 		return nil
 	}
 	return evserr.ErrWouldBlock
@@ -623,7 +622,7 @@ func (q *ReadyQ) readyNow() bool { return q.order.len() != 0 || q.exhausted() }
 
 // exhausted reports whether the queue is closed with nothing left to hand
 // out.
-func (q *ReadyQ) exhausted() bool { return q.closed && q.order.len() == 0 && q.Aside() == 0 }
+func (q *ReadyQ) exhausted() bool { return q.closed && q.order.len() == 0 && q.Stats().Aside == 0 }
 
 // Queue returns the queued items in the order hand-outs would take them.
 // Without priorities or fair share, that is oldest first.
@@ -638,22 +637,33 @@ func (q *ReadyQ) InFlight() int {
 	return q.count(func(it *rqItem) bool { return it.state == rqInFlight })
 }
 
-// Aside is Stats().Aside, the number of items in flight with a mark that
-// counts. Done will queue them again or delay them.
-func (q *ReadyQ) Aside() int {
-	return q.count(func(it *rqItem) bool {
-		return it.state == rqInFlight && it.mark != 0 && (it.mode != OneShot || it.rearmed)
-	})
+// QueueStats is what Stats returns. Its fields are those of
+// readyq.Stats, so QueueStats(s) converts a readyq.Stats s.
+type QueueStats struct {
+	Queued   int  // queued items, Len()
+	Delayed  int  // delayed items
+	InFlight int  // items in flight, InFlight()
+	Aside    int  // items in flight with a mark that counts
+	Disarmed int  // one-shot items waiting for Rearm
+	Waiting  int  // always 0: a model has no blocked callers
+	Draining int  // always 0
+	Closed   bool // Close has been called
 }
 
-// Disarmed is Stats().Disarmed, the number of one-shot items waiting for
-// Rearm.
-func (q *ReadyQ) Disarmed() int {
-	return q.count(func(it *rqItem) bool { return it.state == rqDisarmed })
+// Stats is what the real Stats returns. Aside counts the items in flight
+// with a mark that counts, which Done will queue again or delay.
+func (q *ReadyQ) Stats() QueueStats {
+	return QueueStats{
+		Queued:   q.order.len(),
+		Delayed:  q.count(func(it *rqItem) bool { return it.state == rqDelayed }),
+		InFlight: q.InFlight(),
+		Aside: q.count(func(it *rqItem) bool {
+			return it.state == rqInFlight && it.mark != 0 && (it.mode != OneShot || it.rearmed)
+		}),
+		Disarmed: q.count(func(it *rqItem) bool { return it.state == rqDisarmed }),
+		Closed:   q.closed,
+	}
 }
-
-// Closed reports whether Close has been called.
-func (q *ReadyQ) Closed() bool { return q.closed }
 
 // Priority models Priority(k). It returns k's priority and true, or false
 // if k is unknown or in flight and Removed.

@@ -21,13 +21,13 @@ func TestReadyQHugeDelaySaturates(t *testing.T) {
 	wantQueue(t, q)
 	wantReadyAt(t, q, 1, math.MaxInt64)
 	wantReadyAt(t, q, 2, math.MaxInt64)
-	if ks := q.DelayedItems(); len(ks) != 3 || ks[0] != 3 {
-		t.Fatalf("DelayedItems = %v, want 3 first", ks)
+	if ks := delayedItems(q); len(ks) != 3 || ks[0] != 3 {
+		t.Fatalf("delayed items %v, want 3 first", ks)
 	}
 	q.Advance(time.Hour)
 	wantQueue(t, q, 3)
-	if q.Delayed() != 2 {
-		t.Fatalf("Delayed = %d, want the two huge delays", q.Delayed())
+	if q.Stats().Delayed != 2 {
+		t.Fatalf("Delayed = %d, want the two huge delays", q.Stats().Delayed)
 	}
 	q.Close()
 	wantQueue(t, q, 3, 1, 2) // equal ready times: in the order they were set

@@ -50,8 +50,8 @@ func TestReadyQKeptAsideInArrivalOrder(t *testing.T) {
 			t.Fatalf("Add(%d) in flight = false", k)
 		}
 	}
-	if q.Aside() != 3 || q.Add(2) {
-		t.Fatalf("Aside = %d", q.Aside())
+	if q.Stats().Aside != 3 || q.Add(2) {
+		t.Fatalf("Aside = %d", q.Stats().Aside)
 	}
 	if n := q.Done(0, 1, 2, 3, 3); n != 4 {
 		t.Fatalf("Done = %d, want 4", n)
@@ -67,7 +67,7 @@ func TestReadyQOneShot(t *testing.T) {
 	q.Done(1)
 	q.Add(1)
 	wantTake(t, q, 1)
-	if q.Disarmed() != 1 || !q.Rearm(1) || q.Rearm(1) {
+	if q.Stats().Disarmed != 1 || !q.Rearm(1) || q.Rearm(1) {
 		t.Fatal("Rearm")
 	}
 	wantTake(t, q, 1, 1)
@@ -199,11 +199,27 @@ func wantQueue(t *testing.T, q *model.ReadyQ, want ...int) {
 	valid(t, q)
 }
 
+// wantReadyAt checks that k is delayed until want.
 func wantReadyAt(t *testing.T, q *model.ReadyQ, k int, want time.Duration) {
 	t.Helper()
-	if at, ok := q.ReadyAt(k); !ok || at != want {
-		t.Fatalf("ReadyAt(%d) = %v, %v; want %v, true", k, at, ok, want)
+	for _, d := range q.Delays() {
+		if d.Item == k && d.At != want {
+			t.Fatalf("item %d ready at %v, want %v", k, d.At, want)
+		}
+		if d.Item == k {
+			return
+		}
 	}
+	t.Fatalf("item %d not delayed, want ready at %v (Delays %v)", k, want, q.Delays())
+}
+
+// delayedItems lists the delayed items in the order Delays gives them.
+func delayedItems(q *model.ReadyQ) []int {
+	var ks []int
+	for _, d := range q.Delays() {
+		ks = append(ks, d.Item)
+	}
+	return ks
 }
 
 func wantAdd(t *testing.T, name string, got, want bool) {
@@ -217,22 +233,22 @@ func TestReadyQAddAfterDelaysUntilReadyTime(t *testing.T) {
 	q := model.NewReadyQ(model.Edge, nil)
 	tk := q.Ready()
 	wantAdd(t, "AddAfter(1, 10ms)", q.AddAfter(1, 10*ms), true)
-	if q.Len() != 0 || q.Delayed() != 1 || q.Fired(tk) {
-		t.Fatalf("Len %d, Delayed %d, fired %v", q.Len(), q.Delayed(), q.Fired(tk))
+	if q.Len() != 0 || q.Stats().Delayed != 1 || q.Fired(tk) {
+		t.Fatalf("Len %d, Delayed %d, fired %v", q.Len(), q.Stats().Delayed, q.Fired(tk))
 	}
 	wantReadyAt(t, q, 1, 10*ms)
-	if at, ok := q.NextReady(); !ok || at != 10*ms {
-		t.Fatalf("NextReady = %v, %v", at, ok)
+	if ds := q.Delays(); len(ds) != 1 || ds[0] != (model.Delay{Item: 1, At: 10 * ms}) {
+		t.Fatalf("Delays() = %v", ds)
 	}
 	q.Advance(9 * ms)
 	wantQueue(t, q)
 	q.Advance(ms)
 	wantQueue(t, q, 1)
-	if q.Now() != 10*ms || q.Delayed() != 0 || !q.Fired(tk) {
-		t.Fatalf("Now %v, Delayed %d, fired %v", q.Now(), q.Delayed(), q.Fired(tk))
+	if q.Now() != 10*ms || q.Stats().Delayed != 0 || !q.Fired(tk) {
+		t.Fatalf("Now %v, Delayed %d, fired %v", q.Now(), q.Stats().Delayed, q.Fired(tk))
 	}
-	if _, ok := q.NextReady(); ok {
-		t.Fatal("NextReady with nothing delayed")
+	if ds := q.Delays(); len(ds) != 0 {
+		t.Fatalf("Delays() = %v with nothing delayed", ds)
 	}
 }
 
@@ -242,8 +258,8 @@ func TestReadyQAddAfterNonPositiveIsAdd(t *testing.T) {
 	wantAdd(t, "AddAfter(2, -1)", q.AddAfter(2, -1), true)
 	wantAdd(t, "AddAfter(1, 0) again", q.AddAfter(1, 0), false)
 	wantQueue(t, q, 1, 2)
-	if q.Delayed() != 0 {
-		t.Fatalf("Delayed = %d", q.Delayed())
+	if q.Stats().Delayed != 0 {
+		t.Fatalf("Delayed = %d", q.Stats().Delayed)
 	}
 }
 
@@ -256,8 +272,8 @@ func TestReadyQDelayedKeepsEarlierTime(t *testing.T) {
 	wantReadyAt(t, q, 1, 5*ms)
 	wantAdd(t, "AddAfter(0) of a delayed item", q.AddAfter(1, 0), true)
 	wantQueue(t, q, 1)
-	if q.Delayed() != 0 {
-		t.Fatalf("Delayed = %d after queueing", q.Delayed())
+	if q.Stats().Delayed != 0 {
+		t.Fatalf("Delayed = %d after queueing", q.Stats().Delayed)
 	}
 }
 
@@ -279,7 +295,7 @@ func TestReadyQAddAfterOfQueuedIsUnchanged(t *testing.T) {
 	q.Add(2)
 	wantAdd(t, "AddAfter of a queued item", q.AddAfter(1, 10*ms), false)
 	wantQueue(t, q, 1, 2)
-	if q.Delayed() != 0 {
+	if q.Stats().Delayed != 0 {
 		t.Fatal("a queued item became delayed")
 	}
 }
@@ -295,7 +311,7 @@ func TestReadyQDelayedQueuedInReadyTimeOrderTiesBySetting(t *testing.T) {
 	q.AddAfter(2, 5*ms)
 	q.AddAfter(4, 10*ms) // now ties with 3 and 1, set after them
 	q.AddAfter(5, 11*ms)
-	if got := q.DelayedItems(); !slices.Equal(got, []int{2, 3, 1, 4, 5}) {
+	if got := delayedItems(q); !slices.Equal(got, []int{2, 3, 1, 4, 5}) {
 		t.Fatalf("DelayedItems = %v", got)
 	}
 	q.Add(9)
@@ -311,10 +327,10 @@ func TestReadyQAddAfterInFlightKeptAsideEarliestWins(t *testing.T) {
 	wantAdd(t, "first kept-aside mark", q.AddAfter(1, 20*ms), true)
 	wantAdd(t, "earlier kept-aside mark", q.AddAfter(1, 10*ms), false)
 	wantAdd(t, "later kept-aside mark", q.AddAfter(1, 30*ms), false)
-	if at, ok := q.AsideAt(1); !ok || at != 10*ms || q.Aside() != 1 {
-		t.Fatalf("AsideAt = %v, %v; Aside %d", at, ok, q.Aside())
+	if q.Stats().Aside != 1 {
+		t.Fatalf("Aside = %d", q.Stats().Aside)
 	}
-	q.Done(1) // the mark is in the future: delayed
+	q.Done(1) // the mark is in the future: delayed, at the earliest time
 	if q.Len() != 0 || q.InFlight() != 0 {
 		t.Fatalf("Len %d, InFlight %d", q.Len(), q.InFlight())
 	}
@@ -349,7 +365,7 @@ func TestReadyQKeptAsideDelayKeepsItsTieOrder(t *testing.T) {
 	q.AddAfter(1, 10*ms)
 	q.AddAfter(2, 10*ms)
 	q.Done(1)
-	if got := q.DelayedItems(); !slices.Equal(got, []int{1, 2}) {
+	if got := delayedItems(q); !slices.Equal(got, []int{1, 2}) {
 		t.Fatalf("DelayedItems = %v", got)
 	}
 	q.Advance(10 * ms)
@@ -364,10 +380,7 @@ func TestReadyQOneShotDisarmedMarkCarriesItsTime(t *testing.T) {
 	q.Done(1, 2)
 	wantAdd(t, "AddAfter of a disarmed item", q.AddAfter(1, 10*ms), true)
 	wantAdd(t, "later AddAfter of a disarmed item", q.AddAfter(1, 20*ms), false)
-	if at, ok := q.AsideAt(1); !ok || at != 10*ms {
-		t.Fatalf("AsideAt = %v, %v", at, ok)
-	}
-	wantAdd(t, "Rearm with a mark in the future", q.Rearm(1), true)
+	wantAdd(t, "Rearm with a mark in the future", q.Rearm(1), true) // delayed, at the earlier time
 	wantReadyAt(t, q, 1, 10*ms)
 	q.AddAfter(2, 5*ms)
 	q.Advance(5 * ms)
@@ -388,8 +401,8 @@ func TestReadyQOneShotRearmedInFlightMarkInFutureDelays(t *testing.T) {
 	q.Advance(10 * ms)
 	wantTake(t, q, 1, 1)
 	q.Done(1)
-	if q.Disarmed() != 1 {
-		t.Fatalf("Disarmed = %d after the delayed hand-out", q.Disarmed())
+	if q.Stats().Disarmed != 1 {
+		t.Fatalf("Disarmed = %d after the delayed hand-out", q.Stats().Disarmed)
 	}
 }
 
@@ -417,8 +430,8 @@ func TestReadyQRemoveForgetsDelayedAndAsideTimes(t *testing.T) {
 	q.AddAfter(2, 10*ms)
 	wantAdd(t, "Remove of a delayed item", q.Remove(1), true)
 	wantAdd(t, "Remove of an item in flight with a timed mark", q.Remove(2), true)
-	if _, ok := q.AsideAt(2); ok || q.Delayed() != 0 {
-		t.Fatal("Remove kept a ready time")
+	if st := q.Stats(); st.Delayed != 0 || st.Aside != 0 {
+		t.Fatalf("Remove kept a ready time: %+v", st)
 	}
 	q.Done(2)
 	q.Advance(time.Hour)
@@ -436,7 +449,7 @@ func TestReadyQCloseQueuesDelayedInReadyTimeOrder(t *testing.T) {
 	q.Add(4)
 	q.Close()
 	wantQueue(t, q, 4, 2, 3, 1)
-	if q.Delayed() != 0 || q.AddAfter(5, ms) || q.AddAfter(5, 0) {
+	if q.Stats().Delayed != 0 || q.AddAfter(5, ms) || q.AddAfter(5, 0) {
 		t.Fatal("delayed after Close, or AddAfter accepted")
 	}
 	if items, err := q.Wait(model.Live, 10); err != nil || !slices.Equal(items, []int{4, 2, 3, 1}) {
@@ -944,8 +957,8 @@ func TestReadyQModelInvariants(t *testing.T) {
 				if err := q.Validate(); err != nil {
 					t.Fatal(err)
 				}
-				if q.Len() != len(q.Queue()) || q.Closed() && q.Delayed() != 0 {
-					t.Fatalf("Len %d, Queue %v, Delayed %d", q.Len(), q.Queue(), q.Delayed())
+				if q.Len() != len(q.Queue()) || q.Stats().Closed && q.Stats().Delayed != 0 {
+					t.Fatalf("Len %d, Queue %v, Delayed %d", q.Len(), q.Queue(), q.Stats().Delayed)
 				}
 			},
 		})

@@ -70,9 +70,9 @@ func (q *ReadyQ) readyAt(d time.Duration) time.Duration {
 // queueDue queues the delayed items for which due holds, in ready-time
 // order.
 func (q *ReadyQ) queueDue(due func(*rqItem) bool) {
-	for _, k := range q.DelayedItems() {
-		if it := q.items[k]; due(it) {
-			q.enqueue(k, it)
+	for _, d := range q.Delays() {
+		if it := q.items[d.Item]; due(it) {
+			q.enqueue(d.Item, it)
 		}
 	}
 }
@@ -92,14 +92,17 @@ func (q *ReadyQ) stamp() uint64 {
 	return q.seqs
 }
 
-// Delayed is Stats().Delayed, the number of delayed items.
-func (q *ReadyQ) Delayed() int {
-	return q.count(func(it *rqItem) bool { return it.state == rqDelayed })
+// A Delay is a delayed item and its ready time on the model's clock.
+type Delay struct {
+	Item int
+	At   time.Duration
 }
 
-// DelayedItems returns the delayed items in the order they will be
-// queued. That is by ready time, ties in the order the times were set.
-func (q *ReadyQ) DelayedItems() []int {
+// Delays returns the delayed items with their ready times, in the order
+// they will be queued. That is by ready time, ties in the order the times
+// were set. The real queue's timer is armed for the first one's time.
+// Stats().Delayed is their number.
+func (q *ReadyQ) Delays() []Delay {
 	var ks []int
 	for k, it := range q.items {
 		if it.state == rqDelayed {
@@ -110,36 +113,11 @@ func (q *ReadyQ) DelayedItems() []int {
 		x, y := q.items[a], q.items[b]
 		return cmp.Or(cmp.Compare(x.at, y.at), cmp.Compare(x.seq, y.seq))
 	})
-	return ks
-}
-
-// ReadyAt returns delayed item k's ready time and true, or false if k is
-// not delayed.
-func (q *ReadyQ) ReadyAt(k int) (time.Duration, bool) {
-	if it, ok := q.items[k]; ok && it.state == rqDelayed {
-		return it.at, true
+	ds := make([]Delay, len(ks))
+	for i, k := range ks {
+		ds[i] = Delay{Item: k, At: q.items[k].at}
 	}
-	return 0, false
-}
-
-// AsideAt returns the ready time of k's kept-aside mark and true, or false
-// if k has none. Only an item in flight or disarmed has one.
-func (q *ReadyQ) AsideAt(k int) (time.Duration, bool) {
-	if it, ok := q.items[k]; ok && it.mark != 0 {
-		return it.markAt, true
-	}
-	return 0, false
-}
-
-// NextReady returns the earliest ready time of a delayed item and true,
-// or false if nothing is delayed. The real queue's timer is armed for that
-// time.
-func (q *ReadyQ) NextReady() (time.Duration, bool) {
-	ks := q.DelayedItems()
-	if len(ks) == 0 {
-		return 0, false
-	}
-	return q.items[ks[0]].at, true
+	return ds
 }
 
 // when is the limiter's When(k): the delay for k's failure count so far,

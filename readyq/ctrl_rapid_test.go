@@ -269,7 +269,7 @@ func (cm *ctrlMachine) Wait(t *rapid.T) {
 // delayed, moves the clock to the first ready time and checks that the
 // queue's timer handed the Wait what the model queues then.
 func (cm *ctrlMachine) WaitForTimer(t *rapid.T) {
-	at, ok := cm.m.NextReady()
+	at, ok := nextReady(cm.m)
 	if !ok || cm.m.Len() != 0 {
 		return
 	}
@@ -362,7 +362,7 @@ func (cm *ctrlMachine) Advance(t *rapid.T) {
 		0, 1, time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, time.Second, time.Hour,
 	}).Draw(t, "d")
 	if d == 0 { // to the next ready time exactly, if any
-		if at, ok := cm.m.NextReady(); ok {
+		if at, ok := nextReady(cm.m); ok {
 			d = at - cm.m.Now()
 		}
 	}
@@ -409,16 +409,9 @@ func (cm *ctrlMachine) Check(t *rapid.T) {
 	if err := cm.m.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	want := readyq.Stats{
-		Queued:   cm.m.Len(),
-		Delayed:  cm.m.Delayed(),
-		InFlight: cm.m.InFlight(),
-		Aside:    cm.m.Aside(),
-		Disarmed: cm.m.Disarmed(),
-		Closed:   cm.m.Closed(),
-	}
+	want := readyq.Stats(cm.m.Stats())
 	if got := cm.q.Stats(); got != want {
-		t.Fatalf("Stats() = %+v, want %+v (model queue %v, delayed %v)", got, want, cm.m.Queue(), cm.m.DelayedItems())
+		t.Fatalf("Stats() = %+v, want %+v (model queue %v, delayed %v)", got, want, cm.m.Queue(), cm.m.Delays())
 	}
 	if cm.q.Len() != want.Queued || cm.q.InFlight() != want.InFlight {
 		t.Fatalf("Len, InFlight = %d, %d, want %d, %d", cm.q.Len(), cm.q.InFlight(), want.Queued, want.InFlight)
@@ -472,6 +465,15 @@ func (cm *ctrlMachine) checkMetrics(t *rapid.T) {
 	if got, want := cm.metrics.depths(), queuedByPriority(cm.m); !maps.Equal(got, want) {
 		t.Fatalf("depth per priority %v, want %v", got, want)
 	}
+}
+
+// nextReady is the model's first ready time, if an item is delayed: the
+// time the queue's timer is armed for.
+func nextReady(m *model.ReadyQ) (time.Duration, bool) {
+	if ds := m.Delays(); len(ds) != 0 {
+		return ds[0].At, true
+	}
+	return 0, false
 }
 
 // queuedByPriority counts the model's queued items of each priority.
