@@ -74,7 +74,7 @@ type rqCtrl struct {
 
 // construct applies the option bits 2, 4 and 8 (see FuzzReadyq) to the
 // queue's configuration qc and the model's options mo.
-func (c *rqCtrl) construct(tl tally, flags int, mo *model.ReadyQConfig, qc *readyq.Config[int]) {
+func (c *rqCtrl) construct(tl tally, flags int, mo *model.WorkQueueConfig, qc *readyq.Config[int]) {
 	c.start = map[int]time.Duration{}
 	if flags&2 != 0 {
 		c.fair = true

@@ -15,7 +15,7 @@ import (
 )
 
 // FuzzReadyq makes the decoded operations on a readyq.Queue[int] and on
-// model.ReadyQ, one at a time, inside a synctest bubble, and compares
+// model.WorkQueue, one at a time, inside a synctest bubble, and compares
 // every result and, after every step, Stats, Len, InFlight, String, each
 // Ready channel and each parked call.
 //
@@ -95,7 +95,7 @@ type rqRun struct {
 	trail
 	tl       tally
 	q        *readyq.Queue[int]
-	m        *model.ReadyQ
+	m        *model.WorkQueue
 	mode     readyq.Mode // the queue's mode, which Add uses
 	notReady [rqKeys]bool
 	shadow   map[int]*rqShadow
@@ -209,7 +209,7 @@ func (r *rqRun) construct(d *decoder) {
 		c.Recheck = f
 		r.tl.hit("New", "recheck")
 	}
-	mo := model.ReadyQConfig{Mode: model.Mode(r.mode), Recheck: f}
+	mo := model.WorkQueueConfig{Mode: model.Mode(r.mode), Recheck: f}
 	r.ctrl.construct(r.tl, flags, &mo, &c)
 	switch {
 	case kind == 1 && flags == 0:
@@ -217,7 +217,7 @@ func (r *rqRun) construct(d *decoder) {
 	case kind != 0:
 		r.q = readyq.NewWithConfig(c)
 	}
-	r.m = model.NewReadyQWith(mo)
+	r.m = model.NewWorkQueueWith(mo)
 }
 
 // key decodes an item.

@@ -99,7 +99,7 @@ const ctrlKeys = 8
 
 type ctrlMachine struct {
 	q        *readyq.Queue[int]
-	m        *model.ReadyQ
+	m        *model.WorkQueue
 	notReady [ctrlKeys]bool // the recheck function's answers (false: ready)
 	ready    []readyChan
 	// defaultLimiter: the queue has DefaultRateLimiter, whose token bucket
@@ -125,7 +125,7 @@ func newCtrlMachine(t *rapid.T, withMetrics bool) *ctrlMachine {
 	cm := &ctrlMachine{start: map[int]time.Duration{}, keys: ctrlKeys, delays: ctrlDelays}
 	mode := rapid.IntRange(0, 2).Draw(t, "mode")
 	c := readyq.Config[int]{Mode: readyq.Mode(mode)}
-	mo := model.ReadyQConfig{Mode: model.Mode(mode)}
+	mo := model.WorkQueueConfig{Mode: model.Mode(mode)}
 	if rapid.Bool().Draw(t, "recheck") {
 		mo.Recheck = func(k int) bool { return !cm.notReady[k] }
 		c.Recheck = mo.Recheck
@@ -159,7 +159,7 @@ func newCtrlMachine(t *rapid.T, withMetrics bool) *ctrlMachine {
 	}
 	opts, step := drawClock(t)
 	cm.q, cm.step = readyq.NewWithConfig(c, opts...), step
-	cm.m = model.NewReadyQWith(mo)
+	cm.m = model.NewWorkQueueWith(mo)
 	return cm
 }
 
@@ -469,7 +469,7 @@ func (cm *ctrlMachine) checkMetrics(t *rapid.T) {
 
 // nextReady is the model's first ready time, if an item is delayed: the
 // time the queue's timer is armed for.
-func nextReady(m *model.ReadyQ) (time.Duration, bool) {
+func nextReady(m *model.WorkQueue) (time.Duration, bool) {
 	if ds := m.Delays(); len(ds) != 0 {
 		return ds[0].At, true
 	}
@@ -477,7 +477,7 @@ func nextReady(m *model.ReadyQ) (time.Duration, bool) {
 }
 
 // queuedByPriority counts the model's queued items of each priority.
-func queuedByPriority(m *model.ReadyQ) map[int]int {
+func queuedByPriority(m *model.WorkQueue) map[int]int {
 	n := make(map[int]int)
 	for _, k := range m.Queue() {
 		p, _ := m.Priority(k)

@@ -15,8 +15,8 @@ import (
 // are queued in the order of their numbers. A kept-aside mark that Done or
 // Rearm turns into a delay keeps the time and the number it was set with.
 
-// The delays of a ReadyQ's rate limiter when ReadyQConfig leaves them 0.
-// They are those of readyq.DefaultRateLimiter's per-item backoff, which
+// The delays of a WorkQueue's rate limiter when WorkQueueConfig leaves
+// them 0. They are those of readyq.DefaultRateLimiter's per-item backoff, which
 // is client-go's. The n-th retry of an item, from 0, waits
 // DefaultBaseDelay·2ⁿ, at most DefaultMaxDelay.
 const (
@@ -40,7 +40,7 @@ func backoff(base, max time.Duration, n int) time.Duration {
 
 // Now is the model's clock, the sum of every Advance, at most the largest
 // Duration.
-func (q *ReadyQ) Now() time.Duration { return q.now }
+func (q *WorkQueue) Now() time.Duration { return q.w.now }
 
 // Advance moves the clock on by d, as time passing moves the real queue's
 // timer. It queues every delayed item whose ready time is now or earlier.
@@ -48,48 +48,49 @@ func (q *ReadyQ) Now() time.Duration { return q.now }
 // to the tail of its priority and tenant. Advance panics for d < 0. The
 // clock stops at the largest Duration rather than wrap round into the
 // past.
-func (q *ReadyQ) Advance(d time.Duration) {
+func (q *WorkQueue) Advance(d time.Duration) {
 	if d < 0 {
 		panic("model: readyq clock moved back")
 	}
-	q.now += min(d, math.MaxInt64-q.now)
-	q.queueDue(func(it *rqItem) bool { return it.at <= q.now })
-	q.settle()
+	w := &q.w
+	w.now += min(d, math.MaxInt64-w.now)
+	w.queueDue(func(it *rqItem) bool { return it.at <= w.now })
+	w.rq.settle()
 }
 
 // readyAt is the ready time of a mark made now with delay d: now for
 // d ≤ 0, and at most the largest Duration, so that a delay too long for
 // the clock means "not for ages", never a time in the past.
-func (q *ReadyQ) readyAt(d time.Duration) time.Duration {
-	if d > math.MaxInt64-q.now {
+func (w *wqCore) readyAt(d time.Duration) time.Duration {
+	if d > math.MaxInt64-w.now {
 		return math.MaxInt64
 	}
-	return q.now + max(d, 0)
+	return w.now + max(d, 0)
 }
 
 // queueDue queues the delayed items for which due holds, in ready-time
 // order.
-func (q *ReadyQ) queueDue(due func(*rqItem) bool) {
-	for _, d := range q.Delays() {
-		if it := q.items[d.Item]; due(it) {
-			q.enqueue(d.Item, it)
+func (w *wqCore) queueDue(due func(*rqItem) bool) {
+	for _, d := range w.delays() {
+		if it := w.rq.items[d.Item]; due(it) {
+			w.rq.enqueue(d.Item, it)
 		}
 	}
 }
 
 // place queues it now if at has come, else delays it until at.
-func (q *ReadyQ) place(k int, it *rqItem, at time.Duration) {
-	if at <= q.now {
-		q.enqueue(k, it)
+func (w *wqCore) place(k int, it *rqItem, at time.Duration) {
+	if at <= w.now {
+		w.rq.enqueue(k, it)
 		return
 	}
-	it.state, it.at, it.seq = rqDelayed, at, q.stamp()
+	it.state, it.at, it.seq = rqDelayed, at, w.stamp()
 }
 
 // stamp numbers a ready time being set.
-func (q *ReadyQ) stamp() uint64 {
-	q.seqs++
-	return q.seqs
+func (w *wqCore) stamp() uint64 {
+	w.seqs++
+	return w.seqs
 }
 
 // A Delay is a delayed item and its ready time on the model's clock.
@@ -102,40 +103,45 @@ type Delay struct {
 // they will be queued. That is by ready time, ties in the order the times
 // were set. The real queue's timer is armed for the first one's time.
 // Stats().Delayed is their number.
-func (q *ReadyQ) Delays() []Delay {
+func (q *WorkQueue) Delays() []Delay { return q.w.delays() }
+
+func (w *wqCore) delays() []Delay {
 	var ks []int
-	for k, it := range q.items {
+	for k, it := range w.rq.items {
 		if it.state == rqDelayed {
 			ks = append(ks, k)
 		}
 	}
 	slices.SortFunc(ks, func(a, b int) int {
-		x, y := q.items[a], q.items[b]
+		x, y := w.rq.items[a], w.rq.items[b]
 		return cmp.Or(cmp.Compare(x.at, y.at), cmp.Compare(x.seq, y.seq))
 	})
 	ds := make([]Delay, len(ks))
 	for i, k := range ks {
-		ds[i] = Delay{Item: k, At: q.items[k].at}
+		ds[i] = Delay{Item: k, At: w.rq.items[k].at}
 	}
 	return ds
 }
 
-// when is the limiter's When(k): the delay for k's failure count so far,
-// which it then raises by one.
-func (q *ReadyQ) when(k int) time.Duration {
-	n := q.fails[k]
-	q.fails[k] = n + 1
-	return backoff(q.base, q.maxDelay, n)
+// Forget models Forget(k). k's failure count starts again at 0.
+func (q *WorkQueue) Forget(k int) {
+	if it, ok := q.w.rq.items[k]; ok {
+		it.fails = 0
+	}
 }
 
-// Forget models Forget(k). k's failure count starts again at 0.
-func (q *ReadyQ) Forget(k int) { delete(q.fails, k) }
-
 // NumRequeues models NumRequeues(k). It returns k's failure count, the
-// rate-limited marks of k since Forget or Remove last reset it.
-func (q *ReadyQ) NumRequeues(k int) int { return q.fails[k] }
+// rate-limited marks of k since k became known, or since Forget or Remove
+// last reset it. An item forgotten loses its count, as the real queue
+// calls the limiter's Forget then.
+func (q *WorkQueue) NumRequeues(k int) int {
+	if it, ok := q.w.rq.items[k]; ok {
+		return it.fails
+	}
+	return 0
+}
 
 // Retries counts the rate-limited marks that were not refused, by
 // AddRateLimited and by AddWith with RateLimited. The real queue calls
 // Metrics.Retried for each.
-func (q *ReadyQ) Retries() uint64 { return q.retries }
+func (q *WorkQueue) Retries() uint64 { return q.w.retries }
