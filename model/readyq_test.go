@@ -7,6 +7,7 @@ import (
 
 	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/model"
+	"pgregory.net/rapid"
 )
 
 // queueModel is a ReadyQ or a WorkQueue, as the helpers use them.
@@ -199,4 +200,55 @@ func TestReadyQNextWithMaxZeroReturnsItsArgument(t *testing.T) {
 			t.Fatalf("Next(%v, %d) finished items: %d in flight, want 2", held, max, q.InFlight())
 		}
 	}
+}
+
+// TestReadyQModelInvariants steps the ready list through random calls and
+// checks its invariants after each, and that a hand-out takes the head of
+// Queue().
+func TestReadyQModelInvariants(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		mode := model.Mode(rapid.Uint8Range(uint8(model.Edge), uint8(model.OneShot)).Draw(t, "mode"))
+		notReady := map[int]bool{}
+		q := model.NewReadyQ(mode, func(k int) bool { return !notReady[k] })
+		key := rapid.IntRange(0, 8)
+		t.Repeat(map[string]func(*rapid.T){
+			"Add": func(t *rapid.T) { q.Add(key.Draw(t, "k")) },
+			"AddMode": func(t *rapid.T) {
+				q.AddMode(key.Draw(t, "k"), model.Mode(rapid.IntRange(0, 3).Draw(t, "mode")))
+			},
+			"TryTake": func(t *rapid.T) {
+				want := q.Queue()
+				got := q.TryTake(rapid.IntRange(1, 3).Draw(t, "max"))
+				if !slices.Equal(got, want[:len(got)]) {
+					t.Fatalf("TryTake = %v, Queue() was %v", got, want)
+				}
+			},
+			"Done": func(t *rapid.T) {
+				held := q.InFlightItems()
+				if len(held) == 0 {
+					t.Skip("nothing in flight")
+				}
+				q.Done(rapid.SliceOfDistinct(rapid.SampledFrom(held), rapid.ID).Draw(t, "ks")...)
+			},
+			"Recheck": func(t *rapid.T) {
+				k := key.Draw(t, "k")
+				notReady[k] = !notReady[k]
+			},
+			"Remove": func(t *rapid.T) { q.Remove(key.Draw(t, "k")) },
+			"Rearm":  func(t *rapid.T) { q.Rearm(key.Draw(t, "k")) },
+			"Close": func(t *rapid.T) {
+				if rapid.IntRange(0, 9).Draw(t, "rarely") == 0 {
+					q.Close()
+				}
+			},
+			"": func(t *rapid.T) {
+				if err := q.Validate(); err != nil {
+					t.Fatal(err)
+				}
+				if st := q.Stats(); st.Queued != len(q.Queue()) || st.Delayed != 0 || st.InFlight != len(q.InFlightItems()) {
+					t.Fatalf("Stats %+v, Queue %v, in flight %v", st, q.Queue(), q.InFlightItems())
+				}
+			},
+		})
+	})
 }
