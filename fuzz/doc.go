@@ -13,7 +13,7 @@
 //	FuzzReadyq     readyq.Queue[int] (every mode, with and without a recheck
 //	               function, fair share, metrics; delays, priorities and
 //	               rate-limited retries on synctest's fake clock) against
-//	               model.ReadyQ
+//	               model.WorkQueue
 //	FuzzKernel     a kernel eventfd (EFD_SEMAPHORE or plain, non-blocking)
 //	               against the matching primitive and model (Linux only)
 //

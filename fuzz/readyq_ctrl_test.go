@@ -74,7 +74,7 @@ type rqCtrl struct {
 
 // construct applies the option bits 2, 4 and 8 (see FuzzReadyq) to the
 // queue's configuration qc and the model's options mo.
-func (c *rqCtrl) construct(tl tally, flags int, mo *model.ReadyQConfig, qc *readyq.Config[int]) {
+func (c *rqCtrl) construct(tl tally, flags int, mo *model.WorkQueueConfig, qc *readyq.Config[int]) {
 	c.start = map[int]time.Duration{}
 	if flags&2 != 0 {
 		c.fair = true
@@ -166,14 +166,14 @@ func (r *rqRun) retryAllowed() bool { return !r.ctrl.defaultLimiter || r.m.Retri
 func (r *rqRun) advance(d time.Duration) string {
 	if d <= 0 {
 		d = 0
-		if at, ok := r.m.NextReady(); ok {
+		if at, ok := r.nextReady(); ok {
 			d = at - r.m.Now()
 		}
 	}
-	delayed, taken := r.m.Delayed(), r.ctrl.taken
+	delayed, taken := r.m.Stats().Delayed, r.ctrl.taken
 	end := r.m.Now() + d
 	for {
-		at, ok := r.m.NextReady()
+		at, ok := r.nextReady()
 		if !ok || at > end {
 			break
 		}
@@ -181,7 +181,7 @@ func (r *rqRun) advance(d time.Duration) string {
 	}
 	r.sleep(end - r.m.Now())
 	switch {
-	case r.m.Delayed() == delayed:
+	case r.m.Stats().Delayed == delayed:
 		r.tl.hit("Advance", "nothing due")
 	case r.ctrl.taken != taken:
 		r.tl.hit("Advance", "handed to a parked Wait")
@@ -189,6 +189,15 @@ func (r *rqRun) advance(d time.Duration) string {
 		r.tl.hit("Advance", "queued delayed items")
 	}
 	return fmt.Sprintf("Advance(%v) to %v", d, r.m.Now())
+}
+
+// nextReady is the model's first ready time, if an item is delayed: the
+// time the queue's timer is armed for.
+func (r *rqRun) nextReady() (time.Duration, bool) {
+	if ds := r.m.Delays(); len(ds) != 0 {
+		return ds[0].At, true
+	}
+	return 0, false
 }
 
 // sleep moves both clocks on by d and settles the parked calls.

@@ -15,7 +15,7 @@ import (
 )
 
 // FuzzReadyq makes the decoded operations on a readyq.Queue[int] and on
-// model.ReadyQ, one at a time, inside a synctest bubble, and compares
+// model.WorkQueue, one at a time, inside a synctest bubble, and compares
 // every result and, after every step, Stats, Len, InFlight, String, each
 // Ready channel and each parked call.
 //
@@ -95,7 +95,7 @@ type rqRun struct {
 	trail
 	tl       tally
 	q        *readyq.Queue[int]
-	m        *model.ReadyQ
+	m        *model.WorkQueue
 	mode     readyq.Mode // the queue's mode, which Add uses
 	notReady [rqKeys]bool
 	shadow   map[int]*rqShadow
@@ -209,7 +209,7 @@ func (r *rqRun) construct(d *decoder) {
 		c.Recheck = f
 		r.tl.hit("New", "recheck")
 	}
-	mo := model.ReadyQConfig{Mode: model.Mode(r.mode), Recheck: f}
+	mo := model.WorkQueueConfig{Mode: model.Mode(r.mode), Recheck: f}
 	r.ctrl.construct(r.tl, flags, &mo, &c)
 	switch {
 	case kind == 1 && flags == 0:
@@ -217,7 +217,7 @@ func (r *rqRun) construct(d *decoder) {
 	case kind != 0:
 		r.q = readyq.NewWithConfig(c)
 	}
-	r.m = model.NewReadyQWith(mo)
+	r.m = model.NewWorkQueueWith(mo)
 }
 
 // key decodes an item.
@@ -318,7 +318,7 @@ func (r *rqRun) where(k int) rqWhere {
 		return rqQueued
 	case slices.Contains(r.m.InFlightItems(), k):
 		return rqInFlight
-	case slices.Contains(r.m.DelayedItems(), k):
+	case slices.ContainsFunc(r.m.Delays(), func(d model.Delay) bool { return d.Item == k }):
 		return rqDelayed
 	case slices.Contains(r.m.Known(), k):
 		return rqIdle
@@ -335,7 +335,7 @@ func (r *rqRun) addItem(op string, k int, m readyq.Mode, call func() (got, want 
 
 // mark is addItem for a mark of priority prio.
 func (r *rqRun) mark(op string, k int, m readyq.Mode, prio int, call func() (got, want bool)) string {
-	before, closed := r.where(k), r.m.Closed()
+	before, closed := r.where(k), r.m.Stats().Closed
 	removed := before == rqInFlight && r.shadowOf(k).removed
 	got, want := call()
 	desc := fmt.Sprintf("%s(%d, %v) = %v", op, k, m, got)
@@ -519,7 +519,8 @@ func rqWant(kind rqKind, items []int, err error) rqResult {
 }
 
 func (r *rqRun) exhausted() bool {
-	return r.m.Closed() && r.m.Len() == 0 && r.m.Aside() == 0
+	st := r.m.Stats()
+	return st.Closed && st.Queued == 0 && st.Aside == 0
 }
 
 // park makes a Wait-like call or a Drain in a goroutine; synctest.Wait in
@@ -627,7 +628,7 @@ func (r *rqRun) doneOutcome(k int, before rqWhere, repeated bool) string {
 	switch {
 	case sh.removed:
 		return "removed item forgotten"
-	case sh.mode == readyq.Level && r.m.Closed():
+	case sh.mode == readyq.Level && r.m.Stats().Closed:
 		return "level not re-queued after Close"
 	case sh.mode == readyq.Level:
 		return "level dropped by recheck"
@@ -655,7 +656,7 @@ func (r *rqRun) remove(k int) string {
 }
 
 func (r *rqRun) rearm(k int) string {
-	before, closed := r.where(k), r.m.Closed()
+	before, closed := r.where(k), r.m.Stats().Closed
 	got, want := r.q.Rearm(k), r.m.Rearm(k)
 	desc := fmt.Sprintf("Rearm(%d) = %v", k, got)
 	if got != want {
@@ -730,9 +731,9 @@ func (r *rqRun) readyNow() bool { return r.m.Len() != 0 || r.exhausted() }
 
 func (r *rqRun) closeQueue() string {
 	switch {
-	case r.m.Closed():
+	case r.m.Stats().Closed:
 		r.tl.hit("Close", "again")
-	case r.m.Delayed() != 0:
+	case r.m.Stats().Delayed != 0:
 		r.tl.hit("Close", "queued delayed items")
 	default:
 		r.tl.hit("Close", "ok")
@@ -832,19 +833,10 @@ func (r *rqRun) check(desc string) {
 }
 
 func (r *rqRun) checkStats(desc string, waiting, draining int) {
-	m := r.m
-	want := readyq.Stats{
-		Queued:   m.Len(),
-		Delayed:  m.Delayed(),
-		InFlight: m.InFlight(),
-		Aside:    m.Aside(),
-		Disarmed: m.Disarmed(),
-		Waiting:  waiting,
-		Draining: draining,
-		Closed:   m.Closed(),
-	}
+	want := readyq.Stats(r.m.Stats())
+	want.Waiting, want.Draining = waiting, draining
 	if st := r.q.Stats(); st != want {
-		r.fail("after %s: Stats() = %+v, model %+v (queue %v, in flight %v)", desc, st, want, m.Queue(), m.InFlightItems())
+		r.fail("after %s: Stats() = %+v, model %+v (queue %v, in flight %v)", desc, st, want, r.m.Queue(), r.m.InFlightItems())
 	}
 	if r.q.Len() != want.Queued || r.q.InFlight() != want.InFlight {
 		r.fail("after %s: Len, InFlight = %d, %d, model %d, %d", desc, r.q.Len(), r.q.InFlight(), want.Queued, want.InFlight)

@@ -32,6 +32,19 @@ func TestAddOptsConvert(t *testing.T) {
 	}
 }
 
+// TestQueueStatsConvert pins the promise of QueueStats's doc: a
+// readyq.Stats converts to it, field by field, and back.
+func TestQueueStatsConvert(t *testing.T) {
+	s := readyq.Stats{Queued: 1, Delayed: 2, InFlight: 3, Aside: 4, Disarmed: 5, Waiting: 6, Draining: 7, Closed: true}
+	want := model.QueueStats{Queued: 1, Delayed: 2, InFlight: 3, Aside: 4, Disarmed: 5, Waiting: 6, Draining: 7, Closed: true}
+	if got := model.QueueStats(s); got != want {
+		t.Errorf("model.QueueStats(%+v) = %+v, want %+v", s, got, want)
+	}
+	if back := readyq.Stats(want); back != s {
+		t.Errorf("readyq.Stats(%+v) = %+v, want %+v", want, back, s)
+	}
+}
+
 // TestErrorsAreTheRealOnes pins the promise of the errors' doc: each is
 // the value the real packages return.
 func TestErrorsAreTheRealOnes(t *testing.T) {

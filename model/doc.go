@@ -13,8 +13,10 @@
 //   - [Reservation], a semaphore.Reservation: a place in a Counter's queue.
 //   - [Limiter], a semaphore.Limiter.
 //   - [Coalescer], a coalesce.Waker on a clock of its own.
-//   - [ReadyQ], a readyq.Queue[int] with its work-queue calls, on a clock
-//     of its own.
+//   - [ReadyQ], a readyq.Queue[int] as epoll's ready list.
+//   - [WorkQueue], a readyq.Queue[int] as a controller work queue: the
+//     ready list with delays, priorities, fair share and a rate limiter, on
+//     a clock of its own.
 //
 // Each type's doc has a table of the real calls and the model's. A model
 // uses no goroutines, no real clock and no locks. It is cheap to make, so a

@@ -11,9 +11,13 @@ import (
 // The model keeps the state of each item explicitly (queued, in flight,
 // idle, disarmed, delayed) and the queue as a plain slice, the way the
 // semantics are written down. The real queue derives "in flight" from
-// positions in its ready list instead. The hand-out order (priorities and
-// fair share) is written down in readyq_order.go, the clock, delays and
-// rate limiter in readyq_time.go.
+// positions in its ready list instead.
+//
+// The ready list is rqCore, which ReadyQ is and WorkQueue holds. The work
+// queue adds its own rows in workqueue.go: the delayed place, the marks
+// with a ready time, fair share and the rate limiter. The hand-out order
+// with priorities and fair share is written down in workqueue_order.go,
+// the clock, delays and rate limiter in workqueue_time.go.
 
 // A Mode is a readyq trigger mode. The values are readyq's, so
 // Mode(m) converts a readyq.Mode m.
@@ -33,60 +37,111 @@ const (
 	rqInFlight
 	rqIdle     // one-shot, armed, not queued
 	rqDisarmed // one-shot, waiting for Rearm
-	rqDelayed  // waiting for its ready time
+	rqDelayed  // a WorkQueue's: waiting for its ready time
 )
 
-// rqItem is what the model knows about one item.
+// rqItem is what the model knows about one item. The ready list uses the
+// first five fields. The rest are a WorkQueue's, and stay 0 in a ReadyQ.
 type rqItem struct {
 	mode    Mode
 	state   rqState
-	mark    uint64        // arrival number of a kept-aside mark, 0 if none
+	mark    uint64 // arrival number of a kept-aside mark, 0 if none
+	removed bool   // in flight, Removed
+	rearmed bool   // one-shot, in flight, re-armed
+
 	markAt  time.Duration // the kept-aside mark's ready time
 	markSeq uint64        // when markAt was set, for ties
 	at      time.Duration // delayed: the ready time
 	seq     uint64        // delayed: when at was set, for ties
 	prio    int           // highest priority of a mark since it became known
 	tenant  string        // its tenant, "" without fair share
-	limited bool          // AddRateLimited was called since it became known
-	removed bool          // in flight, Removed
-	rearmed bool          // one-shot, in flight, re-armed
+	fails   int           // the limiter's failure count
 }
 
-// A ReadyQ models a readyq.Queue[int], epoll's ready list, with the
-// controller work-queue calls built on it. Make one with NewReadyQ or
-// NewReadyQWith.
+// honoured reports whether it has a kept-aside mark that counts: on an
+// edge or level item, and on a one-shot item only once re-armed.
+func (it *rqItem) honoured() bool {
+	return it.mark != 0 && (it.mode != OneShot || it.rearmed)
+}
+
+// aside reports whether it counts in Stats().Aside: in flight, with a
+// mark that counts.
+func (it *rqItem) aside() bool { return it.state == rqInFlight && it.honoured() }
+
+// park puts it in state s without a mark, keeping what it is (mode,
+// priority, tenant, failure count).
+func (it *rqItem) park(s rqState) {
+	it.mark, it.markAt, it.markSeq = 0, 0, 0
+	it.state, it.rearmed = s, false
+}
+
+var errRQItem = errors.New("model: readyq item in an impossible state")
+
+func (it *rqItem) validate(inQueue bool) error {
+	switch {
+	case (it.state == rqQueued) != inQueue,
+		(it.state == rqIdle || it.state == rqDisarmed) && it.mode != OneShot,
+		(it.removed || it.rearmed) && it.state != rqInFlight,
+		it.removed && (it.mark != 0 || it.prio != 0 || it.fails != 0 || it.tenant != ""),
+		(it.state == rqQueued || it.state == rqIdle || it.state == rqDelayed) && it.mark != 0,
+		it.mark == 0 && (it.markAt != 0 || it.markSeq != 0),
+		it.state != rqDelayed && (it.at != 0 || it.seq != 0),
+		it.fails < 0:
+		return errRQItem
+	}
+	return nil
+}
+
+// rqItems is every item the model knows, by key.
+type rqItems map[int]*rqItem
+
+// count is the number of items for which f holds.
+func (m rqItems) count(f func(*rqItem) bool) int {
+	n := 0
+	for _, it := range m {
+		if f(it) {
+			n++
+		}
+	}
+	return n
+}
+
+// sorted returns the items in state s, sorted.
+func (m rqItems) sorted(s rqState) []int {
+	var ks []int
+	for k, it := range m {
+		if it.state == s {
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// A ReadyQ models a readyq.Queue[int] as epoll's ready list. Make one
+// with NewReadyQ or NewReadyQWith. WorkQueue models the controller
+// work-queue calls built on it.
 //
 // The calls map onto the model as follows:
 //
 //	readyq                                     ReadyQ
 //	New[int]()                                 NewReadyQ(Edge, nil)
 //	NewWithConfig(Config{Mode: m, Recheck: f}) NewReadyQ(Mode(m), f)
-//	NewWithConfig(Config{Fairness: t,          NewReadyQWith(ReadyQConfig{
-//	  RateLimiter:                               Fairness: t,
-//	    ExponentialRateLimiter(b, x)})           BaseDelay: b, MaxDelay: x})
 //	Add(k), AddMode(k, m)                      Add(k), AddMode(k, Mode(m))
-//	AddAfter(k, d)                             AddAfter(k, d)
-//	AddWith(k, o)                              AddWith(k, AddOpts(o))
-//	AddRateLimited(k)                          AddRateLimited(k)
-//	Forget(k), NumRequeues(k)                  Forget(k), NumRequeues(k)
 //	TryTake(max), TryTakeAppend                TryTake(max)
 //	Wait(ctx, max), WaitAppend                 Wait(ctx, max)
 //	Done(ks...)                                Done(ks...)
 //	Next(ctx, ks, max)                         Next(ctx, ks, max)
 //	Remove(k), Rearm(k)                        Remove(k), Rearm(k)
-//	Priority(k)                                Priority(k)
 //	Drain(ctx)                                 Drain(ctx)
 //	Ready()                                    Ready(), Fired(ticket)
 //	Close()                                    Close()
 //	Len(), InFlight()                          Len(), InFlight()
-//	Stats()                                    Len, Delayed, InFlight, Aside,
-//	                                             Disarmed, Closed
-//	the queue's timer, as time passes          Advance(d), Now()
+//	Stats()                                    Stats()
 //
 // An item the model knows is in one of these states:
 //   - queued, waiting to be handed out
 //   - in flight, handed out and not yet Done
-//   - delayed, waiting for its ready time
 //   - disarmed, a one-shot item handed out and waiting for Rearm
 //   - idle, a one-shot item re-armed at its Done and not marked since
 //
@@ -99,258 +154,125 @@ type rqItem struct {
 //
 // Sequential callers never leave a Wait or a Drain waiting. So Stats'
 // Waiting and Draining are always 0.
-//
-// The model has a clock of its own. Now starts at 0 and moves only with
-// Advance, which queues the delayed items whose time has come. Under
-// testing/synctest, a time.Sleep(d) and a synctest.Wait are Advance(d).
-// On a fake clock given with readyq.WithClock, so is a step of d alone:
-// the queue's next call queues what the step made due, whether or not
-// its timer's goroutine has run.
-//
-// The model's rate limiter is the per-item exponential one,
-// readyq.ExponentialRateLimiter. A queue with readyq.DefaultRateLimiter
-// also has a token bucket of 10 retries a second, bursts of 100. It
-// matches the model only while the bucket has tokens left.
-//
-// Items are handed out highest priority first. Within a priority, with
-// fair share, the tenants take turns. Within a tenant, the oldest item
-// goes first. Queue lists the queued items in that order.
-type ReadyQ struct {
-	mode     Mode
-	recheck  func(int) bool   // nil: level items stay ready
-	tenantOf func(int) string // nil: no fair share
-	base     time.Duration    // the limiter's first delay
-	maxDelay time.Duration    // and its cap
-	order    rqOrder          // the queued items
-	items    map[int]*rqItem
-	marks    uint64        // kept-aside marks so far
-	seqs     uint64        // ready times set so far
-	now      time.Duration // the model's clock
-	fails    map[int]int   // the limiter's per-item failure counts
-	retries  uint64
-	closed   bool
+type ReadyQ struct{ rqCore }
+
+// rqCore is the ready list, the state and the calls that ReadyQ and
+// WorkQueue share. Its exported methods are ReadyQ's. A WorkQueue calls
+// them and its steps, and adds its own rows before them.
+type rqCore struct {
+	mode    Mode
+	recheck func(int) bool // nil: level items stay ready
+	items   rqItems
+	order   rqOrder // the queued items
+	marks   uint64  // kept-aside marks so far
+	closed  bool
 
 	armed bool   // a Ready channel is out and has not fired yet
 	fires uint64 // how many times an armed Ready channel has fired
 }
 
-// ReadyQConfig configures NewReadyQWith, as a readyq.Config configures
-// readyq.NewWithConfig. The zero value is an edge-triggered queue, without
-// recheck or fair share, with the default delays.
+// ReadyQConfig configures NewReadyQWith, as a readyq.Config with only
+// Mode and Recheck configures readyq.NewWithConfig. The zero value is an
+// edge-triggered queue without recheck.
 type ReadyQConfig struct {
-	Mode     Mode             // Config.Mode: Edge, Level or OneShot
-	Recheck  func(int) bool   // Config.Recheck; nil: level items stay ready
-	Fairness func(int) string // Config.Fairness; nil: no fair share
-
-	// The delays of the rate limiter, as in
-	// ExponentialRateLimiter(BaseDelay, MaxDelay). Zero stands for
-	// DefaultBaseDelay and DefaultMaxDelay.
-	BaseDelay, MaxDelay time.Duration
+	Mode    Mode           // Config.Mode: Edge, Level or OneShot
+	Recheck func(int) bool // Config.Recheck; nil: level items stay ready
 }
 
 // NewReadyQ returns a model of a queue of the given mode and recheck
-// function, which may be nil. It is NewReadyQWith with only those set. It
-// panics for an unknown mode.
+// function, which may be nil. It panics for an unknown mode.
 func NewReadyQ(mode Mode, recheck func(int) bool) *ReadyQ {
 	return NewReadyQWith(ReadyQConfig{Mode: mode, Recheck: recheck})
 }
 
 // NewReadyQWith returns a model of readyq.NewWithConfig with the Config
-// that o describes. It panics for an unknown mode, a negative delay, or a
-// MaxDelay below BaseDelay.
+// that o describes. It panics for an unknown mode.
 func NewReadyQWith(o ReadyQConfig) *ReadyQ {
+	return &ReadyQ{newCore(o)}
+}
+
+func newCore(o ReadyQConfig) rqCore {
 	if o.Mode > OneShot {
 		panic("model: unknown readyq mode")
 	}
-	base, maxDelay := cmpOr(o.BaseDelay, DefaultBaseDelay), cmpOr(o.MaxDelay, DefaultMaxDelay)
-	if base < 0 || maxDelay < base {
-		panic("model: readyq limiter delays out of order")
-	}
-	return &ReadyQ{
-		mode: o.Mode, recheck: o.Recheck, tenantOf: o.Fairness,
-		base: base, maxDelay: maxDelay,
-		items: map[int]*rqItem{}, fails: map[int]int{},
-	}
+	return rqCore{mode: o.Mode, recheck: o.Recheck, items: rqItems{}}
 }
 
-func cmpOr(d, def time.Duration) time.Duration {
-	if d == 0 {
-		return def
-	}
-	return d
+// QueueStats is what Stats returns. Its fields are those of
+// readyq.Stats, so QueueStats(s) converts a readyq.Stats s.
+type QueueStats struct {
+	Queued   int  // queued items, Len()
+	Delayed  int  // a WorkQueue's delayed items; 0 in a ReadyQ
+	InFlight int  // items in flight, InFlight()
+	Aside    int  // items in flight with a mark that counts
+	Disarmed int  // one-shot items waiting for Rearm
+	Waiting  int  // always 0: a model has no blocked callers
+	Draining int  // always 0
+	Closed   bool // Close has been called
 }
 
 // Add models Add(k). It is AddMode(k, m) with the queue's mode m.
-func (q *ReadyQ) Add(k int) bool { return q.AddMode(k, q.mode) }
+func (q *rqCore) Add(k int) bool { return q.AddMode(k, q.mode) }
 
-// AddMode models AddMode(k, m), a mark of k ready now. It reports whether
-// the mark is new. By k's state before the call:
+// AddMode models AddMode(k, m), a mark of k, and reports whether the mark
+// is new. By k's state before the call:
 //   - unknown, or one-shot and idle: k is queued, true
 //   - in flight and Removed: k is known again, with mode m and a
 //     kept-aside mark, true
 //   - queued: nothing changes, false
 //   - in flight or disarmed: k gets a kept-aside mark, true for the first,
-//     false if it has one (its ready time becomes now)
-//   - delayed: k is queued now and its delay dropped, true
+//     false if it has one
 //
 // AddMode returns false, changing nothing, for an unknown mode or after
-// Close. A known item keeps its mode, and the mark has priority 0.
-func (q *ReadyQ) AddMode(k int, m Mode) bool { return q.add(k, m, 0, false, 0) }
-
-// AddAfter models AddAfter(k, d), a mark of k ready at Now()+d. With d ≤ 0
-// it is Add(k). It reports whether the mark is new. By k's state:
-//   - unknown, or one-shot and idle: k is delayed, true
-//   - delayed: k keeps the earlier ready time, false
-//   - queued: nothing changes, false
-//   - in flight or disarmed: k gets a kept-aside mark with that time,
-//     true for the first, false for a later one, the earliest time winning
-//
-// AddAfter returns false, changing nothing, after Close.
-func (q *ReadyQ) AddAfter(k int, d time.Duration) bool { return q.add(k, q.mode, d, false, 0) }
-
-// AddRateLimited models AddRateLimited(k). It is AddAfter(k, d), with the
-// limiter's delay d for k's failures so far. It counts one more failure
-// for k and one more retry. After Close it returns false and changes
-// nothing.
-func (q *ReadyQ) AddRateLimited(k int) bool { return q.add(k, q.mode, 0, true, 0) }
-
-// AddWith models AddWith(k, o). It is AddAfter(k, o.After), or with
-// o.RateLimited, AddRateLimited(k) with its delay cut to o.After if that
-// is sooner and above 0. The item's priority becomes the higher of its own
-// and o.Priority. A queued item it raises moves to the tail of its new
-// priority, and AddWith still returns false. After Close it returns false
-// and changes nothing.
-func (q *ReadyQ) AddWith(k int, o AddOpts) bool {
-	return q.add(k, q.mode, o.After, o.RateLimited, o.Priority)
-}
-
-// AddOpts are the options of one AddWith mark. Its fields are those of
-// readyq.AddOpts, so AddOpts(o) converts a readyq.AddOpts o.
-type AddOpts struct {
-	After       time.Duration // the delay, none if ≤ 0
-	RateLimited bool          // delay by the limiter, or by After if sooner
-	Priority    int           // higher is handed out first
-}
-
-// add is every mark. The tenant function runs first, so that if it panics
-// nothing has changed; the limiter's When comes next, as in the real call.
-func (q *ReadyQ) add(k int, m Mode, after time.Duration, rateLimited bool, prio int) bool {
+// Close. A known item keeps its mode.
+func (q *rqCore) AddMode(k int, m Mode) bool {
 	if m > OneShot || q.closed {
 		return false
 	}
-	tenant := q.tenantFor(k)
-	d := after
-	if rateLimited {
-		w := q.when(k)
-		if after <= 0 || w < after {
-			d = w
-		}
-		q.retries++
-	}
-	ok := q.mark(k, m, q.readyAt(d), prio, tenant)
-	if rateLimited {
-		q.items[k].limited = true
-	}
+	ok := q.mark(k, m)
 	q.settle()
 	return ok
 }
 
-// tenantFor is k's tenant: the one the model has if k is known, else the
-// tenant function's answer ("" without one).
-func (q *ReadyQ) tenantFor(k int) string {
-	if it, ok := q.items[k]; ok && !it.removed {
-		return it.tenant
-	}
-	if q.tenantOf == nil {
-		return ""
-	}
-	return q.tenantOf(k)
-}
-
-// mark applies one mark of mode m, ready at at (≤ now: now), priority
-// prio, to k, whose tenant is tenant; it reports whether the mark queued,
-// delayed or kept aside k where nothing did before.
-func (q *ReadyQ) mark(k int, m Mode, at time.Duration, prio int, tenant string) bool {
+// mark applies one mark of mode m to k, as AddMode describes.
+func (q *rqCore) mark(k int, m Mode) bool {
 	it, known := q.items[k]
 	switch {
 	case !known:
-		it = &rqItem{mode: m, prio: prio, tenant: tenant}
+		it = &rqItem{mode: m}
 		q.items[k] = it
-		q.place(k, it, at)
-		return true
-	case it.removed:
-		*it = rqItem{mode: m, state: rqInFlight, prio: prio, tenant: tenant}
-		q.keepAside(it, at)
-		return true
-	case it.state == rqQueued:
-		if prio > it.prio {
-			q.order.remove(k)
-			it.prio = prio
-			q.enqueue(k, it)
-		}
-		return false
-	}
-	it.prio = max(it.prio, prio)
-	switch it.state {
-	case rqIdle:
-		q.place(k, it, at)
-		return true
-	case rqDelayed:
-		return q.advanceDelay(k, it, at)
-	}
-	if it.mark == 0 { // in flight or disarmed
-		q.keepAside(it, at)
-		return true
-	}
-	if at < it.markAt {
-		it.markAt, it.markSeq = at, q.stamp()
-	}
-	return false
-}
-
-// advanceDelay moves delayed k's ready time to at if that is earlier: to
-// now queues it (true); a later time in the future is only noted (false).
-func (q *ReadyQ) advanceDelay(k int, it *rqItem, at time.Duration) bool {
-	if at <= q.now {
 		q.enqueue(k, it)
-		return true
+	case it.removed:
+		*it = rqItem{mode: m, state: rqInFlight}
+		q.keepAside(it)
+	case it.state == rqIdle:
+		q.enqueue(k, it)
+	case it.state == rqQueued || it.mark != 0:
+		return false
+	default: // in flight or disarmed
+		q.keepAside(it)
 	}
-	if at < it.at {
-		it.at, it.seq = at, q.stamp()
-	}
-	return false
+	return true
 }
 
-// keepAside gives it, in flight or disarmed, a kept-aside mark ready at at.
-func (q *ReadyQ) keepAside(it *rqItem, at time.Duration) {
+// keepAside gives it, in flight or disarmed, a kept-aside mark: the next
+// arrival number.
+func (q *rqCore) keepAside(it *rqItem) {
 	q.marks++
-	it.mark, it.markAt, it.markSeq = q.marks, at, q.stamp()
+	it.mark = q.marks
 }
-
-func (q *ReadyQ) clearMark(it *rqItem) { it.mark, it.markAt, it.markSeq = 0, 0, 0 }
 
 // enqueue queues k at the tail of its priority and tenant, ending a delay.
-func (q *ReadyQ) enqueue(k int, it *rqItem) {
+func (q *rqCore) enqueue(k int, it *rqItem) {
 	it.state, it.at, it.seq = rqQueued, 0, 0
 	q.order.push(rqEntry{k: k, prio: it.prio, tenant: it.tenant})
 }
 
-// forget drops k, which is not queued, and with it k's failure count if
-// AddRateLimited was called for it (the real queue calls the limiter's
-// Forget then).
-func (q *ReadyQ) forget(k int, it *rqItem) {
-	delete(q.items, k)
-	if it.limited {
-		delete(q.fails, k)
-	}
-}
-
 // TryTake models TryTake(max). It hands out up to max queued items, which
-// are then in flight. The order is highest priority first, then the
-// tenants in turn, then oldest first. A batch holds the items that max
-// hand-outs of one would give. TryTake returns nil if max ≤ 0 or nothing
-// is queued.
-func (q *ReadyQ) TryTake(max int) []int {
+// are then in flight. A ReadyQ hands them out oldest first. A batch holds
+// the items that max hand-outs of one would give. TryTake returns nil if
+// max ≤ 0 or nothing is queued.
+func (q *rqCore) TryTake(max int) []int {
 	if max <= 0 || q.order.len() == 0 {
 		return nil
 	}
@@ -373,7 +295,7 @@ func (q *ReadyQ) TryTake(max int) []int {
 //   - nil and ErrWouldBlock otherwise, where the real Wait waits
 //
 // A call that returns an error changes nothing.
-func (q *ReadyQ) Wait(ctx Ctx, max int) ([]int, error) {
+func (q *rqCore) Wait(ctx Ctx, max int) ([]int, error) {
 	switch {
 	case max <= 0:
 		return nil, evserr.ErrInvalid
@@ -391,19 +313,20 @@ func (q *ReadyQ) Wait(ctx Ctx, max int) ([]int, error) {
 // kept-aside mark counts on an edge or level item, and on a one-shot item
 // only once re-armed. Each item in flight, in this order of checks:
 //   - is forgotten if it was Removed, or is an edge item with no mark
-//   - is queued again if its mark counts and its ready time has come
+//   - is queued again if its mark counts
 //   - is queued again if it is a level item, still ready, on an open queue
-//   - is delayed until its mark's ready time if the mark counts
 //   - is forgotten if it is a level item
 //   - becomes idle if it is a one-shot item re-armed, else disarmed,
 //     keeping its mark
 //
-// After Close every mark's ready time has come. Done calls the recheck
-// function for every item of ks first, as the real Done does. A repeat of
-// an item in ks is ignored. The items queued again go to the tail of
-// their priority. Those with a mark go first, in the order the marks
-// came, then the level items in the order of ks.
-func (q *ReadyQ) Done(ks ...int) int {
+// Done calls the recheck function for every item of ks first, as the
+// real Done does. A repeat of an item in ks is ignored. The items queued
+// again go to the tail. Those with a mark go first, in the order the
+// marks came, then the level items in the order of ks.
+func (q *rqCore) Done(ks ...int) int { return q.done(ks, q.finish) }
+
+// done is Done with finish for the rows of each item in flight.
+func (q *rqCore) done(ks []int, finish func(k int, it *rqItem, ready bool, back *rqBack)) int {
 	ready := make([]bool, len(ks))
 	for i, k := range ks {
 		ready[i] = q.recheck == nil || q.recheck(k)
@@ -413,12 +336,31 @@ func (q *ReadyQ) Done(ks ...int) int {
 	for i, k := range ks {
 		if it, ok := q.items[k]; ok && it.state == rqInFlight {
 			n++
-			q.finish(k, it, ready[i], &back)
+			finish(k, it, ready[i], &back)
 		}
 	}
 	back.requeue(q)
 	q.settle()
 	return n
+}
+
+// finish ends the hand-out of item k, in flight; ready is its recheck.
+// These are Done's rows. An item to be queued again goes to back.
+func (q *rqCore) finish(k int, it *rqItem, ready bool, back *rqBack) {
+	switch {
+	case it.removed || it.mode == Edge && it.mark == 0:
+		delete(q.items, k)
+	case it.honoured():
+		back.put(k, it, true)
+	case it.mode == Level && !q.closed && ready:
+		back.put(k, it, false)
+	case it.mode == Level:
+		delete(q.items, k)
+	case it.rearmed:
+		it.park(rqIdle)
+	default:
+		it.state = rqDisarmed
+	}
 }
 
 // rqBack is what one Done queues again: the items with a kept-aside mark
@@ -428,52 +370,22 @@ type rqBack struct {
 	keys          []uint64
 }
 
-// finish ends the hand-out of item k, in flight; ready is its recheck.
-// An item to be queued again goes to back and is marked queued at once,
-// so that a repeat of it in the same Done is ignored. A level item still
-// ready with a mark in the future is queued as a level item: its ready
-// time, now, is the earlier one.
-func (q *ReadyQ) finish(k int, it *rqItem, ready bool, back *rqBack) {
-	honoured := it.mark != 0 && (it.mode != OneShot || it.rearmed)
-	switch {
-	case it.removed || it.mode == Edge && it.mark == 0:
-		q.forget(k, it)
-	case honoured && (q.closed || it.markAt <= q.now):
-		back.marked = append(back.marked, k)
-		back.keys = append(back.keys, it.mark)
-		it.state = rqQueued
-	case it.mode == Level && !q.closed && ready:
-		back.level = append(back.level, k)
-		it.state = rqQueued
-	case honoured:
-		q.delayMark(it)
-	case it.mode == Level:
-		q.forget(k, it)
-	case it.rearmed:
-		q.park(it, rqIdle)
-	default:
-		it.state = rqDisarmed
+// put notes that k goes back, by its mark if marked, else as a level
+// item. k is marked queued at once, so that a repeat of it in the same
+// Done is ignored.
+func (b *rqBack) put(k int, it *rqItem, marked bool) {
+	if marked {
+		b.marked = append(b.marked, k)
+		b.keys = append(b.keys, it.mark)
+	} else {
+		b.level = append(b.level, k)
 	}
-}
-
-// delayMark turns it's kept-aside mark, still in the future, into a delay
-// with the mark's ready time and sequence number.
-func (q *ReadyQ) delayMark(it *rqItem) {
-	at, seq := it.markAt, it.markSeq
-	q.park(it, rqDelayed)
-	it.at, it.seq = at, seq
-}
-
-// park puts it in state s without a mark, keeping what it is (mode,
-// priority, tenant, limiter use).
-func (q *ReadyQ) park(it *rqItem, s rqState) {
-	q.clearMark(it)
-	it.state, it.rearmed = s, false
+	it.state = rqQueued
 }
 
 // requeue queues the items of b: the marked ones in the order their marks
 // arrived, then the level ones.
-func (b *rqBack) requeue(q *ReadyQ) {
+func (b *rqBack) requeue(q *rqCore) {
 	order := make([]int, len(b.marked))
 	for i := range order {
 		order[i] = i
@@ -497,9 +409,10 @@ func compare(a, b uint64) int {
 	return 0
 }
 
-func (q *ReadyQ) requeue(k int) {
+// requeue queues k again, without its mark.
+func (q *rqCore) requeue(k int) {
 	it := q.items[k]
-	q.park(it, rqQueued)
+	it.park(rqQueued)
 	q.enqueue(k, it)
 }
 
@@ -507,50 +420,41 @@ func (q *ReadyQ) requeue(k int) {
 // false if k is unknown, or in flight and already Removed. Otherwise:
 //   - a queued item leaves the queue and is forgotten
 //   - an item in flight loses its mark and is forgotten at its Done
-//   - an idle, disarmed or delayed item is forgotten
-//
-// If AddRateLimited was called for k, Remove resets k's failure count at
-// once, also for an item in flight.
-func (q *ReadyQ) Remove(k int) bool {
+//   - any other item is forgotten
+func (q *rqCore) Remove(k int) bool {
 	it, ok := q.items[k]
 	switch {
 	case !ok || it.removed:
 		return false
 	case it.state == rqQueued:
 		q.order.remove(k)
-		q.forget(k, it)
+		delete(q.items, k)
 	case it.state == rqInFlight:
-		if it.limited {
-			delete(q.fails, k)
-		}
 		*it = rqItem{mode: it.mode, state: rqInFlight, removed: true}
 	default:
-		q.forget(k, it)
+		delete(q.items, k)
 	}
 	q.settle()
 	return true
 }
 
 // Rearm models Rearm(k) and reports whether it re-armed k.
-//   - A disarmed item with a mark is queued if the mark's time has come,
-//     else delayed until then.
+//   - A disarmed item with a mark is queued.
 //   - A disarmed item without a mark becomes idle.
 //   - An item in flight is re-armed for its Done.
 //
 // Rearm returns false after Close, for an item unknown or not one-shot,
 // and for one already armed.
-func (q *ReadyQ) Rearm(k int) bool {
+func (q *rqCore) Rearm(k int) bool {
 	it, ok := q.items[k]
 	if q.closed || !ok || it.mode != OneShot {
 		return false
 	}
 	switch {
-	case it.state == rqDisarmed && it.mark != 0 && it.markAt <= q.now:
-		q.requeue(k)
 	case it.state == rqDisarmed && it.mark != 0:
-		q.delayMark(it)
+		q.requeue(k)
 	case it.state == rqDisarmed:
-		q.park(it, rqIdle)
+		it.park(rqIdle)
 	case it.state == rqInFlight && !it.removed && !it.rearmed:
 		it.rearmed = true
 	default:
@@ -565,7 +469,7 @@ func (q *ReadyQ) Rearm(k int) bool {
 // caller still holds them. Otherwise it is Done(ks...) and then
 // Wait(ctx, max). Done runs even with a Done ctx, as finishing held items
 // is not a wait.
-func (q *ReadyQ) Next(ctx Ctx, ks []int, max int) ([]int, error) {
+func (q *rqCore) Next(ctx Ctx, ks []int, max int) ([]int, error) {
 	if max <= 0 {
 		return ks, evserr.ErrInvalid
 	}
@@ -575,24 +479,22 @@ func (q *ReadyQ) Next(ctx Ctx, ks []int, max int) ([]int, error) {
 
 // Drain models Drain(ctx), open or closed. It returns:
 //   - context.Canceled if ctx is Done
-//   - nil if nothing is queued, delayed or in flight
+//   - nil if every item the model knows is idle or disarmed
 //   - ErrWouldBlock otherwise, where the real Drain waits
-func (q *ReadyQ) Drain(ctx Ctx) error {
+func (q *rqCore) Drain(ctx Ctx) error {
 	if err := stopped(ctx); err != nil {
 		return err
 	}
-	if q.order.len() == 0 && q.InFlight() == 0 && q.Delayed() == 0 {
+	if q.items.count(func(it *rqItem) bool { return it.state != rqIdle && it.state != rqDisarmed }) == 0 {
 		return nil
 	}
 	return evserr.ErrWouldBlock
 }
 
-// Close models Close. Later marks return false. Every delayed item is
-// queued at once, in ready-time order. What is queued is still handed
-// out, and kept-aside marks are still queued at Done.
-func (q *ReadyQ) Close() {
+// Close models Close. Later marks return false. What is queued is still
+// handed out, and kept-aside marks are still queued at Done.
+func (q *rqCore) Close() {
 	q.closed = true
-	q.queueDue(func(*rqItem) bool { return true })
 	q.settle()
 }
 
@@ -601,7 +503,7 @@ func (q *ReadyQ) Close() {
 // queued, or when the queue is closed with nothing left to hand out.
 // Otherwise the first later call after which a Wait would not wait closes
 // it.
-func (q *ReadyQ) Ready() Ticket {
+func (q *rqCore) Ready() Ticket {
 	if q.readyNow() {
 		return Ticket(q.fires)
 	}
@@ -610,74 +512,50 @@ func (q *ReadyQ) Ready() Ticket {
 }
 
 // Fired reports whether the Ready channel named by t is closed.
-func (q *ReadyQ) Fired(t Ticket) bool { return uint64(t) <= q.fires }
+func (q *rqCore) Fired(t Ticket) bool { return uint64(t) <= q.fires }
 
-func (q *ReadyQ) settle() {
+func (q *rqCore) settle() {
 	if q.armed && q.readyNow() {
 		q.armed = false
 		q.fires++
 	}
 }
 
-func (q *ReadyQ) readyNow() bool { return q.order.len() != 0 || q.exhausted() }
+func (q *rqCore) readyNow() bool { return q.order.len() != 0 || q.exhausted() }
 
 // exhausted reports whether the queue is closed with nothing left to hand
 // out.
-func (q *ReadyQ) exhausted() bool { return q.closed && q.order.len() == 0 && q.Aside() == 0 }
+func (q *rqCore) exhausted() bool {
+	return q.closed && q.order.len() == 0 && q.items.count((*rqItem).aside) == 0
+}
 
 // Queue returns the queued items in the order hand-outs would take them.
-// Without priorities or fair share, that is oldest first.
-func (q *ReadyQ) Queue() []int { return q.order.handOut() }
+// In a ReadyQ, that is oldest first.
+func (q *rqCore) Queue() []int { return q.order.handOut() }
 
 // Len is what the real Len returns, the number of queued items.
-func (q *ReadyQ) Len() int { return q.order.len() }
+func (q *rqCore) Len() int { return q.order.len() }
 
 // InFlight is what the real InFlight returns, the number of items handed
 // out and not yet Done.
-func (q *ReadyQ) InFlight() int {
-	return q.count(func(it *rqItem) bool { return it.state == rqInFlight })
-}
+func (q *rqCore) InFlight() int { return len(q.items.sorted(rqInFlight)) }
 
-// Aside is Stats().Aside, the number of items in flight with a mark that
-// counts. Done will queue them again or delay them.
-func (q *ReadyQ) Aside() int {
-	return q.count(func(it *rqItem) bool {
-		return it.state == rqInFlight && it.mark != 0 && (it.mode != OneShot || it.rearmed)
-	})
-}
-
-// Disarmed is Stats().Disarmed, the number of one-shot items waiting for
-// Rearm.
-func (q *ReadyQ) Disarmed() int {
-	return q.count(func(it *rqItem) bool { return it.state == rqDisarmed })
-}
-
-// Closed reports whether Close has been called.
-func (q *ReadyQ) Closed() bool { return q.closed }
-
-// Priority models Priority(k). It returns k's priority and true, or false
-// if k is unknown or in flight and Removed.
-func (q *ReadyQ) Priority(k int) (int, bool) {
-	it, ok := q.items[k]
-	if !ok || it.removed {
-		return 0, false
+// Stats is what the real Stats returns. Aside counts the items in flight
+// with a mark that counts, which Done will queue again.
+func (q *rqCore) Stats() QueueStats {
+	return QueueStats{
+		Queued:   q.order.len(),
+		Delayed:  len(q.items.sorted(rqDelayed)),
+		InFlight: q.InFlight(),
+		Aside:    q.items.count((*rqItem).aside),
+		Disarmed: len(q.items.sorted(rqDisarmed)),
+		Closed:   q.closed,
 	}
-	return it.prio, true
-}
-
-// Tenant returns k's tenant and true, or false if k is unknown or in
-// flight and Removed. Without fair share the tenant is "".
-func (q *ReadyQ) Tenant(k int) (string, bool) {
-	it, ok := q.items[k]
-	if !ok || it.removed {
-		return "", false
-	}
-	return it.tenant, true
 }
 
 // Known lists every item the model knows, in no particular order. An
 // item in flight and Removed is known until its Done.
-func (q *ReadyQ) Known() []int {
+func (q *rqCore) Known() []int {
 	ks := make([]int, 0, len(q.items))
 	for k := range q.items {
 		ks = append(ks, k)
@@ -686,26 +564,7 @@ func (q *ReadyQ) Known() []int {
 }
 
 // InFlightItems returns the items in flight, sorted.
-func (q *ReadyQ) InFlightItems() []int {
-	var ks []int
-	for k, it := range q.items {
-		if it.state == rqInFlight {
-			ks = append(ks, k)
-		}
-	}
-	slices.Sort(ks)
-	return ks
-}
-
-func (q *ReadyQ) count(f func(*rqItem) bool) int {
-	n := 0
-	for _, it := range q.items {
-		if f(it) {
-			n++
-		}
-	}
-	return n
-}
+func (q *rqCore) InFlightItems() []int { return q.items.sorted(rqInFlight) }
 
 // Validate checks the model's own invariants and describes the first one
 // broken. It returns nil unless the model has a bug. It checks that:
@@ -714,12 +573,9 @@ func (q *ReadyQ) count(f func(*rqItem) bool) int {
 //   - only one-shot items are idle or disarmed
 //   - only items in flight are Removed or re-armed, and a Removed one
 //     keeps nothing
-//   - nothing queued, idle or delayed has a mark
-//   - only a delayed item has a ready time, in the future, and none once
-//     closed
-//   - a failure count belongs to a known item that AddRateLimited marked
+//   - nothing queued or idle has a mark
 //   - a Ready channel still open is one a Wait would wait on
-func (q *ReadyQ) Validate() error {
+func (q *rqCore) Validate() error {
 	if err := q.order.validate(); err != nil {
 		return err
 	}
@@ -735,33 +591,9 @@ func (q *ReadyQ) Validate() error {
 		if err := it.validate(seen[k]); err != nil {
 			return err
 		}
-		if it.state == rqDelayed && (q.closed || it.at <= q.now) {
-			return invariantError("delayed item due, or delayed on a closed queue")
-		}
-	}
-	for k, n := range q.fails {
-		if it, ok := q.items[k]; n <= 0 || !ok || !it.limited {
-			return invariantError("failure count outlives its item")
-		}
 	}
 	if q.armed && q.readyNow() {
 		return invariantError("armed Ready channel not fired")
-	}
-	return nil
-}
-
-var errRQItem = errors.New("model: readyq item in an impossible state")
-
-func (it *rqItem) validate(inQueue bool) error {
-	switch {
-	case (it.state == rqQueued) != inQueue,
-		(it.state == rqIdle || it.state == rqDisarmed) && it.mode != OneShot,
-		(it.removed || it.rearmed) && it.state != rqInFlight,
-		it.removed && (it.mark != 0 || it.prio != 0 || it.limited || it.tenant != ""),
-		(it.state == rqQueued || it.state == rqIdle || it.state == rqDelayed) && it.mark != 0,
-		it.mark == 0 && (it.markAt != 0 || it.markSeq != 0),
-		it.state != rqDelayed && (it.at != 0 || it.seq != 0):
-		return errRQItem
 	}
 	return nil
 }

@@ -99,7 +99,7 @@ const ctrlKeys = 8
 
 type ctrlMachine struct {
 	q        *readyq.Queue[int]
-	m        *model.ReadyQ
+	m        *model.WorkQueue
 	notReady [ctrlKeys]bool // the recheck function's answers (false: ready)
 	ready    []readyChan
 	// defaultLimiter: the queue has DefaultRateLimiter, whose token bucket
@@ -125,7 +125,7 @@ func newCtrlMachine(t *rapid.T, withMetrics bool) *ctrlMachine {
 	cm := &ctrlMachine{start: map[int]time.Duration{}, keys: ctrlKeys, delays: ctrlDelays}
 	mode := rapid.IntRange(0, 2).Draw(t, "mode")
 	c := readyq.Config[int]{Mode: readyq.Mode(mode)}
-	mo := model.ReadyQConfig{Mode: model.Mode(mode)}
+	mo := model.WorkQueueConfig{Mode: model.Mode(mode)}
 	if rapid.Bool().Draw(t, "recheck") {
 		mo.Recheck = func(k int) bool { return !cm.notReady[k] }
 		c.Recheck = mo.Recheck
@@ -159,7 +159,7 @@ func newCtrlMachine(t *rapid.T, withMetrics bool) *ctrlMachine {
 	}
 	opts, step := drawClock(t)
 	cm.q, cm.step = readyq.NewWithConfig(c, opts...), step
-	cm.m = model.NewReadyQWith(mo)
+	cm.m = model.NewWorkQueueWith(mo)
 	return cm
 }
 
@@ -269,7 +269,7 @@ func (cm *ctrlMachine) Wait(t *rapid.T) {
 // delayed, moves the clock to the first ready time and checks that the
 // queue's timer handed the Wait what the model queues then.
 func (cm *ctrlMachine) WaitForTimer(t *rapid.T) {
-	at, ok := cm.m.NextReady()
+	at, ok := nextReady(cm.m)
 	if !ok || cm.m.Len() != 0 {
 		return
 	}
@@ -362,7 +362,7 @@ func (cm *ctrlMachine) Advance(t *rapid.T) {
 		0, 1, time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, time.Second, time.Hour,
 	}).Draw(t, "d")
 	if d == 0 { // to the next ready time exactly, if any
-		if at, ok := cm.m.NextReady(); ok {
+		if at, ok := nextReady(cm.m); ok {
 			d = at - cm.m.Now()
 		}
 	}
@@ -409,16 +409,9 @@ func (cm *ctrlMachine) Check(t *rapid.T) {
 	if err := cm.m.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	want := readyq.Stats{
-		Queued:   cm.m.Len(),
-		Delayed:  cm.m.Delayed(),
-		InFlight: cm.m.InFlight(),
-		Aside:    cm.m.Aside(),
-		Disarmed: cm.m.Disarmed(),
-		Closed:   cm.m.Closed(),
-	}
+	want := readyq.Stats(cm.m.Stats())
 	if got := cm.q.Stats(); got != want {
-		t.Fatalf("Stats() = %+v, want %+v (model queue %v, delayed %v)", got, want, cm.m.Queue(), cm.m.DelayedItems())
+		t.Fatalf("Stats() = %+v, want %+v (model queue %v, delayed %v)", got, want, cm.m.Queue(), cm.m.Delays())
 	}
 	if cm.q.Len() != want.Queued || cm.q.InFlight() != want.InFlight {
 		t.Fatalf("Len, InFlight = %d, %d, want %d, %d", cm.q.Len(), cm.q.InFlight(), want.Queued, want.InFlight)
@@ -474,8 +467,17 @@ func (cm *ctrlMachine) checkMetrics(t *rapid.T) {
 	}
 }
 
+// nextReady is the model's first ready time, if an item is delayed: the
+// time the queue's timer is armed for.
+func nextReady(m *model.WorkQueue) (time.Duration, bool) {
+	if ds := m.Delays(); len(ds) != 0 {
+		return ds[0].At, true
+	}
+	return 0, false
+}
+
 // queuedByPriority counts the model's queued items of each priority.
-func queuedByPriority(m *model.ReadyQ) map[int]int {
+func queuedByPriority(m *model.WorkQueue) map[int]int {
 	n := make(map[int]int)
 	for _, k := range m.Queue() {
 		p, _ := m.Priority(k)

@@ -233,13 +233,7 @@ func (qm *queueMachine) Check(t *rapid.T) {
 	if err := qm.m.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	want := readyq.Stats{
-		Queued:   qm.m.Len(),
-		InFlight: qm.m.InFlight(),
-		Aside:    qm.m.Aside(),
-		Disarmed: qm.m.Disarmed(),
-		Closed:   qm.m.Closed(),
-	}
+	want := readyq.Stats(qm.m.Stats())
 	if got := qm.q.Stats(); got != want {
 		t.Fatalf("Stats() = %+v, want %+v (model queue %v)", got, want, qm.m.Queue())
 	}

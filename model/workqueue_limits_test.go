@@ -12,8 +12,8 @@ import (
 // item is delayed for ages, never queued at once because now+d wrapped
 // round (SPEC: AddAfter makes the item ready at now+d), and it does not
 // stand in front of the delays that come before it.
-func TestReadyQHugeDelaySaturates(t *testing.T) {
-	q := model.NewReadyQ(model.Edge, nil)
+func TestWorkQueueHugeDelaySaturates(t *testing.T) {
+	q := model.NewWorkQueue(model.Edge, nil)
 	q.Advance(time.Second)
 	wantAdd(t, "AddAfter(1, MaxInt64)", q.AddAfter(1, math.MaxInt64), true)
 	wantAdd(t, "AddWith(2, MaxInt64 - 1ns)", q.AddWith(2, model.AddOpts{After: math.MaxInt64 - 1}), true)
@@ -21,13 +21,13 @@ func TestReadyQHugeDelaySaturates(t *testing.T) {
 	wantQueue(t, q)
 	wantReadyAt(t, q, 1, math.MaxInt64)
 	wantReadyAt(t, q, 2, math.MaxInt64)
-	if ks := q.DelayedItems(); len(ks) != 3 || ks[0] != 3 {
-		t.Fatalf("DelayedItems = %v, want 3 first", ks)
+	if ks := delayedItems(q); len(ks) != 3 || ks[0] != 3 {
+		t.Fatalf("delayed items %v, want 3 first", ks)
 	}
 	q.Advance(time.Hour)
 	wantQueue(t, q, 3)
-	if q.Delayed() != 2 {
-		t.Fatalf("Delayed = %d, want the two huge delays", q.Delayed())
+	if q.Stats().Delayed != 2 {
+		t.Fatalf("Delayed = %d, want the two huge delays", q.Stats().Delayed)
 	}
 	q.Close()
 	wantQueue(t, q, 3, 1, 2) // equal ready times: in the order they were set
@@ -36,8 +36,8 @@ func TestReadyQHugeDelaySaturates(t *testing.T) {
 // The clock stops at the largest Duration, as the real queue's does. An
 // Advance past it does not wrap the clock round into the past. An item
 // delayed for ages is due once the clock gets there.
-func TestReadyQClockSaturates(t *testing.T) {
-	q := model.NewReadyQ(model.Edge, nil)
+func TestWorkQueueClockSaturates(t *testing.T) {
+	q := model.NewWorkQueue(model.Edge, nil)
 	q.Advance(time.Hour)
 	q.AddAfter(1, math.MaxInt64)
 	q.Advance(math.MaxInt64)
@@ -52,8 +52,8 @@ func TestReadyQClockSaturates(t *testing.T) {
 }
 
 // Any int is a priority, the extremes included.
-func TestReadyQPriorityExtremes(t *testing.T) {
-	q := model.NewReadyQ(model.Edge, nil)
+func TestWorkQueuePriorityExtremes(t *testing.T) {
+	q := model.NewWorkQueue(model.Edge, nil)
 	add(q, 1, math.MinInt)
 	add(q, 2, math.MaxInt)
 	add(q, 3, 0)

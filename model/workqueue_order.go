@@ -6,9 +6,10 @@ import (
 	"slices"
 )
 
-// The order in which queued items are handed out, written down as plainly
-// as the model can put it; the real queue must hand out the same items in
-// the same order.
+// The order in which a WorkQueue hands out queued items, written down as
+// plainly as the model can put it; the real queue must hand out the same
+// items in the same order. A ReadyQ queues every item at priority 0 for
+// the tenant "", where this order is FIFO.
 //
 // Priorities. The highest priority with a queued item is served first; a
 // lower priority waits until no higher one has a queued item.
