@@ -13,8 +13,6 @@ import (
 // split, and no file joins it.
 var misnamed = []string{
 	"readyq/bench_test.go",
-	"readyq/clock_due_test.go",
-	"readyq/clock_test.go",
 	"readyq/ctrl_bad_test.go",
 	"readyq/ctrl_rapid_test.go",
 	"readyq/done_test.go",
