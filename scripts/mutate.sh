@@ -14,8 +14,9 @@
 #
 # and exits 1 if any mutant survived (or broke the build), 2 if the list
 # is invalid or the unmutated tests fail. With IDs, it runs only those
-# mutants. Mutants marked "equivalent:" are listed but not run; the
-# "readyq" section is skipped when readyq/ is absent.
+# mutants. Mutants marked "equivalent:" are listed but not run; a
+# mutant's section (a directory, such as workqueue) is skipped when that
+# directory is absent.
 #
 # A mutant's header may ask for "race: 1" (its packages' tests run with
 # -race) and for "tags: TAG[,TAG...]" (they are built with -tags TAGS):
@@ -129,17 +130,15 @@ done
 
 # ---- copy the module --------------------------------------------------------
 tar -C "$root" --exclude=./.git -cf - . | tar -C "$tree" -xf -
-have_readyq=0
-if [ -d "$tree/readyq" ]; then
-  have_readyq=1
-fi
+# present DIR reports whether the section DIR (a directory) is in the copy.
+present() { [ -z "$1" ] || [ -d "$tree/$1" ]; }
 
 # selected reports whether mutant i is to be run: not equivalent, its
 # section present, and chosen on the command line (or no choice made).
 selected() {
   local i=$1 want
   [ -z "${equivs[$i]}" ] || return 1
-  [ "${sections[$i]}" != readyq ] || [ "$have_readyq" = 1 ] || return 1
+  present "${sections[$i]}" || return 1
   [ "$#" -gt 1 ] || return 0
   shift
   for want in "$@"; do
@@ -156,7 +155,7 @@ done
 # snippets stay current too): its snippet must occur exactly once.
 bad=0
 for i in "${!ids[@]}"; do
-  [ "${sections[$i]}" != readyq ] || [ "$have_readyq" = 1 ] || continue
+  present "${sections[$i]}" || continue
   f=$tree/${files[$i]}
   if [ ! -f "$f" ]; then
     printf 'mutant %s: no file %s\n' "${ids[$i]}" "${files[$i]}" >&2

@@ -12,16 +12,16 @@ import (
 // file they test today. A file leaves the list when it is renamed or
 // split, and no file joins it.
 var misnamed = []string{
-	"readyq/bench_test.go",
-	"readyq/ctrl_bad_test.go",
-	"readyq/ctrl_rapid_test.go",
-	"readyq/done_test.go",
-	"readyq/hammer_test.go",
-	"readyq/rapid_test.go",
-	"readyq/saturate_test.go",
-	"readyq/sched_test.go",
-	"readyq/splice_test.go",
-	"readyq/synctest_test.go",
+	"workqueue/bench_test.go",
+	"workqueue/ctrl_bad_test.go",
+	"workqueue/ctrl_rapid_test.go",
+	"workqueue/done_test.go",
+	"workqueue/hammer_test.go",
+	"workqueue/rapid_test.go",
+	"workqueue/saturate_test.go",
+	"workqueue/sched_test.go",
+	"workqueue/splice_test.go",
+	"workqueue/synctest_test.go",
 	"internal/clk/hooks_test.go",
 	"internal/counter/helpers_test.go",
 	"internal/counter/hooks_test.go",
@@ -45,7 +45,7 @@ var goFixed = []string{"main_test.go", "example_test.go", "export_test.go"}
 func TestTestFileNames(t *testing.T) {
 	checkRoot(t)
 	var bad []string
-	for _, rel := range scope(t, []string{"readyq"}, []string{"readyq", "workqueue"}) {
+	for _, rel := range scope(t, []string{"workqueue"}, []string{"readyq", "workqueue"}) {
 		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(rel)))
 		if err != nil {
 			t.Fatal(err)

@@ -1,0 +1,8 @@
+//go:build workqueue_copyall
+
+package workqueue
+
+// copyOutside is false in the simpler twin, built with -tags
+// workqueue_copyall. Every hand-out is then copied under the lock, whatever
+// its size. bigbatch.go has the tuned code.
+const copyOutside = false

@@ -1,0 +1,292 @@
+package workqueue
+
+import (
+	"time"
+
+	"github.com/evsync/evsync/internal/clk"
+)
+
+// delays is a queue's delayed items and its timer. Only with mu held.
+//
+// Each delayed item is a wait in one of the 4-ary min-heaps (heap.go)
+// that heaps holds. Waits come out by ready time, and equal times in the
+// order they were set.
+//
+// The position of each delayed entry in the heaps is kept apart from the
+// entries, in pos. It is a dense array of int32s by slot, because every
+// move in a heap writes one. A move then touches a line shared with 15
+// other positions instead of an entry's own. That was measured as 5 %
+// off a delayed item's cycle with a million delayed. It grows with the
+// slots of the items delayed, so a queue that delays nothing has none.
+//
+// One timer per queue, made at the first delay on the queue's clock, is
+// armed for the earliest ready time. It is stopped while nothing is
+// delayed, so an idle queue runs no timer and no goroutine. The timer's function runs only
+// when it fires. A run that fires late, or that a Reset came too late to
+// stop, queues what is due by then and arms the timer again.
+//
+// On the wall clock the timer is a time.Timer, used directly, so that a
+// queue without WithClock pays nothing for the option. clk's Timer would
+// add a call to each Reset and Stop.
+//
+// Times are nanoseconds on the queue's own clock (clock.go), read only
+// with mu held. They come from WithClock's clock, or from package time.
+// Under testing/synctest package time follows the bubble's clock exactly.
+// On a user's clock every locked section first queues what is due
+// (promote), since the timer's goroutine may run long after the clock has
+// moved.
+type delays struct {
+	heaps
+	pos   paged[int32] // a delayed entry's position in the heaps, by slot (see locate)
+	n     int          // the delayed items, in all heaps
+	seq   uint64
+	timer *time.Timer // on the wall clock, nil until the first delay
+	user  clk.Timer   // on a user's clock, the zero Timer until then
+	armed int64       // the ready time the timer is set for; 0: stopped
+}
+
+// AddAfter marks item ready d from now: it becomes queued then, unless a
+// mark makes it ready sooner (the earliest ready time wins). It reports
+// whether the mark is new:
+//
+//   - an item not queued, not delayed and not in flight is delayed: true;
+//   - a delayed item keeps the earlier of its two ready times: false;
+//   - a queued item stays where it is: false;
+//   - an item in flight is kept aside with its ready time, to be queued
+//     at its Done if the time has come by then, and delayed otherwise:
+//     true for the first kept-aside mark, false for later ones (the
+//     earliest of their times wins);
+//   - after Close nothing is marked: false.
+//
+// A d ≤ 0 is Add (as client-go's AddAfter does). Add of a delayed item
+// queues it at once and cancels its delay; Remove forgets it. Close
+// queues every delayed item at once, so none is lost (see Close).
+func (q *Queue[T]) AddAfter(item T, d time.Duration) bool {
+	return q.add(item, q.cfg.mode, markOpts{after: d})
+}
+
+// AddOpts are the options of one mark, for AddWith.
+type AddOpts struct {
+	// After delays the item: ready this long from now (≤ 0: now).
+	After time.Duration
+	// RateLimited delays it by the rate limiter's When(item) instead,
+	// or by After if that is sooner and above 0; as AddRateLimited, it
+	// counts a retry.
+	RateLimited bool
+	// Priority orders the hand-outs: higher first, FIFO within one
+	// priority. An item has the highest priority of its marks since the
+	// queue started to know it.
+	Priority int
+}
+
+// AddWith marks item ready with the options o. The mark takes the
+// queue's mode, or the mode the item already has. AddWith reports whether
+// the mark is new, as Add and AddAfter do. A mark whose priority is above
+// a queued item's moves the item to the tail of its new priority, and
+// reports false.
+// It is controller-runtime's AddWithOpts for one item: the earliest ready
+// time and the highest priority of the marks win.
+func (q *Queue[T]) AddWith(item T, o AddOpts) bool {
+	m := markOpts{after: o.After, prio: o.Priority}
+	if o.RateLimited {
+		return q.addRateLimited(item, m)
+	}
+	return q.add(item, q.cfg.mode, m)
+}
+
+// next returns the next tie-break number: the order ready times are set.
+func (d *delays) next() uint64 {
+	d.seq++
+	return d.seq
+}
+
+// schedule delays e until at, ordered among equal times by seq (0: a new
+// number, the time is set now). Only with mu held.
+func (q *Queue[T]) schedule(e *entry[T], at int64, seq uint64) {
+	e.state = delayed
+	q.delays.add(e.id, at, seq)
+	q.arm()
+}
+
+// reschedule moves the delayed item e to at, if that is sooner.
+func (q *Queue[T]) reschedule(e *entry[T], at int64) {
+	if q.delays.earlier(e.id, at) {
+		q.arm()
+	}
+}
+
+// unschedule takes the delayed item e out of the heap and arms the timer
+// for the rest; the caller gives e its next state.
+func (q *Queue[T]) unschedule(e *entry[T]) {
+	q.delays.del(e.id)
+	q.arm()
+}
+
+// add delays the item in slot e until at, ordered among equal times by
+// seq (0: a new number, the time is set now).
+func (d *delays) add(e int32, at int64, seq uint64) {
+	if seq == 0 {
+		seq = d.next()
+	}
+	for int(e) >= d.pos.cap {
+		d.pos.grow()
+	}
+	d.n++
+	d.push(wait{at, seq, e})
+}
+
+// earlier moves the wait of the delayed item in slot e to at, if that is
+// sooner, and reports whether it did. The timer is the caller's.
+func (d *delays) earlier(e int32, at int64) bool {
+	h, i := d.locate(e)
+	w := h.waits.at(i)
+	if at >= w.at {
+		return false
+	}
+	w.at, w.seq = at, d.next()
+	d.sooner(h, i)
+	return true
+}
+
+// del takes the wait of the delayed item in slot e out of its heap. The
+// timer is the caller's.
+func (d *delays) del(e int32) {
+	h, i := d.locate(e)
+	h.remove(d.spots(h), i)
+	d.n--
+}
+
+// due queues every delayed item whose time has come, in ready-time
+// order, and arms the timer for the rest.
+func (q *Queue[T]) due() { q.dueAt(q.cfg.clock.now(), false) }
+
+// dueAll is due that queues every delayed item if all is set (Close).
+func (q *Queue[T]) dueAll(all bool) { q.dueAt(q.cfg.clock.now(), all) }
+
+// dueAt is due at the reading now, or for every delayed item if all is
+// set.
+func (q *Queue[T]) dueAt(now int64, all bool) {
+	for w := q.delays.first(); w != nil; w = q.delays.first() {
+		if w.at > now && !all {
+			break
+		}
+		e := q.slab.entry(w.e)
+		q.delays.del(w.e)
+		q.enqueue(e)
+	}
+	q.delays.advance(now)
+	q.arm()
+}
+
+// promote queues, on a user's clock, each delayed item whose time the
+// clock has passed (catchUp). Every locked section of a call starts with
+// it, right after mu.Lock. So every call sees those items queued, with no
+// need for the timer's goroutine to run first. On the wall clock it costs
+// one test of a field: the compiler inlines it (mu.Lock and it together
+// would not be).
+func (q *Queue[T]) promote() {
+	if q.cfg.clock.user {
+		q.catchUp()
+	}
+}
+
+// catchUp queues the delayed items that are due on a user's clock and
+// serves blocked callers with them (settle). It reads the clock once, and
+// only if something is delayed. Only with mu held.
+func (q *Queue[T]) catchUp() {
+	w := q.delays.first()
+	if w == nil {
+		return
+	}
+	if now := q.cfg.clock.userNow(); w.at <= now {
+		q.dueAt(now, false)
+		q.settle()
+	}
+}
+
+// sync brings the counters that observers read without the lock up to
+// date with a user's clock (see promote). It takes the lock only if an item
+// is delayed. It is for a user's clock only.
+func (q *Queue[T]) sync() {
+	if q.pub.delayed.Load() != 0 {
+		q.mu.Lock()
+		q.catchUp()
+		q.unlock()
+	}
+}
+
+// fire is the timer's function.
+func (q *Queue[T]) fire() {
+	q.mu.Lock()
+	q.delays.armed = 0 // this run is the timer's; due arms it again for the rest
+	q.due()
+	q.settle()
+	q.unlock()
+}
+
+// arm sets the timer for the earliest ready time, or stops it. It never
+// arms the timer for a time the clock has passed. It queues the items due
+// by then instead (dueAt, which calls arm again for the rest). The wall
+// clock would fire such a timer at once. A user's clock may fire it only
+// when it is next moved, as k8s.io/utils/clock/testing's FakeClock does.
+// The caller settles what it queued.
+func (q *Queue[T]) arm() {
+	d := &q.delays
+	w := d.first()
+	if w == nil {
+		if d.armed != 0 {
+			if q.cfg.clock.user {
+				d.user.Stop()
+			} else {
+				d.timer.Stop()
+			}
+			d.armed = 0
+		}
+		return
+	}
+	at := w.at
+	if at == d.armed {
+		return
+	}
+	now := q.cfg.clock.now()
+	if at <= now {
+		q.dueAt(now, false)
+		return
+	}
+	wait := time.Duration(at - now)
+	switch {
+	case q.cfg.clock.user:
+		q.armUser(wait)
+	case d.timer == nil:
+		d.timer = time.AfterFunc(wait, q.fire)
+	default:
+		d.timer.Reset(wait)
+	}
+	d.armed = at
+}
+
+// armUser is arm's setting of the timer on a user's clock.
+func (q *Queue[T]) armUser(wait time.Duration) {
+	d := &q.delays
+	if d.user == (clk.Timer{}) {
+		d.user = q.cfg.clock.src.AfterFunc(wait, q.fire)
+	} else {
+		d.user.Reset(wait)
+	}
+}
+
+// Priority returns the priority of an item the queue knows, and true.
+// The item may be queued, delayed, in flight or disarmed. For an item the
+// queue does not know, it returns 0 and false. An item handed out keeps its priority until the queue
+// forgets it, so a consumer can read it after Wait (controller-runtime's
+// GetWithPriority).
+func (q *Queue[T]) Priority(item T) (int, bool) {
+	q.checkKey(item)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	e := q.lookup(item)
+	if e == nil || e.flags&removed != 0 {
+		return 0, false
+	}
+	return q.extras.prio(e), true
+}

@@ -1,0 +1,198 @@
+// Package workqueue is a controller work queue: client-go's workqueue
+// and controller-runtime's priority queue, built on epoll's ready list.
+// Producers mark items ready, now or after a delay, and consumers take
+// them out in batches. An item is queued at most once and held by at most
+// one consumer at a time.
+//
+// It does everything package readyq does, with the same calls, plus
+// delays, rate-limited retries, priorities, fair share and metrics. One
+// de-duplication covers an item queued, delayed or in flight.
+//
+// # The epoll mapping
+//
+//	workqueue                     epoll (fs/eventpoll.c)
+//	Add(item)                     ep_poll_callback: item onto rdllist (once)
+//	Wait(ctx, max), TryTake(max)  epoll_wait: rdllist spliced onto txlist, up to maxevents
+//	an item in flight (until Done) an item on txlist during ep_send_events
+//	a mark kept aside             an arrival on ovflist during the scan
+//	Done(items...)                ep_done_scan: ovflist put back in arrival order,
+//	                              level-triggered items re-added at the tail
+//	Next(ctx, done, max)          Done(done...) and the next epoll_wait in one step
+//	Edge / Level / OneShot        EPOLLET / default (LT) / EPOLLONESHOT
+//	Config.Recheck                the re-poll of a level-triggered file
+//	Rearm(item)                   EPOLL_CTL_MOD of a one-shot item
+//	Remove(item)                  EPOLL_CTL_DEL
+//	Ready()                       poll on the epoll fd itself
+//	AddAfter, AddRateLimited      (no epoll counterpart: a mark with a ready time)
+//
+// The one difference is how long an item stays "on the txlist". Epoll's
+// scan ends when epoll_wait returns. A workqueue hand-out ends at Done, when
+// the consumer has finished with the item. That is what client-go's
+// workqueue calls processing. The queue keeps its guarantee, so an item
+// is never handed to two consumers at once and a mark made meanwhile is
+// never lost. It adds batch hand-outs, trigger modes, Remove,
+// cancellation, Close and Drain.
+//
+// # Guarantees
+//
+// An item is queued at most once, and queued items are handed out in the
+// order of their first mark. A hand-out that a Wait, TryTake or Next
+// makes holds the lock for O(1) time. Only a walk over the holes that
+// Remove left, if any, adds to that. A batch is taken off the list by
+// moving one index. Batches of more than a few hundred items are copied
+// out after the lock is released, so producers never wait for a large
+// hand-out.
+//
+// The one exception is a Done that puts back many items while a caller is
+// blocked in Wait. It hands them to that caller, up to its max, under the
+// lock.
+//
+// An item marked while in flight is kept aside and queued again at its
+// Done. It is never lost and never handed to two consumers at once.
+// Remove wins over every later hand-out. A Wait that gives up loses
+// nothing (see Queue's cancel-safety paragraph).
+//
+// # Locking
+//
+// The evsync counters have fast paths that are single atomic operations.
+// Every workqueue call instead takes the queue's mutex, because
+// deduplication needs the item index. The section it locks is short and
+// bounded, such as a hash lookup or a few index moves. Waiting goes
+// through internal/waitq like everywhere else. Observers (Len, InFlight,
+// Stats, String) read atomics only.
+//
+// # Close and Drain
+//
+// Close refuses new marks. Consumers then drain what is queued, and what
+// Done still queues from marks kept aside before Close. They get
+// ErrClosed once nothing is left to hand out. A Wait on a closed queue
+// with nothing queued keeps waiting while some item in flight has a
+// kept-aside mark. That item's Done will queue it. The Wait returns
+// ErrClosed as soon as no Done can queue anything. So a consumer
+// must call Done for what it holds before it waits again, as the usual
+// loop does. Drain waits, on an open or closed queue, until nothing is
+// queued and nothing is in flight.
+//
+// # A controller work queue
+//
+// AddAfter, AddRateLimited, AddWith and Config's RateLimiter, Fairness and
+// Metrics add what client-go's workqueue and controller-runtime's
+// priority queue give a controller loop. One de-duplication covers the
+// places an item can be, which are queued, delayed (waiting for its ready
+// time) and in flight. The earliest ready time and the highest priority
+// of an item's marks win. So a delayed and an immediate mark of one key
+// never run it twice. An item marked while in flight keeps its ready time
+// aside until Done.
+//
+// One timer per queue serves every delay. It is armed only while an item
+// is delayed, and the queue has no goroutine of its own. It is never
+// armed for a time already passed: an item due is queued instead. Delays
+// and retries run on package time, or on the clock given with WithClock.
+// A test can so step a fake clock, such as k8s.io/utils/clock's. On such
+// a clock every call sees each item whose time the clock has passed as
+// queued, at once after the step (see WithClock). Priorities and
+// fair share live on lanes beside the ready list. So a queue that uses
+// neither keeps its O(1) splice. A hand-out from a lane costs a hash
+// lookup per item. The rate limiter (client-go's shape) is asked outside
+// the lock. The queue tells it to forget an item when the item leaves the
+// queue, so its bookkeeping never outgrows the queue.
+//
+// # Where an item is
+//
+// An item the queue knows is in one of five places: queued, in flight,
+// delayed, idle or disarmed. Idle and disarmed are for one-shot items,
+// armed or waiting for Rearm. The calls move an item between the places.
+//
+//	+-----------+
+//	|           |-------- AddAfter, AddRateLimited ------------+
+//	|           |<---- Remove, CloseDiscardingDelays ------+   |
+//	| not known |                                          |   v
+//	|           |----- Add ---------> queued <----------- delayed
+//	|   idle    |<--- Remove -------   |  ^   timer, Add,    ^
+//	|           |                      |  |   Close          |
+//	|           |       Wait, TryTake, |  |                  |
+//	+-----------+                 Next |  | Done: rows 4, 5  |
+//	  ^    ^                           v  |                  |
+//	  |    +----------------------- in flight ---------------+
+//	  |   Done: rows 1, 2, 6, 8     | ^  |     Done: row 3
+//	  |  Add, AddAfter: a mark      +-+  | Done: row 7
+//	  |  kept aside; Remove,             |
+//	  |  Rearm: flags (not places)       v
+//	  +-- Rearm: idle; Remove ------ disarmed
+//
+// An idle item is one the queue does not know, except that it keeps its
+// mode. So a mark queues or delays it, as for a new item. A call for an
+// item in flight leaves it in flight until Done. It sets a property of
+// the item instead, which Done acts on.
+//
+//   - Add, AddAfter and AddRateLimited keep a mark aside for it.
+//   - Remove has Done forget it.
+//   - Rearm of a one-shot item has Done act on its mark.
+//
+// A disarmed item keeps a mark aside too. Rearm makes it idle, then acts
+// on the mark as an Add or AddAfter would. A mark of a queued item changes
+// at most its priority. AddAfter of a delayed item keeps the earlier of
+// the two ready times.
+//
+// Done sends an item in flight to the place of the first row that fits
+// it.
+//
+//	   the item                                          goes
+//	1  removed                                           forgotten
+//	2  marked, its time to come, delays dropped          forgotten
+//	3  marked for later, unless level and still ready    delayed
+//	4  marked, due now                                   queued
+//	5  level, still ready                                queued
+//	6  one-shot, re-armed                                idle
+//	7  one-shot                                          disarmed
+//	8  anything else                                     forgotten
+//
+// The table's words mean this.
+//
+//   - marked: a mark was kept aside for it, and it is not one-shot or was
+//     re-armed. A disarmed item keeps its mark for Rearm.
+//   - its time to come: the mark's ready time is still to come.
+//   - for later: its time is to come, and the queue is open.
+//   - due now: not for later, since Close ends every delay.
+//   - delays dropped: CloseDiscardingDelays closed the queue.
+//   - still ready: the queue is open, and has no Recheck or one that
+//     reports true.
+//
+// Row 3 leaves a level item that is still ready to row 5, since now is
+// sooner. Rows 4 and 5 put items back at the tail. The marks go first,
+// in the order they arrived, then the level items in the order Done got
+// them. Row 8 is an edge item not marked again, or a level item no longer
+// ready.
+//
+// # In a synctest bubble
+//
+// The queue works inside a testing/synctest bubble. A blocked Wait, Next
+// or Drain is durably blocked, so synctest.Wait returns while it waits.
+// The queue's timer runs on the bubble's fake clock, so delays end
+// exactly on time. The default rate limiter reads the same clock. Make
+// each Queue in the bubble that uses it. Its channels and its timer
+// belong to that bubble, so it must not be shared with another bubble or
+// with code outside.
+//
+// # Bad input
+//
+// A nil context and max ≤ 0 make Wait, WaitAppend and Next return
+// ErrInvalid. They change nothing then: WaitAppend returns buf, and Next
+// returns done, unchanged (its items stay in flight). For max ≤ 0,
+// TryTake returns nothing. Drain returns ErrInvalid for a
+// nil context. Done, Remove and Rearm of an item the queue does not hold
+// in the right state are no-ops. They report it, by Done's count or by
+// false. Add, AddAfter, AddWith and AddRateLimited after Close return
+// false. A delay ≤ 0 is no delay, and any int is a priority. None of
+// these calls panics or blocks.
+//
+// A Config's types are checked by the compiler. NewWithConfig panics only
+// for a Mode that is not one. The other panic is for an item that cannot
+// be a map key. That can happen in a queue whose item type is or holds
+// an interface, such as a Queue[any]. There an item whose dynamic value
+// is a slice, a map or a func is one. Given one, Add, AddMode, Done, Next,
+// Remove and Rearm panic with the runtime's own error ("hash of
+// unhashable type …"). A map index would panic the same way. The call
+// panics before it changes anything, whatever the other items it was
+// given. It leaves the queue unlocked and usable by every goroutine.
+package workqueue

@@ -1,0 +1,71 @@
+package workqueue
+
+// extra is the part of an entry that only priorities, fair share and
+// metrics use, so that queues without them keep small entries without
+// pointers. extras recycles it when the queue forgets its entry. Only
+// with mu held.
+type extra[T comparable] struct {
+	prio   int      // the highest priority of its marks since the queue last forgot it
+	tenant string   // Config.Fairness's answer
+	lane   *lane[T] // the lane it is queued on, or nil for q.list or not queued
+
+	queuedAt, start int64 // for metrics, when it was queued and when handed out
+	prev, next      int32 // for metrics, the slots of its neighbours in the list of items in flight
+}
+
+// extras holds a queue's extra parts. Only with mu held.
+//
+// It stores them by value in pages like the slab's entries (slab.go), and
+// names each by its number, its slot plus 1, which an entry keeps in x.
+// So an entry's x is 0 while it has none. A pointer to an extra part
+// stays valid only until the next one is made, as for entries. Released
+// parts are recycled, so that a queue in a steady state allocates
+// nothing.
+type extras[T comparable] struct {
+	parts paged[extra[T]]
+	free  []int32 // released parts' numbers
+	used  int     // slots handed out at least once
+}
+
+// at returns the extra part x (an entry's x, not 0).
+func (xs *extras[T]) at(x int32) *extra[T] { return xs.parts.at(int(x - 1)) }
+
+// of returns e's extra part, making it if need be. The pointer stays
+// valid until the next extra part is made.
+func (xs *extras[T]) of(e *entry[T]) *extra[T] {
+	if e.x == 0 {
+		x, p := xs.alloc()
+		e.x = x
+		return p
+	}
+	return xs.at(e.x)
+}
+
+// prio returns e's priority.
+func (xs *extras[T]) prio(e *entry[T]) int {
+	if e.x == 0 {
+		return 0
+	}
+	return xs.at(e.x).prio
+}
+
+// alloc returns a new zero extra part and its number.
+func (xs *extras[T]) alloc() (int32, *extra[T]) {
+	if n := len(xs.free); n > 0 {
+		x := xs.free[n-1]
+		xs.free = xs.free[:n-1]
+		return x, xs.at(x)
+	}
+	if xs.used == xs.parts.cap {
+		xs.parts.grow()
+	}
+	xs.used++
+	return int32(xs.used), xs.parts.at(xs.used - 1)
+}
+
+// release clears the extra part x, keeping no item alive, and puts it on
+// the free list. The entry that had it is released next (slab.release).
+func (xs *extras[T]) release(x int32) {
+	*xs.at(x) = extra[T]{}
+	xs.free = append(xs.free, x)
+}

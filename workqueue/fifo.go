@@ -1,0 +1,147 @@
+package workqueue
+
+import (
+	"slices"
+	"sync/atomic"
+)
+
+// slot is one place in the ready list.
+type slot[T comparable] struct {
+	item T
+	dead bool // removed while queued: a hole that hand-outs step over
+}
+
+// array is the storage of the ready list.
+type array[T comparable] struct {
+	slots []slot[T]
+	scans atomic.Int32 // copies from this array under way outside the lock
+}
+
+// minSlots is the size of the first array.
+const minSlots = 64
+
+// fifo is the ready list. Only with the queue's lock held.
+//
+// The list is an array of slots indexed by sequence number. The n-th item
+// ever queued has seq n and sits in slots[seq-base] of the current array.
+// Slots with head ≤ seq < tail are queued, and those below head have been
+// handed out. A hand-out of k items is head += k, plus a walk over holes
+// left by Remove if there are any. The queue decides whether an item is
+// in flight by comparing its entry's seq with head. So a whole batch
+// changes state at once, and a splice of any size holds the lock for
+// O(1). Epoll splices its ready list onto a private txlist for the same
+// reason.
+//
+// Large batches are copied out after the lock is released. While a copy
+// from an array is under way (array.scans > 0), nobody writes into the
+// part of that array it reads.
+//
+//   - New items only go to slots above tail.
+//   - Remove only marks queued slots (seq ≥ head).
+//   - An array with a copy under way is never compacted in place. When it
+//     fills up, the queued slots move to a new array. The old one stays
+//     with its readers until the collector takes it.
+type fifo[T comparable] struct {
+	arr   *array[T]
+	base  uint64 // seq of arr.slots[0]
+	head  uint64 // seq of the oldest queued slot
+	tail  uint64 // seq of the next item queued
+	holes int    // dead slots in [head, tail)
+	live  int    // queued items: tail - head - holes
+}
+
+// push queues item at the tail and returns its seq.
+func (f *fifo[T]) push(item T) uint64 {
+	i := f.tail - f.base
+	if f.arr == nil || i == uint64(len(f.arr.slots)) {
+		i = f.makeRoom()
+	}
+	f.arr.slots[i] = slot[T]{item: item}
+	f.live++
+	f.tail++
+	return f.tail - 1
+}
+
+// makeRoom moves the queued slots to the front of the array, or of a new
+// one twice their number (at least minSlots). It returns the index of the
+// tail. It compacts in place only when at least half of the array is free
+// and no copy from it is under way. So pushes stay amortized O(1), and
+// copies never see their slots overwritten.
+func (f *fifo[T]) makeRoom() uint64 {
+	n := int(f.tail - f.head)
+	if f.arr != nil && f.arr.scans.Load() == 0 && n <= len(f.arr.slots)/2 {
+		s := f.arr.slots
+		copy(s, s[f.head-f.base:])
+		clear(s[n:]) // stale copies of the moved slots (consumed slots were cleared at hand-out)
+	} else {
+		a := &array[T]{slots: make([]slot[T], max(minSlots, 2*n))}
+		if f.arr != nil {
+			copy(a.slots, f.arr.slots[f.head-f.base:f.tail-f.base])
+		}
+		f.arr = a
+	}
+	f.base = f.head
+	return f.tail - f.base
+}
+
+// splice takes the k oldest queued items (1 ≤ k ≤ live) off the list. It
+// returns the index range of arr.slots that holds them. The range is
+// exactly k slots, unless Remove left holes, which it then also covers.
+// It takes O(1) time without holes. With holes it walks the range.
+func (f *fifo[T]) splice(k int) (lo, hi int) {
+	lo = int(f.head - f.base)
+	hi = lo + k
+	if f.holes != 0 {
+		hi = f.skip(lo, k)
+	}
+	f.head = f.base + uint64(hi)
+	f.live -= k
+	if f.live == 0 {
+		f.dropHoles()
+	}
+	return lo, hi
+}
+
+// skip returns the end of the shortest range from lo holding k live slots,
+// counting the holes it passes.
+func (f *fifo[T]) skip(lo, k int) int {
+	s := f.arr.slots
+	i := lo
+	for ; k > 0; i++ {
+		if s[i].dead {
+			f.holes--
+		} else {
+			k--
+		}
+	}
+	return i
+}
+
+// kill makes the queued slot seq a hole (Remove).
+func (f *fifo[T]) kill(seq uint64) {
+	f.arr.slots[seq-f.base] = slot[T]{dead: true}
+	f.holes++
+	if f.live--; f.live == 0 {
+		f.dropHoles()
+	}
+}
+
+// dropHoles moves head past the holes that are all that is left queued.
+// Their slots were cleared when they became holes.
+func (f *fifo[T]) dropHoles() {
+	f.head, f.holes = f.tail, 0
+}
+
+// copyOut appends the live items of slots[lo:hi] to buf and clears the
+// slots, so that the array keeps no item alive.
+func (a *array[T]) copyOut(buf []T, lo, hi int) []T {
+	s := a.slots[lo:hi]
+	buf = slices.Grow(buf, len(s))
+	for i := range s {
+		if !s[i].dead {
+			buf = append(buf, s[i].item)
+		}
+	}
+	clear(s)
+	return buf
+}

@@ -1,0 +1,49 @@
+//go:build workqueue_mapindex
+
+package workqueue
+
+import (
+	"math"
+	"testing"
+)
+
+// TestMapIndex drives the map twin of the index as the queue does: find,
+// add with find's hash bits, and del before the entry is released.
+func TestMapIndex(t *testing.T) {
+	var ix index[float64]
+	var s slab[float64]
+	add := func(item float64) int32 {
+		e, h := ix.find(&s, item)
+		if e != nil {
+			t.Fatalf("find(%v) of an item not held found slot %d", item, e.id)
+		}
+		e = s.alloc()
+		e.item = item
+		ix.add(e, h)
+		return e.id
+	}
+	del := func(slot int32) {
+		ix.del(s.entry(slot))
+		s.release(s.entry(slot))
+	}
+	slots := map[float64]int32{}
+	for k := range 3000 {
+		slots[float64(k)] = add(float64(k))
+	}
+	for k := 0; k < 3000; k += 2 {
+		del(slots[float64(k)])
+		delete(slots, float64(k))
+	}
+	nan := add(math.NaN())
+	if e, _ := ix.find(&s, math.NaN()); e != nil {
+		t.Fatal("find(NaN) found an item")
+	}
+	del(nan)
+	for k := range 3000 {
+		e, _ := ix.find(&s, float64(k))
+		want, ok := slots[float64(k)]
+		if (e != nil) != ok || ok && e.id != want {
+			t.Fatalf("find(%d) = %v, want slot %d (%v)", k, e, want, ok)
+		}
+	}
+}

@@ -1,0 +1,611 @@
+package workqueue
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/evsync/evsync/internal/waitq"
+)
+
+// An entry is what the queue knows about one item. It is kept by value in
+// the queue's slab (slab.go), and forgotten entries are recycled. Only
+// with mu held. Its fields come in three groups.
+//
+//   - the item and its slots
+//   - where it is (state and seq)
+//   - what it carries (mode, flags, retried, mark)
+type entry[T comparable] struct {
+	item T      // the item, or the zero value once forgotten
+	hash uint32 // the item's hash bits in the index (index.go)
+	id   int32  // its slot in the slab
+	x    int32  // its extra part's number in extras, 0 until priorities, fair share or metrics need one
+
+	state place  // where it is as where reads it, either listed (on q.list) or the place itself
+	seq   uint64 // its number on q.list or a lane's list (fifo.go), or once released the free list's next (slab.go)
+
+	mode    Mode
+	flags   flags    // removed or rearmed, in flight
+	retried bool     // AddRateLimited was called for it, so Forget the limiter's state with it
+	mark    keptMark // a mark kept aside for Done or Rearm, in flight or disarmed
+}
+
+// A keptMark is a mark made while its item is in flight or disarmed. It
+// is kept aside until Done or Rearm acts on it (epoll's overflow list).
+type keptMark struct {
+	n   uint64 // its arrival number (Queue.marks), the order Done queues marks in, or 0 for no mark
+	at  int64  // its ready time, or 0 if due at once
+	seq uint64 // the order at was set, for ties when it becomes a delay
+}
+
+// lookup returns the entry of item, or nil if the queue does not know it.
+func (q *Queue[T]) lookup(item T) *entry[T] {
+	e, _ := q.items.find(&q.slab, item)
+	return e
+}
+
+// A place is where an item the queue knows is. The places are the nodes
+// of the diagram in doc.go. The function where reads it from an entry's
+// state, as does onLane, which tells the two lists of a queued item
+// apart.
+type place uint8
+
+const (
+	queued   place = iota // on q.list or a lane, to be handed out
+	inFlight              // handed out, not yet Done
+	delayed               // waiting for its ready time (delay.go)
+	idle                  // one-shot, armed, not queued, and known until Remove
+	disarmed              // one-shot, Done, waiting for Rearm
+	listed                // stored, never returned, for an entry on q.list, queued or in flight (see where)
+)
+
+// where returns the place of e, an entry the queue knows. An entry on
+// q.list stores listed. It is queued while its seq is at or past the
+// list's head, and in flight once a hand-out has moved the head past it.
+// So a hand-out of any size from q.list moves one index (fifo.go). An
+// entry on a lane stores queued, and inFlight once handed out. Only with
+// mu held.
+func (q *Queue[T]) where(e *entry[T]) place {
+	if e.state != listed {
+		return e.state
+	}
+	if e.seq < q.list.head {
+		return inFlight
+	}
+	return queued
+}
+
+// The flags are properties of an item in flight, not places.
+type flags uint8
+
+const (
+	removed flags = 1 << iota // Removed, so Done forgets it
+	rearmed                   // one-shot and re-armed, so Done may queue it
+)
+
+// Add marks item ready and reports whether the mark is new. The mark is
+// in the queue's mode, or in the mode the item already has if the queue
+// knows it. Add returns:
+//
+//   - true for an item not queued, not delayed and not in flight, which
+//     is queued at the tail
+//   - false for a queued item, which stays where it is (queued at most
+//     once)
+//   - true for a delayed item (AddAfter), which is queued now with its
+//     delay cancelled
+//   - true for the first mark of an item in flight, which is kept aside to
+//     be queued again at its Done. Later marks are absorbed and return
+//     false. A disarmed one-shot item is kept aside the same way, until
+//     Rearm.
+//   - false after Close, when nothing is marked
+//
+// Add never blocks. If a Wait caller is blocked, the item is handed to
+// it.
+func (q *Queue[T]) Add(item T) bool { return q.add(item, q.cfg.mode, markOpts{}) }
+
+// AddMode is Add with mode m for an item the queue does not know yet. An
+// item's mode is fixed while the queue knows it. For edge and level items
+// that lasts until they are idle again (not queued, not delayed, not in
+// flight). For one-shot items it lasts until Remove. To change a mode,
+// Remove the item and add it again. AddMode returns false and changes
+// nothing if m is not a Mode.
+func (q *Queue[T]) AddMode(item T, m Mode) bool {
+	if !m.valid() {
+		return false
+	}
+	return q.add(item, m, markOpts{})
+}
+
+// markOpts is what a mark carries besides its item and mode.
+type markOpts struct {
+	after   time.Duration // ready this long from now, or now if ≤ 0
+	prio    int
+	retried bool // AddRateLimited
+}
+
+// add makes a mark. The user's code (the item's hash, the tenant
+// function) runs before the lock is taken.
+func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
+	q.checkKey(item)
+	if q.pub.closed.Load() {
+		return false
+	}
+	return q.addAs(item, m, o, q.tenantOf(item))
+}
+
+// tenantOf returns item's tenant with fair share, "" without. It runs the
+// user's function, so callers call it before the lock and before any
+// change.
+func (q *Queue[T]) tenantOf(item T) string {
+	if q.cfg.tenant == nil {
+		return ""
+	}
+	return q.cfg.tenant(item)
+}
+
+// addAs is add once the item's tenant is known.
+func (q *Queue[T]) addAs(item T, m Mode, o markOpts, tenant string) bool {
+	q.mu.Lock()
+	q.promote()
+	ok := q.mark(item, m, o, tenant)
+	if ok {
+		if q.cfg.metrics != nil {
+			q.mail.posting().adds++
+		}
+		q.settle()
+	}
+	q.unlock()
+	return ok
+}
+
+// mark records a mark of item (see Add and AddWith). Only with mu held.
+func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
+	e, h := q.items.find(&q.slab, item)
+	if o.retried { // When counted a failure, so the limiter forgets it with the item
+		if e != nil {
+			e.retried = true
+		} else if q.pub.closed.Load() {
+			p := q.mail.posting()
+			p.forgot = append(p.forgot, item)
+		}
+	}
+	if q.pub.closed.Load() {
+		return false
+	}
+	if e == nil {
+		e = q.slab.alloc() // a recycled entry, or one in a new slot
+		e.item, e.mode = item, m
+		q.items.add(e, h)
+		q.fresh(e, o, tenant)
+		q.admit(e, o.after)
+		return true
+	}
+	p := q.where(e)
+	switch {
+	case p == idle:
+		q.raise(e, o)
+		q.admit(e, o.after)
+		return true
+	case e.flags&removed != 0: // in flight and Removed, so known again, in mode m
+		e.mode, e.flags = m, 0
+		q.fresh(e, o, tenant)
+		q.keepAside(e, o)
+		return true
+	}
+	raised := q.raise(e, o)
+	switch p {
+	case delayed:
+		if o.after > 0 {
+			n := q.delays.n
+			q.reschedule(e, q.cfg.clock.after(o.after))
+			if q.delays.n != n { // the timer's re-arm found items due: queued
+				q.settle()
+			}
+			return false
+		}
+		q.unschedule(e)
+		q.enqueue(e)
+		return true
+	case queued:
+		if raised {
+			q.unqueue(e)
+			q.enqueue(e)
+		}
+		return false
+	}
+	if e.mark.n != 0 { // in flight or disarmed, marked already
+		if o.after <= 0 {
+			e.mark.at = 0
+		} else if at := q.cfg.clock.after(o.after); at < e.mark.at {
+			e.mark.at, e.mark.seq = at, q.delays.next() // the earliest ready time wins (0: due at once)
+		}
+		return false
+	}
+	q.keepAside(e, o) // in flight or disarmed, no mark yet
+	return true
+}
+
+// fresh sets up the extra part of an entry the queue starts to know, if
+// it needs one.
+func (q *Queue[T]) fresh(e *entry[T], o markOpts, tenant string) {
+	e.retried = o.retried
+	if e.x == 0 && o.prio == 0 && q.cfg.tenant == nil {
+		return
+	}
+	x := q.extras.of(e)
+	x.prio, x.tenant = o.prio, tenant
+}
+
+// raise gives the known item e the priority of mark o if it is higher
+// and reports whether it was.
+func (q *Queue[T]) raise(e *entry[T], o markOpts) bool {
+	prio := q.extras.prio(e)
+	if o.prio <= prio {
+		return false
+	}
+	q.extras.of(e).prio = o.prio
+	return true
+}
+
+// keepAside gives the item e, in flight or disarmed, a kept-aside mark.
+func (q *Queue[T]) keepAside(e *entry[T], o markOpts) {
+	q.marks++
+	e.mark = keptMark{n: q.marks}
+	if o.after > 0 {
+		e.mark.at, e.mark.seq = q.cfg.clock.after(o.after), q.delays.next()
+	}
+	if q.where(e) == inFlight && q.returns(e) {
+		q.pub.aside.Add(1)
+	}
+}
+
+// admit queues e now, or delays it by after. Only with mu held.
+func (q *Queue[T]) admit(e *entry[T], after time.Duration) {
+	if after > 0 {
+		q.schedule(e, q.cfg.clock.after(after), 0)
+		return
+	}
+	q.enqueue(e)
+}
+
+// forget deletes item and recycles its entry e. If AddRateLimited was
+// called for it, the limiter forgets it too, once the lock is released.
+// The argument item is e's item, which the caller has at hand. Only with
+// mu held.
+func (q *Queue[T]) forget(item T, e *entry[T]) {
+	q.items.del(e)
+	if e.retried {
+		p := q.mail.posting()
+		p.forgot = append(p.forgot, item)
+	}
+	if e.x != 0 {
+		q.extras.release(e.x)
+	}
+	q.slab.release(e)
+}
+
+// unlock releases mu, then wakes the callers settled meanwhile (see
+// internal/waitq).
+func (q *Queue[T]) unlock() {
+	if q.cfg.metrics != nil && q.cfg.gauge.measure(q.list.live, &q.lanes) {
+		q.mail.posting().depth = true
+	}
+	w, d, p := q.waiters.Woken(), q.drainers.Woken(), q.mail.take()
+	q.mu.Unlock()
+	waitq.WakeAll(w)
+	waitq.WakeAll(d)
+	if p != nil {
+		q.deliver(p)
+	}
+}
+
+// owner is a Queue as the waitq.Owner of its waiters. A cancelled caller
+// leaves under mu, and the Unlock serves those behind it.
+type owner[T comparable] Queue[T]
+
+// Lock takes the queue's lock.
+func (o *owner[T]) Lock() { o.mu.Lock() }
+
+// Unlock serves those behind a waiter that left and releases the lock.
+func (o *owner[T]) Unlock() {
+	q := (*Queue[T])(o)
+	q.settle()
+	q.unlock()
+}
+
+// returns reports whether Done will queue the in-flight item e again
+// because of a kept-aside mark. That is what keeps Wait waiting after
+// Close. It is whether e is marked, in the sense of doc.go's table.
+func (q *Queue[T]) returns(e *entry[T]) bool {
+	return e.mark.n != 0 && e.flags&removed == 0 && (e.mode != OneShot || e.flags&rearmed != 0)
+}
+
+// Done ends the hand-out of each item and returns how many of them were in
+// flight. It ignores the others (never handed out, already Done,
+// unknown). An item Done is queued again at the tail in two cases.
+//
+//   - It was marked while in flight (a mark kept aside).
+//   - It is a level item that is still ready. Without a recheck function
+//     it always is. With one, it is if the function reports it ready.
+//
+// After Close, level items are not queued again, since that would be a
+// new mark. Kept-aside marks still are. A one-shot item is disarmed until
+// Rearm, unless it was re-armed while in flight. Edge items not marked
+// again are forgotten. The package documentation lists these cases in
+// order, in a table.
+//
+// Done finishes all its items in one step, however many there are. An
+// item listed twice counts once. The repeat never ends the hand-out of
+// the consumer the item goes to next. The items queued again go to the
+// tail in the order their marks arrived, followed by the level items in
+// the order given. Epoll likewise puts its overflow list back in arrival
+// order.
+//
+// The recheck function, if any, is called for every item first, outside
+// the lock, before any item is looked at. If it panics, Done changes
+// nothing and the items stay in flight. The panic goes on to Done's
+// caller.
+//
+// Done must be called by the consumer that holds the items. Done for an
+// item held by another consumer ends that consumer's hand-out.
+func (q *Queue[T]) Done(items ...T) int {
+	q.checkKeys(items)
+	if q.cfg.recheck != nil {
+		return q.doneRechecked(items)
+	}
+	q.mu.Lock()
+	q.promote()
+	n := q.finish(items, nil)
+	q.settle()
+	q.unlock()
+	return n
+}
+
+// doneRechecked is Done with a recheck function.
+func (q *Queue[T]) doneRechecked(items []T) int {
+	if len(items) > smallDone {
+		return q.doneBig(items)
+	}
+	var ready [smallDone]bool // on the stack, so no allocation per Done
+	for i, item := range items {
+		ready[i] = q.cfg.recheck(item)
+	}
+	return q.finishAll(items, ready[:len(items)])
+}
+
+// smallDone is the most items a Done with a recheck function rechecks
+// into a stack array. Larger calls use a pooled buffer.
+const smallDone = 64
+
+// readyBufs recycles the recheck results of large Done calls.
+var readyBufs = sync.Pool{New: func() any { return new([]bool) }}
+
+// maxPooled bounds the buffers kept in readyBufs, so that one huge Done
+// does not keep its buffer alive.
+const maxPooled = 1 << 16
+
+// doneBig is Done with a recheck function for more than smallDone items.
+// A panicking recheck leaves the buffer to the collector.
+func (q *Queue[T]) doneBig(items []T) int {
+	p := readyBufs.Get().(*[]bool)
+	ready := slices.Grow((*p)[:0], len(items))[:len(items)]
+	for i, item := range items {
+		ready[i] = q.cfg.recheck(item)
+	}
+	n := q.finishAll(items, ready)
+	if cap(ready) <= maxPooled {
+		*p = ready
+		readyBufs.Put(p)
+	}
+	return n
+}
+
+// finishAll is the locked section of a Done with a recheck function. It
+// finishes all the Done's items at once, as a Done without one does. So
+// finish's rule for repeats covers the whole call. Finishing in several
+// sections would let a repeat in a later one find the item handed to
+// another consumer meanwhile. The repeat would then end that consumer's
+// hand-out.
+func (q *Queue[T]) finishAll(items []T, ready []bool) int {
+	q.mu.Lock()
+	q.promote()
+	n := q.finish(items, ready)
+	q.settle()
+	q.unlock()
+	return n
+}
+
+// requeue is an item Done queues again, with its order key. The key is
+// the arrival number of its kept-aside mark. For a level item that is
+// still ready, it is levelKey plus its index in Done's arguments.
+type requeue struct {
+	key uint64
+	e   int32 // the item's slot
+}
+
+// levelKey orders level items after every kept-aside mark in Done.
+const levelKey = 1 << 63
+
+// later reports whether the in-flight item e has a kept-aside mark whose
+// ready time is still to come (before Close). Only with mu held.
+func (q *Queue[T]) later(e *entry[T]) bool {
+	return e.mark.at != 0 && !q.pub.closed.Load() && e.mark.at > q.cfg.clock.now()
+}
+
+// finish is Done under the lock. Its ready[i] is the recheck of items[i],
+// and ready is nil without a recheck function. Each item in flight goes
+// where decide sends it. A repeat of an item in the same call finds it no
+// longer in flight and is ignored.
+func (q *Queue[T]) finish(items []T, ready []bool) int {
+	n := 0
+	q.requeue = q.requeue[:0]
+	for i, item := range items {
+		e := q.lookup(item)
+		if e == nil || q.where(e) != inFlight {
+			continue
+		}
+		n++
+		q.inflight--
+		if q.cfg.metrics != nil {
+			q.finished(e)
+		}
+		q.decide(item, e, uint64(i), ready == nil || ready[i])
+	}
+	q.putBack()
+	return n
+}
+
+// decide moves e, Done, to its next place by the first row of the table
+// in doc.go that fits it. It tests the rows in the same order. The
+// argument i is the item's index in Done's arguments. The argument still
+// is whether a level item is still ready. That is so if there is no
+// recheck function, or if it said so.
+func (q *Queue[T]) decide(item T, e *entry[T], i uint64, still bool) {
+	back := q.returns(e) // marked, in the table's sense
+	if back {
+		q.pub.aside.Add(-1)
+	}
+	switch {
+	case e.flags&removed != 0: // removed: forgotten
+		q.forget(item, e)
+	case back && q.discard && e.mark.at > q.cfg.clock.now(): // marked, its time to come, delays dropped: forgotten
+		q.forget(item, e)
+	case back && q.later(e) && (e.mode != Level || !still): // marked for later, unless level and still ready: delayed
+		m := e.mark
+		e.mark, e.flags = keptMark{}, 0
+		q.schedule(e, m.at, m.seq)
+	case back && !q.later(e): // marked, due now: queued
+		q.putLater(e, e.mark.n)
+	case e.mode == Level && !q.pub.closed.Load() && still: // level, still ready: queued
+		q.putLater(e, levelKey+i)
+	case e.mode == OneShot && e.flags&rearmed != 0: // one-shot, re-armed: idle
+		e.state, e.flags = idle, 0
+	case e.mode == OneShot: // one-shot: disarmed
+		e.state, e.flags = disarmed, 0 // with its mark, if any, until Rearm
+		q.disarmed++
+	default: // anything else: forgotten
+		q.forget(item, e)
+	}
+}
+
+// putLater notes e for putBack, which queues the items Done puts back in
+// key order. Until then e stores queued, not inFlight.
+func (q *Queue[T]) putLater(e *entry[T], key uint64) {
+	q.requeue = append(q.requeue, requeue{key, e.id})
+	e.state, e.flags = queued, 0
+}
+
+// putBack queues Done's re-queued items in order (see Done).
+func (q *Queue[T]) putBack() {
+	r := q.requeue
+	if !slices.IsSortedFunc(r, byKey) {
+		slices.SortFunc(r, byKey)
+	}
+	for _, rq := range r {
+		e := q.slab.entry(rq.e)
+		q.enqueue(e)
+		e.mark = keptMark{}
+	}
+}
+
+func byKey(a, b requeue) int {
+	switch {
+	case a.key < b.key:
+		return -1
+	case a.key > b.key:
+		return 1
+	}
+	return 0
+}
+
+// Remove forgets item (EPOLL_CTL_DEL) and reports whether the queue knew
+// it. Remove works on a closed queue too.
+//
+//   - A queued item is taken off the list. No hand-out after Remove
+//     returns it, until it is marked again.
+//   - An item in flight stays in flight until its Done, which then forgets
+//     it. Marks kept aside for it are dropped.
+//   - A delayed item is forgotten, its delay cancelled.
+//   - A disarmed or idle one-shot item is forgotten with its mode.
+func (q *Queue[T]) Remove(item T) bool {
+	q.checkKey(item)
+	q.mu.Lock()
+	q.promote()
+	defer q.unlock()
+	e := q.lookup(item)
+	if e == nil {
+		return false
+	}
+	switch q.where(e) {
+	case queued:
+		q.unqueue(e)
+		q.forget(item, e)
+	case delayed:
+		q.unschedule(e)
+		q.forget(item, e)
+	case inFlight:
+		if e.flags&removed != 0 {
+			return false
+		}
+		if q.returns(e) {
+			q.pub.aside.Add(-1)
+		}
+		e.flags = removed
+		e.mark = keptMark{}
+		if e.retried { // gone from the queue, and so is its retry state
+			e.retried = false
+			p := q.mail.posting()
+			p.forgot = append(p.forgot, item)
+		}
+	case disarmed:
+		q.disarmed--
+		q.forget(item, e)
+	case idle:
+		q.forget(item, e)
+	}
+	q.settle()
+	return true
+}
+
+// Rearm re-arms a one-shot item and reports whether it was disarmed. A
+// disarmed item that was marked since it was handed out is queued at
+// once. Otherwise the next mark queues it. An item still in flight is
+// re-armed for its Done, which then queues it if it was marked meanwhile.
+// Rearm returns false and changes nothing for an item that is not
+// one-shot, not known or already armed. It does so after Close too, since
+// re-arming would be a new mark.
+func (q *Queue[T]) Rearm(item T) bool {
+	q.checkKey(item)
+	if q.pub.closed.Load() {
+		return false
+	}
+	q.mu.Lock()
+	q.promote()
+	defer q.unlock()
+	e := q.lookup(item)
+	if e == nil || e.mode != OneShot || q.pub.closed.Load() {
+		return false
+	}
+	switch p := q.where(e); {
+	case p == disarmed:
+		q.disarmed--
+		e.state = idle
+		if m := e.mark; m.n != 0 {
+			e.mark = keptMark{}
+			if m.at != 0 && m.at > q.cfg.clock.now() {
+				q.schedule(e, m.at, m.seq)
+			} else {
+				q.enqueue(e)
+			}
+		}
+	case p == inFlight && e.flags&(removed|rearmed) == 0:
+		e.flags |= rearmed
+		if q.returns(e) {
+			q.pub.aside.Add(1)
+		}
+	default:
+		return false
+	}
+	q.settle()
+	return true
+}

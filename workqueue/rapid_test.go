@@ -1,0 +1,251 @@
+package workqueue_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/evsync/evsync/internal/testsupport/testkit"
+	"github.com/evsync/evsync/model"
+	"github.com/evsync/evsync/workqueue"
+	"pgregory.net/rapid"
+)
+
+// TestQueueModel drives every call of a Queue, one at a time, next to the
+// sequential reference model and compares every result and, after each
+// step, the whole observable state.
+func TestQueueModel(t *testing.T) {
+	defer workqueue.SetBigBatch(0)
+	testkit.CheckModel(t, testQueueModel)
+}
+
+// FuzzQueueModel is TestQueueModel as a native fuzz target.
+func FuzzQueueModel(f *testing.F) {
+	defer workqueue.SetBigBatch(0)
+	testkit.FuzzModel(f, 7, 11, testQueueModel)
+}
+
+func testQueueModel(t *rapid.T) {
+	t.Repeat(rapid.StateMachineActions(newQueueMachine(t)))
+}
+
+// keys is the item space: small, so that marks collide.
+const keys = 6
+
+type queueMachine struct {
+	q        *workqueue.Queue[int]
+	m        *model.ReadyQ
+	notReady [keys + 2]bool // the recheck function's answers (false: ready)
+	buf      []int          // reused by the Append forms
+	ready    []readyChan
+}
+
+type readyChan struct {
+	ch     <-chan struct{}
+	ticket model.Ticket
+}
+
+func newQueueMachine(t *rapid.T) *queueMachine {
+	qm := &queueMachine{}
+	mode := rapid.IntRange(0, 2).Draw(t, "mode")
+	var recheck func(int) bool
+	if rapid.Bool().Draw(t, "recheck") {
+		recheck = func(k int) bool { return !qm.notReady[k] }
+	}
+	switch {
+	case mode == 0 && recheck == nil && rapid.Bool().Draw(t, "zero value"):
+		qm.q = new(workqueue.Queue[int])
+	case recheck == nil:
+		qm.q = workqueue.NewWithConfig(workqueue.Config[int]{Mode: workqueue.Mode(mode)})
+	default:
+		qm.q = workqueue.NewWithConfig(workqueue.Config[int]{Mode: workqueue.Mode(mode), Recheck: recheck})
+	}
+	qm.m = model.NewReadyQ(model.Mode(mode), recheck)
+	// 1…3 copies even small batches outside the lock; 0 is the default.
+	workqueue.SetBigBatch(rapid.IntRange(0, 3).Draw(t, "big batch"))
+	return qm
+}
+
+func drawKey(t *rapid.T) int { return rapid.IntRange(0, keys+1).Draw(t, "item") }
+
+func drawMax(t *rapid.T) int {
+	return rapid.SampledFrom([]int{-1, 0, 1, 1, 2, 2, 3, 5, 64}).Draw(t, "max")
+}
+
+func (qm *queueMachine) Add(t *rapid.T) {
+	k := drawKey(t)
+	if got, want := qm.q.Add(k), qm.m.Add(k); got != want {
+		t.Fatalf("Add(%d) = %v, want %v", k, got, want)
+	}
+}
+
+func (qm *queueMachine) AddMode(t *rapid.T) {
+	k := drawKey(t)
+	m := rapid.IntRange(0, 3).Draw(t, "mode") // 3 is not a Mode
+	if got, want := qm.q.AddMode(k, workqueue.Mode(m)), qm.m.AddMode(k, model.Mode(m)); got != want {
+		t.Fatalf("AddMode(%d, %v) = %v, want %v", k, workqueue.Mode(m), got, want)
+	}
+}
+
+func (qm *queueMachine) TryTake(t *rapid.T) {
+	max := drawMax(t)
+	want := qm.m.TryTake(max)
+	var got []int
+	if rapid.Bool().Draw(t, "append") {
+		got = qm.q.TryTakeAppend(qm.buf[:0], max)
+		qm.buf = got
+	} else {
+		got = qm.q.TryTake(max)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("TryTake(%d) = %v, want %v", max, got, want)
+	}
+}
+
+func (qm *queueMachine) Wait(t *rapid.T) {
+	max := drawMax(t)
+	if testkit.DrawNilCtx(t) {
+		_, err := qm.q.Wait(testkit.NilContext, max)
+		testkit.SameErr(t, "Wait(nil ctx)", err, workqueue.ErrInvalid)
+		return
+	}
+	c := testkit.DrawCtx(t)
+	want, werr := qm.m.Wait(c, max)
+	ctx, werr := testkit.PickCtx(c, werr)
+	var got []int
+	var err error
+	if rapid.Bool().Draw(t, "append") {
+		got, err = qm.q.WaitAppend(ctx, qm.buf[:0], max)
+		qm.buf = got
+	} else {
+		got, err = qm.q.Wait(ctx, max)
+	}
+	testkit.SameErr(t, "Wait", err, werr)
+	if !slices.Equal(got, want) {
+		t.Fatalf("Wait(%d) = %v, want %v", max, got, want)
+	}
+}
+
+// Done is called with a mix of items in flight, others and repeats.
+func (qm *queueMachine) Done(t *rapid.T) {
+	ks := qm.drawDone(t)
+	if got, want := qm.q.Done(ks...), qm.m.Done(ks...); got != want {
+		t.Fatalf("Done(%v) = %d, want %d", ks, got, want)
+	}
+}
+
+// DoneLong is Done with more than 64 items: a list like Done's, 64
+// copies of one item, another list. Done is one step however long its
+// list (the order of the items it queues again holds for the whole call).
+func (qm *queueMachine) DoneLong(t *rapid.T) {
+	head, fill, tail := qm.drawDone(t), drawKey(t), qm.drawDone(t)
+	ks := slices.Concat(head, slices.Repeat([]int{fill}, 64), tail)
+	if got, want := qm.q.Done(ks...), qm.m.Done(ks...); got != want {
+		t.Fatalf("Done(%v, %d × 64, %v) = %d, want %d", head, fill, tail, got, want)
+	}
+}
+
+// drawDone draws up to 4 items for Done, mostly items in flight.
+func (qm *queueMachine) drawDone(t *rapid.T) []int {
+	held := qm.m.InFlightItems()
+	ks := make([]int, rapid.IntRange(0, 4).Draw(t, "n"))
+	for i := range ks {
+		if len(held) != 0 && rapid.IntRange(0, 3).Draw(t, "held") != 0 {
+			ks[i] = rapid.SampledFrom(held).Draw(t, "item")
+		} else {
+			ks[i] = drawKey(t)
+		}
+	}
+	return ks
+}
+
+// Next finishes some of the items in flight and waits for more in one
+// call, with a done context too (the Done still happens).
+func (qm *queueMachine) Next(t *rapid.T) {
+	held := qm.m.InFlightItems()
+	var done []int
+	for _, k := range held {
+		if rapid.Bool().Draw(t, "done") {
+			done = append(done, k)
+		}
+	}
+	max := drawMax(t)
+	if testkit.DrawNilCtx(t) {
+		got, err := qm.q.Next(testkit.NilContext, done, max)
+		testkit.SameErr(t, "Next(nil ctx)", err, workqueue.ErrInvalid)
+		if !slices.Equal(got, done) {
+			t.Fatalf("Next(nil ctx) = %v, want its argument %v back", got, done)
+		}
+		return
+	}
+	c := testkit.DrawCtx(t)
+	want, werr := qm.m.Next(c, done, max)
+	ctx, werr := testkit.PickCtx(c, werr)
+	got, err := qm.q.Next(ctx, done, max)
+	testkit.SameErr(t, "Next", err, werr)
+	if !slices.Equal(got, want) {
+		t.Fatalf("Next(%v, %d) = %v, want %v", done, max, got, want)
+	}
+}
+
+func (qm *queueMachine) Remove(t *rapid.T) {
+	k := drawKey(t)
+	if got, want := qm.q.Remove(k), qm.m.Remove(k); got != want {
+		t.Fatalf("Remove(%d) = %v, want %v", k, got, want)
+	}
+}
+
+func (qm *queueMachine) Rearm(t *rapid.T) {
+	k := drawKey(t)
+	if got, want := qm.q.Rearm(k), qm.m.Rearm(k); got != want {
+		t.Fatalf("Rearm(%d) = %v, want %v", k, got, want)
+	}
+}
+
+// SetReady changes what the recheck function (if any) reports for an item.
+func (qm *queueMachine) SetReady(t *rapid.T) {
+	k := drawKey(t)
+	qm.notReady[k] = !rapid.Bool().Draw(t, "ready")
+}
+
+func (qm *queueMachine) Drain(t *rapid.T) {
+	testkit.CheckBlocking(t, "Drain", qm.q.Drain, qm.m.Drain)
+}
+
+func (qm *queueMachine) Ready(t *rapid.T) {
+	ch, ticket := qm.q.Ready(), qm.m.Ready()
+	if got, want := testkit.IsClosed(ch), qm.m.Fired(ticket); got != want {
+		t.Fatalf("Ready() ready at once = %v, want %v", got, want)
+	}
+	qm.ready = append(qm.ready, readyChan{ch, ticket})
+	if len(qm.ready) > 8 {
+		qm.ready = qm.ready[1:]
+	}
+}
+
+func (qm *queueMachine) Close(t *rapid.T) {
+	if testkit.DrawClose(t) {
+		qm.q.Close()
+		qm.m.Close()
+	}
+}
+
+func (qm *queueMachine) Check(t *rapid.T) {
+	if err := qm.m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	want := workqueue.Stats(qm.m.Stats())
+	if got := qm.q.Stats(); got != want {
+		t.Fatalf("Stats() = %+v, want %+v (model queue %v)", got, want, qm.m.Queue())
+	}
+	if qm.q.Len() != want.Queued || qm.q.InFlight() != want.InFlight {
+		t.Fatalf("Len, InFlight = %d, %d, want %d, %d", qm.q.Len(), qm.q.InFlight(), want.Queued, want.InFlight)
+	}
+	if s := qm.q.String(); s != want.String() {
+		t.Fatalf("String() = %q, want %q", s, want.String())
+	}
+	for i, r := range qm.ready {
+		if got, want := testkit.IsClosed(r.ch), qm.m.Fired(r.ticket); got != want {
+			t.Fatalf("Ready channel #%d closed = %v, want %v", i, got, want)
+		}
+	}
+}

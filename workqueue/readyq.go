@@ -1,0 +1,391 @@
+package workqueue
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/evsync/evsync/internal/evserr"
+	"github.com/evsync/evsync/internal/waitq"
+)
+
+// Errors returned by this package. They are the same values in every
+// evsync package and work with errors.Is.
+var (
+	// ErrInvalid is returned by Wait, WaitAppend and Drain for a nil
+	// context, and by Wait and WaitAppend for max ≤ 0.
+	ErrInvalid = evserr.ErrInvalid
+	// ErrClosed is returned by Wait and WaitAppend once the queue is
+	// closed and nothing is left to hand out.
+	ErrClosed = evserr.ErrClosed
+)
+
+// A Mode is how an item is queued again after it was handed out.
+type Mode uint8
+
+const (
+	// Edge (the default) queues an item again only if it is marked again
+	// (EPOLLET). A mark made while it is in flight is kept aside and
+	// queued at Done.
+	Edge Mode = iota
+	// Level queues an item again at the tail at every Done, so items that
+	// stay ready take turns (round-robin). It stops at Remove, or once
+	// Config.Recheck reports the item no longer ready. This is epoll's
+	// default, level-triggered mode, re-polled after each report.
+	Level
+	// OneShot disarms an item when it is handed out (EPOLLONESHOT). Marks
+	// are kept until Rearm, which queues the item if it was marked
+	// meanwhile.
+	OneShot
+)
+
+func (m Mode) valid() bool { return m <= OneShot }
+
+// String returns "edge", "level" or "oneshot".
+func (m Mode) String() string {
+	switch m {
+	case Edge:
+		return "edge"
+	case Level:
+		return "level"
+	case OneShot:
+		return "oneshot"
+	}
+	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
+
+// A Queue is a ready queue of items of type T. It is a FIFO list in which
+// an item is queued at most once, plus the items handed out and not yet
+// Done (in flight). See the package documentation for the full contract.
+//
+// The zero value is an empty, open queue, the same as New returns without
+// options. NewWithConfig makes one with a Config. Its fields serve these
+// needs.
+//
+//   - Mode suits a queue whose items are mostly level or one-shot.
+//   - Recheck tests at Done the level items that may stop being ready.
+//   - RateLimiter gives retries a backoff unlike client-go's default.
+//   - Fairness keeps the floods of tenants from delaying one another.
+//   - Metrics watches the depth, the latency and the retries.
+//
+// The option WithClock runs the queue's time on a fake clock in tests.
+//
+// A Queue must not be copied after first use. It knows at most 2³¹−1
+// items at once (queued, delayed, in flight or one-shot and armed). A
+// mark of one more panics.
+//
+// There are five ways to mark an item ready.
+//
+//   - Add marks it ready now, in the queue's mode.
+//   - AddMode marks it ready now, in a mode of its own.
+//   - AddAfter marks it ready after a delay.
+//   - AddRateLimited marks a failed item for a retry after its backoff.
+//   - AddWith gives the mark a priority, or a delay and a retry together.
+//
+// Rearm re-arms a one-shot item, which queues it if it was marked
+// meanwhile.
+//
+// A mark (any of the five, or Rearm) synchronizes before the hand-out
+// that returns the item. A Done synchronizes before the hand-out that
+// returns the item next. Every change synchronizes before the Drain and
+// Ready wake-ups it causes.
+//
+// Fairness: items are handed out in the order they were first marked. A
+// mark kept aside while the item was in flight counts from the Done that
+// queues it. Blocked Wait callers are served in FIFO order, each with up
+// to its max items at once. TryTake never takes items a blocked caller is
+// owed, because a caller only blocks while nothing is queued. Level items
+// go back to the tail at Done, so no ready item is starved.
+//
+// Cancel safety: a Wait, WaitAppend or Drain that returns ctx.Err()
+// changed nothing. A call whose context is already done when it starts
+// returns ctx.Err() at once, even if items are queued. A done context is
+// a request to stop, so a consumer loop ends even while work keeps
+// arriving. TryTake still takes what is there, and Next still finishes
+// its done items. Items are never handed to a caller whose context is
+// already done. They go to the next caller or stay queued. Items may be
+// handed over while the context is still live, and the context may end
+// before the caller wakes. Then the call took effect first and returns
+// the items with a nil error. So no item is lost between the queue and a
+// caller that gives up.
+type Queue[T comparable] struct {
+	_  noCopy
+	mu sync.Mutex
+
+	guarded[T] // the state mu guards, embedded so that q.list is q.guarded.list
+
+	pub published   // what observers read without the lock
+	cfg settings[T] // the configuration, read without the lock
+}
+
+// guarded is the state of a Queue that its mu guards. It is used only
+// with mu held. The exceptions are atomic. Stats counts the waiters and
+// drainers without the lock, and deliver puts the spare post in mail
+// after the unlock.
+type guarded[T comparable] struct {
+	items    index[T]  // every item the queue knows, mapped to its entry's slot
+	slab     slab[T]   // the entries (slab.go)
+	extras   extras[T] // their extra parts (extras.go)
+	list     fifo[T]   // the queued items of priority 0, without fair share (fifo.go)
+	marks    uint64    // kept-aside marks so far, which number their arrivals
+	inflight int       // items handed out, not yet Done
+	disarmed int       // one-shot items waiting for Rearm
+	discard  bool      // closed by CloseDiscardingDelays, so marks still to come are dropped at Done
+	requeue  []requeue // Done's scratch space
+
+	waiters  waitq.Queue[take[T]]  // blocked Wait callers
+	drainers waitq.Queue[struct{}] // blocked Drain callers
+	ready    waitq.Notifier        // Ready()
+
+	lanes  lanes[T] // queued items of other priorities and tenants (lanes.go)
+	delays delays   // delayed items and the timer (delay.go)
+
+	mail    mailbox[T] // what the current locked section leaves for after the unlock
+	running running[T] // the items in flight, with metrics
+}
+
+// published is what a Queue shows without its lock. It holds the counters
+// that observers read, and the closed flag of Add's fast refusal. The
+// observers are Len, InFlight, Stats and the fast paths of Ready and
+// TryTake. It is written only with mu held.
+type published struct {
+	queued, inflight, disarmed, delayed atomic.Int64 // stored by publish
+
+	aside  atomic.Int64 // in flight with a mark Done will queue (keeps Wait waiting after Close)
+	closed atomic.Bool
+}
+
+// settings are a Queue's configuration, set by New and NewWithConfig and
+// read without the lock. Two are learned at their first use, by any call. They
+// are the key check and the default rate limiter.
+type settings[T comparable] struct {
+	keys    atomic.Uint32  // whether items are probed before the lock (keys.go)
+	mode    Mode           // Config.Mode
+	recheck func(T) bool   // Config.Recheck, or nil if level items stay ready
+	tenant  func(T) string // Config.Fairness, or nil for no fair share
+	metrics Metrics        // Config.Metrics
+	gauge   *gauge[T]      // the depths reported, with metrics (metrics.go)
+	lim     RateLimiter[T] // Config.RateLimiter, or the default made at first use
+	limOnce sync.Once
+	clock   timebase // WithClock's clock, or the wall clock (clock.go)
+}
+
+// bigBatch is the largest hand-out copied under the lock. A larger one is
+// copied after the unlock, so that producers do not wait behind the copy
+// (bigbatch.go has the figures). A copy outside the lock costs extra work
+// (array.scans, fifo.go), which a few hundred items do not repay. Tests
+// lower it (export_test.go).
+var bigBatch = defaultBigBatch
+
+const defaultBigBatch = 256
+
+// New returns an empty queue with the default configuration, the zero
+// Config, and the options opts. The queue is edge-triggered, with no
+// recheck, the default rate limiter, no fair share and no metrics.
+func New[T comparable](opts ...Option) *Queue[T] {
+	q := new(Queue[T])
+	q.cfg.clock = timebaseOf(apply(opts).clock)
+	return q
+}
+
+// NewWithConfig returns an empty queue configured by c (see Config) and
+// the options opts. It panics if c.Mode is not a Mode, the one setting the
+// compiler cannot check.
+func NewWithConfig[T comparable](c Config[T], opts ...Option) *Queue[T] {
+	if !c.Mode.valid() {
+		panic("workqueue: Config.Mode is not a Mode")
+	}
+	o := apply(opts)
+	q := &Queue[T]{cfg: settings[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, lim: c.RateLimiter, metrics: c.Metrics, clock: timebaseOf(o.clock)}}
+	q.lanes.fair = c.Fairness != nil
+	if c.Metrics != nil {
+		q.cfg.gauge = new(gauge[T])
+		q.lanes.watch = q.cfg.gauge
+	}
+	return q
+}
+
+// Close closes the queue. From then on Add, AddMode, AddAfter, AddWith,
+// AddRateLimited and Rearm change nothing and return false. Every delayed
+// item is queued at once, in ready-time order, so that no delay is lost
+// with the queue. Consumers see each item (Remove takes one back). After
+// Close, the queue works as follows.
+//
+//   - What is queued is still handed out.
+//   - Marks kept aside are still queued at Done. A kept-aside mark's ready
+//     time is then ignored.
+//   - Wait returns ErrClosed once nothing is queued and no item in flight
+//     has a kept-aside mark. Until then a blocked Wait keeps waiting,
+//     since a Done may still queue an item.
+//   - Level items are no longer queued again at Done.
+//   - Drain is unaffected.
+//
+// Close is idempotent.
+func (q *Queue[T]) Close() {
+	q.mu.Lock()
+	defer q.unlock()
+	if !q.pub.closed.Load() {
+		q.dueAll(true) // before closed is seen without the lock: a refused Add
+		q.publish()    // must not find the delayed items still uncounted
+		q.pub.closed.Store(true)
+		q.settle()
+	}
+}
+
+// CloseDiscardingDelays closes the queue as Close does, but forgets every
+// delayed item instead of queuing it, as client-go's ShutDown drops them.
+// At Done, a kept-aside mark whose ready time is still to come is dropped
+// too. One due at once is still queued. So is, on a user's clock
+// (WithClock), a delayed item whose time the clock has passed. It returns
+// how many delayed items it forgot, and their retry state goes with them. After Close it changes
+// nothing and returns 0.
+func (q *Queue[T]) CloseDiscardingDelays() int {
+	q.mu.Lock()
+	q.promote() // an item due on a user's clock is queued, not forgotten
+	defer q.unlock()
+	if q.pub.closed.Load() {
+		return 0
+	}
+	n := q.delays.n
+	for w := q.delays.first(); w != nil; w = q.delays.first() {
+		e := q.slab.entry(w.e)
+		q.delays.del(w.e)
+		q.forget(e.item, e)
+	}
+	q.arm()
+	q.discard = true
+	q.publish() // before closed is seen without the lock, as in Close
+	q.pub.closed.Store(true)
+	q.settle()
+	return n
+}
+
+// settle serves blocked callers after a change. Only with mu held.
+//
+//   - Queued items go to blocked Wait callers, oldest first.
+//   - After Close, once nothing is left to hand out, those callers get
+//     ErrClosed.
+//   - Drain callers are released once nothing is queued or in flight.
+//   - An armed Ready channel fires if a Wait would not block.
+//   - The counters are published.
+func (q *Queue[T]) settle() {
+	for q.queuedLen() > 0 {
+		w := q.waiters.Front()
+		if w == nil {
+			break
+		}
+		q.grant(w)
+	}
+	if q.exhausted() {
+		q.waiters.RejectAll()
+	}
+	if q.idle() {
+		for w := q.drainers.Front(); w != nil; w = q.drainers.Front() {
+			q.drainers.Grant(w, struct{}{})
+		}
+	}
+	q.ready.Fire(q.readyNow())
+	q.publish()
+}
+
+// exhausted reports whether a closed queue has nothing left to hand out.
+// That means nothing is queued, and no Done could queue an item again.
+func (q *Queue[T]) exhausted() bool {
+	return q.pub.closed.Load() && q.queuedLen() == 0 && q.pub.aside.Load() == 0
+}
+
+// idle reports whether nothing is queued, delayed or in flight (Drain).
+func (q *Queue[T]) idle() bool {
+	return q.queuedLen() == 0 && q.inflight == 0 && q.delays.n == 0
+}
+
+// readyNow reports whether a Wait would return at once.
+func (q *Queue[T]) readyNow() bool { return q.queuedLen() > 0 || q.exhausted() }
+
+// Len returns the number of queued items. On a user's clock (WithClock)
+// that counts each delayed item whose time the clock has passed.
+func (q *Queue[T]) Len() int {
+	if q.cfg.clock.user {
+		q.sync()
+	}
+	return int(q.pub.queued.Load())
+}
+
+// InFlight returns the number of items handed out and not yet Done.
+func (q *Queue[T]) InFlight() int { return int(q.pub.inflight.Load()) }
+
+// publish stores the counters that changed. Only with mu held.
+func (q *Queue[T]) publish() {
+	store(&q.pub.queued, q.queuedLen())
+	store(&q.pub.delayed, q.delays.n)
+	store(&q.pub.inflight, q.inflight)
+	store(&q.pub.disarmed, q.disarmed)
+}
+
+func store(a *atomic.Int64, v int) {
+	if a.Load() != int64(v) {
+		a.Store(int64(v))
+	}
+}
+
+// Stats is a snapshot of a queue's state.
+type Stats struct {
+	Queued   int  // items waiting to be handed out (Len)
+	Delayed  int  // items waiting for their ready time (AddAfter, AddRateLimited)
+	InFlight int  // items handed out, not yet Done
+	Aside    int  // in-flight items marked again, to be queued at Done
+	Disarmed int  // one-shot items waiting for Rearm
+	Waiting  int  // blocked Wait callers
+	Draining int  // blocked Drain callers
+	Closed   bool // Close has been called
+}
+
+// Stats returns a snapshot read with atomic loads only. On the wall clock
+// it never takes the lock, so observers never slow producers or
+// consumers. On a user's clock (WithClock) with an item delayed, it first
+// takes the lock to queue the items whose time the clock has passed. The
+// fields are read one by one and may be mutually inconsistent under
+// concurrent use.
+func (q *Queue[T]) Stats() Stats {
+	if q.cfg.clock.user {
+		q.sync()
+	}
+	return Stats{
+		Queued:   int(q.pub.queued.Load()),
+		Delayed:  int(q.pub.delayed.Load()),
+		InFlight: int(q.pub.inflight.Load()),
+		Aside:    int(q.pub.aside.Load()),
+		Disarmed: int(q.pub.disarmed.Load()),
+		Waiting:  q.waiters.Len(),
+		Draining: q.drainers.Len(),
+		Closed:   q.pub.closed.Load(),
+	}
+}
+
+// String formats a Stats snapshot, such as
+// "workqueue{queued=3 inflight=2 aside=1 disarmed=0 waiting=0 draining=0}".
+// A queue with delayed items shows "delayed=N" after queued. A closed one
+// ends with " closed".
+func (q *Queue[T]) String() string { return q.Stats().String() }
+
+// String formats the snapshot.
+func (st Stats) String() string {
+	closed, delayed := "", ""
+	if st.Closed {
+		closed = " closed"
+	}
+	if st.Delayed != 0 {
+		delayed = fmt.Sprintf(" delayed=%d", st.Delayed)
+	}
+	return fmt.Sprintf("workqueue{queued=%d%s inflight=%d aside=%d disarmed=%d waiting=%d draining=%d%s}",
+		st.Queued, delayed, st.InFlight, st.Aside, st.Disarmed, st.Waiting, st.Draining, closed)
+}
+
+// noCopy lets go vet's copylocks check flag copies of a Queue.
+type noCopy struct{}
+
+// Lock is a no-op. Its presence is what go vet looks for.
+func (*noCopy) Lock() {}
+
+// Unlock is a no-op, the pair of Lock.
+func (*noCopy) Unlock() {}

@@ -1,0 +1,222 @@
+package workqueue
+
+import (
+	"sync"
+	"time"
+
+	"github.com/evsync/evsync/internal/clk"
+	"golang.org/x/time/rate"
+)
+
+// A RateLimiter decides how long a failed item waits before its retry. It
+// has the method set of client-go's workqueue.TypedRateLimiter[T], so
+// client-go's limiters can be a Config.RateLimiter as they are. Its
+// methods are called outside the queue's lock, from any goroutine.
+type RateLimiter[T comparable] interface {
+	// When returns how long item waits before its next retry, and
+	// counts the retry.
+	When(item T) time.Duration
+	// Forget drops what the limiter keeps for item.
+	Forget(item T)
+	// NumRequeues returns how many retries of item it has counted.
+	NumRequeues(item T) int
+}
+
+// AddRateLimited marks item ready after the delay that the queue's rate
+// limiter gives it (When), as AddAfter does. It also counts a retry. It is
+// how a consumer retries an item that failed. Called while the consumer
+// holds the item, it keeps the mark aside until Done (see AddAfter).
+// Without Config.RateLimiter, the limiter is DefaultRateLimiter's.
+//
+// The queue forgets an item's retry state on its own. When it forgets an
+// item that AddRateLimited was called for, it calls the limiter's Forget.
+// That happens when the item's Done finds no mark left, or at Remove. So
+// the limiter keeps nothing for items the queue no longer holds. Call
+// Forget when an item succeeds, to start its next failure at the first
+// delay even while it stays in the queue. After Close, AddRateLimited
+// marks nothing and returns false.
+func (q *Queue[T]) AddRateLimited(item T) bool {
+	return q.addRateLimited(item, markOpts{})
+}
+
+// addRateLimited is AddRateLimited with the options of an AddWith.
+func (q *Queue[T]) addRateLimited(item T, o markOpts) bool {
+	q.checkKey(item)
+	if q.pub.closed.Load() { // refused: no retry to count (mark handles a Close that comes next)
+		return false
+	}
+	tenant := q.tenantOf(item) // first: if it panics, no retry is counted
+	d := q.limiter().When(item)
+	if o.after <= 0 || d < o.after {
+		o.after = d
+	}
+	o.retried = true
+	if q.cfg.metrics != nil {
+		q.cfg.metrics.Retried()
+	}
+	return q.addAs(item, q.cfg.mode, o, tenant)
+}
+
+// Forget tells the rate limiter that item is done with retries (client-go's
+// Forget). Its next AddRateLimited waits the first delay again.
+func (q *Queue[T]) Forget(item T) { q.limiter().Forget(item) }
+
+// NumRequeues returns the rate limiter's count of item's retries.
+func (q *Queue[T]) NumRequeues(item T) int { return q.limiter().NumRequeues(item) }
+
+// limiter returns the queue's rate limiter, making the default one at the
+// first use.
+func (q *Queue[T]) limiter() RateLimiter[T] {
+	q.cfg.limOnce.Do(func() {
+		if q.cfg.lim == nil {
+			q.cfg.lim = defaultRateLimiter[T](q.cfg.clock.src)
+		}
+	})
+	return q.cfg.lim
+}
+
+// DefaultRateLimiter returns a new limiter equal to client-go's
+// DefaultTypedControllerRateLimiter. Its delay is the larger of two. One
+// is a per-item exponential backoff of 5 ms, doubled at every retry, at
+// most 1000 s. The other is an overall token bucket of 10 retries per
+// second, with bursts of 100.
+func DefaultRateLimiter[T comparable]() RateLimiter[T] {
+	return defaultRateLimiter[T](clk.Clock{})
+}
+
+// defaultRateLimiter is DefaultRateLimiter whose bucket runs on c, the
+// queue's clock. So a fake clock also refills the bucket.
+func defaultRateLimiter[T comparable](c clk.Clock) RateLimiter[T] {
+	b := bucket[T]{l: rate.NewLimiter(10, 100)}
+	if !c.Wall() {
+		b.c = &c
+	}
+	return MaxOfRateLimiters(ExponentialRateLimiter[T](5*time.Millisecond, 1000*time.Second), b)
+}
+
+// ExponentialRateLimiter returns a limiter whose n-th retry of an item
+// (counting from 0) waits base·2ⁿ, at most max, until Forget. Once the
+// doubling passes max, every retry waits max, however many failures
+// follow (max from the first retry if base is above it). It keeps one
+// count per item between a failure and its Forget. It panics if base or
+// max is not positive.
+func ExponentialRateLimiter[T comparable](base, max time.Duration) RateLimiter[T] {
+	if base <= 0 || max <= 0 {
+		panic("workqueue: ExponentialRateLimiter needs a positive base and max")
+	}
+	return &exponential[T]{base: base, max: max, failures: make(map[T]int)}
+}
+
+type exponential[T comparable] struct {
+	mu        sync.Mutex
+	base, max time.Duration
+	failures  map[T]int
+}
+
+// When returns base·2ⁿ for the n-th retry of item (at most max) and counts it.
+func (r *exponential[T]) When(item T) time.Duration {
+	r.mu.Lock()
+	n := r.failures[item]
+	r.failures[item] = n + 1
+	r.mu.Unlock()
+	return backoff(r.base, r.max, n)
+}
+
+// backoff returns base·2ⁿ, or max if that is more. It compares before it
+// shifts. For a positive base, base·2ⁿ ≤ max exactly when base ≤ max>>n.
+// So the shift never wraps round into a negative delay, which the queue
+// would take for "now" (client-go also caps at max). It costs the same
+// for any n.
+func backoff(base, max time.Duration, n int) time.Duration {
+	if base <= max>>n {
+		return base << n
+	}
+	return max
+}
+
+// Forget drops item's count.
+func (r *exponential[T]) Forget(item T) {
+	r.mu.Lock()
+	delete(r.failures, item)
+	r.mu.Unlock()
+}
+
+// NumRequeues returns item's count.
+func (r *exponential[T]) NumRequeues(item T) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failures[item]
+}
+
+// BucketRateLimiter returns a limiter that spaces all retries by the
+// token bucket l (golang.org/x/time/rate), whatever the item. Its When
+// reserves a token and returns the wait for it. It keeps nothing per item.
+// It panics if l is nil.
+func BucketRateLimiter[T comparable](l *rate.Limiter) RateLimiter[T] {
+	if l == nil {
+		panic("workqueue: BucketRateLimiter(nil)")
+	}
+	return bucket[T]{l: l}
+}
+
+// A bucket is a token bucket limiter on a clock: the wall clock, or the
+// queue's for the default limiter.
+type bucket[T comparable] struct {
+	l *rate.Limiter
+	c *clk.Clock // nil: the wall clock, read by rate itself at no extra cost
+}
+
+// When reserves a token and returns the wait for it.
+func (b bucket[T]) When(T) time.Duration {
+	if b.c == nil {
+		return b.l.Reserve().Delay()
+	}
+	now := b.c.Now()
+	return b.l.ReserveN(now, 1).DelayFrom(now)
+}
+
+// Forget does nothing, since the bucket keeps nothing per item.
+func (bucket[T]) Forget(T) {}
+
+// NumRequeues is 0, since the bucket counts nothing per item.
+func (bucket[T]) NumRequeues(T) int { return 0 }
+
+// MaxOfRateLimiters returns a limiter that combines the limiters. Its When
+// is the longest of theirs, and each of them counts the retry. Its
+// NumRequeues is the largest, and its Forget forgets in all of them. It
+// panics if one is nil.
+func MaxOfRateLimiters[T comparable](limiters ...RateLimiter[T]) RateLimiter[T] {
+	for _, l := range limiters {
+		if l == nil {
+			panic("workqueue: MaxOfRateLimiters with a nil limiter")
+		}
+	}
+	return maxOf[T](limiters)
+}
+
+type maxOf[T comparable] []RateLimiter[T]
+
+// When returns the longest of the limiters' delays.
+func (m maxOf[T]) When(item T) time.Duration {
+	var d time.Duration
+	for _, l := range m {
+		d = max(d, l.When(item))
+	}
+	return d
+}
+
+// Forget forgets item in every limiter.
+func (m maxOf[T]) Forget(item T) {
+	for _, l := range m {
+		l.Forget(item)
+	}
+}
+
+// NumRequeues returns the largest of the limiters' counts.
+func (m maxOf[T]) NumRequeues(item T) int {
+	n := 0
+	for _, l := range m {
+		n = max(n, l.NumRequeues(item))
+	}
+	return n
+}

@@ -1,0 +1,269 @@
+package workqueue
+
+import (
+	"context"
+
+	"github.com/evsync/evsync/internal/waitq"
+)
+
+// Wait waits until at least one item is queued, then hands out up to max
+// of them, oldest first, in one step. The items are in flight until Done.
+// It returns:
+//
+//   - the items and nil
+//   - nil and ErrInvalid at once if ctx is nil or max ≤ 0
+//   - nil and ctx.Err() at once if ctx is already done, even if items are
+//     queued (TryTake takes them regardless), or when ctx ends while it
+//     waits
+//   - nil and ErrClosed once the queue is closed and nothing is left to
+//     hand out (see Close)
+func (q *Queue[T]) Wait(ctx context.Context, max int) ([]T, error) {
+	items, err := q.WaitAppend(ctx, nil, max)
+	if len(items) == 0 {
+		items = nil
+	}
+	return items, err
+}
+
+// WaitAppend is Wait appending the items to buf. A consumer that passes
+// back its previous batch, as buf[:0], allocates nothing once buf is
+// large enough. On error it returns buf unchanged.
+func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error) {
+	if ctx == nil || max <= 0 {
+		return buf, ErrInvalid
+	}
+	if err := ctx.Err(); err != nil {
+		return buf, err
+	}
+	q.mu.Lock()
+	q.promote()
+	return q.waitAndUnlock(ctx, buf, max)
+}
+
+// Next is the consumer loop's call. It is Done(done...) followed by
+// WaitAppend(ctx, done[:0], max), in one step where it can. One step
+// takes one lock round trip instead of two. With a recheck function, Next
+// makes the two calls. Items Done go to blocked Wait callers first, as
+// they would with the two calls.
+//
+// It returns done unchanged and ErrInvalid, having done nothing, for a nil
+// ctx or max ≤ 0. Its items are then still in flight, held by the caller,
+// as WaitAppend returns buf unchanged on error. A done context does not stop the Done. Finishing held items is not a
+// wait, and skipping it would strand them. So Next finishes them, then
+// returns done[:0] and ctx.Err() without taking anything. On any other
+// error too, the Done has taken effect and Next returns done[:0]. So the
+// loop below ends once ctx is done, even while items keep being queued.
+//
+//	var batch []T
+//	for {
+//		batch, err = q.Next(ctx, batch, 64)
+//		if err != nil {
+//			return err
+//		}
+//		... work on batch ...
+//	}
+func (q *Queue[T]) Next(ctx context.Context, done []T, max int) ([]T, error) {
+	if ctx == nil || max <= 0 {
+		return done, ErrInvalid
+	}
+	if q.cfg.recheck != nil { // the recheck runs outside the lock
+		q.Done(done...)
+		return q.WaitAppend(ctx, done[:0], max)
+	}
+	q.checkKeys(done)
+	q.mu.Lock()
+	q.promote()
+	q.finish(done, nil)
+	q.settle()
+	if err := ctx.Err(); err != nil {
+		q.unlock()
+		return done[:0], err
+	}
+	return q.waitAndUnlock(ctx, done[:0], max)
+}
+
+// waitAndUnlock is WaitAppend with mu held. It releases mu.
+func (q *Queue[T]) waitAndUnlock(ctx context.Context, buf []T, max int) ([]T, error) {
+	if q.queuedLen() > 0 {
+		return q.takeAndUnlock(buf, max), nil
+	}
+	if q.exhausted() {
+		q.unlock()
+		return buf, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		q.unlock()
+		return buf, err
+	}
+	w := q.waiters.Push(ctx.Done(), take[T]{buf, max})
+	q.unlock()
+	woke := w.Sleep()
+	p, r := q.waiters.Finish((*owner[T])(q), w, woke)
+	switch r {
+	case waitq.Closed:
+		return buf, ErrClosed
+	case waitq.Cancelled:
+		return buf, ctx.Err()
+	}
+	return p.buf, nil // granted, also if ctx ended after the hand-over
+}
+
+// A take is a blocked Wait caller's payload. The granter appends up to max
+// items to buf under the lock, and the caller gets buf back after waking.
+type take[T comparable] struct {
+	buf []T
+	max int
+}
+
+// grant hands the blocked caller w up to its max queued items. Only with
+// mu held. The copy happens under the lock. It is bounded by max and by
+// what the granter itself just queued, since a caller only blocks while
+// nothing is queued. That is one item for an Add. It can be many for a
+// Done that puts back many kept-aside or level items. So a Done's grant
+// is the one hand-out whose copy is not O(1) under the lock (see the
+// package doc).
+func (q *Queue[T]) grant(w *waitq.Waiter[take[T]]) {
+	p := w.P
+	p.buf = q.takeLocked(p.buf, p.max)
+	q.waiters.Grant(w, p)
+}
+
+// takeLocked hands out up to max queued items, highest priority first,
+// appends them to buf and times them for the metrics. It copies under the
+// lock. Only with mu held.
+func (q *Queue[T]) takeLocked(buf []T, max int) []T {
+	start := len(buf)
+	buf = q.handOut(buf, max)
+	if q.cfg.metrics != nil {
+		q.started(buf[start:])
+	}
+	return buf
+}
+
+// TryTake hands out up to max queued items, oldest first, without
+// waiting. It returns nil if nothing is queued or max ≤ 0. The items are
+// in flight until Done. On a closed queue it hands out what is left.
+func (q *Queue[T]) TryTake(max int) []T {
+	items := q.TryTakeAppend(nil, max)
+	if len(items) == 0 {
+		return nil
+	}
+	return items
+}
+
+// TryTakeAppend is TryTake appending the items to buf (see WaitAppend).
+func (q *Queue[T]) TryTakeAppend(buf []T, max int) []T {
+	if max <= 0 {
+		return buf
+	}
+	if q.pub.queued.Load() == 0 && (!q.cfg.clock.user || q.pub.delayed.Load() == 0) {
+		return buf // on a user's clock, a delayed item may be due (lock)
+	}
+	q.mu.Lock()
+	q.promote()
+	return q.takeAndUnlock(buf, max)
+}
+
+// takeAndUnlock hands out up to max queued items, appends them to buf and
+// unlocks mu. The splice itself is O(1) under the lock (see fifo.go). A
+// large batch is copied out after the lock is released, so producers
+// never wait behind the copy.
+func (q *Queue[T]) takeAndUnlock(buf []T, max int) []T {
+	if q.lanes.live > 0 || q.cfg.metrics != nil {
+		buf = q.takeLocked(buf, max)
+		q.publish()
+		q.unlock()
+		return buf
+	}
+	k := min(max, q.list.live)
+	if k == 0 {
+		q.unlock()
+		return buf
+	}
+	arr := q.list.arr
+	lo, hi := q.list.splice(k)
+	q.inflight += k
+	big := copyOutside && hi-lo > bigBatch
+	if !big {
+		buf = arr.copyOut(buf, lo, hi)
+	} else {
+		arr.scans.Add(1) // before the unlock: a push that needs room sees it
+	}
+	q.publish()
+	q.unlock()
+	if big {
+		if copyHook != nil {
+			copyHook()
+		}
+		buf = arr.copyOut(buf, lo, hi)
+		arr.scans.Add(-1) // after the last read of the slots
+	}
+	return buf
+}
+
+// copyHook, if set (tests only, see export_test.go), runs while a large
+// batch is copied out after the unlock.
+var copyHook func()
+
+// Drain waits until nothing is queued, delayed or in flight, on an open
+// or a closed queue. It returns:
+//
+//   - nil then
+//   - ErrInvalid at once for a nil ctx
+//   - ctx.Err() at once if ctx is already done, even on an idle queue, or
+//     when ctx ends first
+//
+// Items keep flowing meanwhile, since Drain only watches. On an open
+// queue it returns at the first moment the queue is idle, which producers
+// may end at once. A queue with level items and no recheck function, or
+// with queued items and no consumer, does not drain by itself.
+func (q *Queue[T]) Drain(ctx context.Context) error {
+	if ctx == nil {
+		return ErrInvalid
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	q.mu.Lock()
+	q.promote()
+	idle := q.idle()
+	var w *waitq.Waiter[struct{}]
+	if !idle {
+		w = q.drainers.Push(ctx.Done(), struct{}{})
+	}
+	if q.cfg.clock.user {
+		q.unlock() // wakes the callers that promote served
+	} else {
+		q.mu.Unlock()
+	}
+	if idle {
+		return nil
+	}
+	woke := w.Sleep()
+	if _, r := q.drainers.Finish((*owner[T])(q), w, woke); r == waitq.Cancelled {
+		return ctx.Err()
+	}
+	return nil // drainers are only ever granted
+}
+
+// Ready returns a channel that is closed once a Wait would not block
+// (epoll_wait's readiness). That is when an item is queued, or when the
+// queue is closed and nothing is left to hand out. Each call returns a
+// channel for the next such moment. A goroutine woken by it may find the
+// items taken by another consumer, and TryTake then returns nothing. Such
+// a goroutine calls Ready again. On a closed queue, Wait tells the two
+// cases apart.
+func (q *Queue[T]) Ready() <-chan struct{} {
+	if q.pub.queued.Load() != 0 {
+		return waitq.ClosedChan()
+	}
+	q.mu.Lock()
+	q.promote()
+	c := q.ready.Arm(q.readyNow())
+	if q.cfg.clock.user {
+		q.unlock() // wakes the callers that promote served
+	} else {
+		q.mu.Unlock()
+	}
+	return c
+}
