@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Controller work-queue benchmarks: readyq (impl=evsync) against
+// Controller work-queue benchmarks: evsync's workqueue (impl=evsync) against
 // client-go's rate-limiting workqueue (impl=clientgo) and
 // controller-runtime's priority queue (impl=ctrlruntime), through
 // ctrlQueue (ctrlqueue_test.go). Every benchmark reports allocations.

@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evsync/evsync/readyq"
-	"k8s.io/client-go/util/workqueue"
+	"github.com/evsync/evsync/workqueue"
+	clientgo "k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 )
 
 // This file holds the controller work queues that the controller
-// benchmarks (ctrlqueue_bench_test.go) compare: readyq with its delays,
+// benchmarks (ctrlqueue_bench_test.go) compare: evsync's workqueue with its delays,
 // client-go's rate-limiting workqueue (a delaying queue under it) and
 // controller-runtime's priority queue, each as a ctrlQueue of int keys,
 // configured the way a controller gets it (default rate limiter, no
@@ -44,7 +44,7 @@ type ctrlQueue interface {
 	// goroutine of its own flushes, so its Add returns before the work is
 	// done; Settle makes that work count in a benchmark's time. client-go
 	// hands AddAfter to its waiting goroutine through a channel of 1,000,
-	// which bounds the lag, and has no way to wait for it; readyq does all
+	// which bounds the lag, and has no way to wait for it; evsync's workqueue does all
 	// its work in the call.
 	Settle()
 	// ShutDown stops the queue and releases blocked Gets. What was queued
@@ -58,7 +58,7 @@ type ctrlImpl struct {
 	new  func() ctrlQueue
 }
 
-// ctrlImpls is every implementation, readyq first.
+// ctrlImpls is every implementation, evsync's workqueue first.
 func ctrlImpls() []ctrlImpl {
 	return []ctrlImpl{
 		{"evsync", newEvsyncCtrl},
@@ -67,18 +67,18 @@ func ctrlImpls() []ctrlImpl {
 	}
 }
 
-// evsyncCtrl is readyq used as a controller work queue: AddAfter for
+// evsyncCtrl is evsync's workqueue used as a controller work queue: AddAfter for
 // delays, WaitAppend with max 1 as Get (one key per worker, like the
 // others), Close and a cancelled context as ShutDown.
 type evsyncCtrl struct {
-	q      *readyq.Queue[int]
+	q      *workqueue.Queue[int]
 	ctx    context.Context
 	cancel context.CancelFunc
 }
 
 func newEvsyncCtrl() ctrlQueue {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &evsyncCtrl{q: readyq.New[int](), ctx: ctx, cancel: cancel}
+	return &evsyncCtrl{q: workqueue.New[int](), ctx: ctx, cancel: cancel}
 }
 
 func (e *evsyncCtrl) Add(k int)                       { e.q.Add(k) }
@@ -105,7 +105,7 @@ func (e *evsyncCtrl) Worker() func() (int, bool) {
 	}
 }
 
-// ShutDown cancels the workers' context first: a closed readyq still
+// ShutDown cancels the workers' context first: a closed evsync workqueue still
 // hands out what is queued (and queues what is delayed), as client-go's
 // does, and the context is how a controller's workers stop regardless.
 func (e *evsyncCtrl) ShutDown() {
@@ -116,13 +116,13 @@ func (e *evsyncCtrl) ShutDown() {
 // clientgoCtrl is client-go's rate-limiting queue with the controller
 // default rate limiter, as controller-runtime's default NewQueue builds it.
 type clientgoCtrl struct {
-	q workqueue.TypedRateLimitingInterface[int]
+	q clientgo.TypedRateLimitingInterface[int]
 }
 
 func newClientgoCtrl() ctrlQueue {
-	return clientgoCtrl{workqueue.NewTypedRateLimitingQueueWithConfig(
-		workqueue.DefaultTypedControllerRateLimiter[int](),
-		workqueue.TypedRateLimitingQueueConfig[int]{})}
+	return clientgoCtrl{clientgo.NewTypedRateLimitingQueueWithConfig(
+		clientgo.DefaultTypedControllerRateLimiter[int](),
+		clientgo.TypedRateLimitingQueueConfig[int]{})}
 }
 
 func (c clientgoCtrl) Add(k int)                       { c.q.Add(k) }

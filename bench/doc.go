@@ -1,6 +1,6 @@
 // Package bench holds the benchmarks that compare evsync with libraries
-// the main module must not depend on: readyq against client-go's
-// workqueue and controller-runtime's priority queue. It is a module of
+// the main module must not depend on: readyq and evsync's workqueue
+// against client-go's workqueue and controller-runtime's priority queue. It is a module of
 // its own (github.com/evsync/evsync/bench), so client-go,
 // controller-runtime and their dependencies never enter the main module's
 // go.mod or build graph. In the repository, go.work serves it the tree.
@@ -8,9 +8,10 @@
 // main module's internal packages (the shared anchors and drivers).
 //
 // readyq_bench_test.go runs the main module's ready-queue benchmarks with
-// client-go's plain workqueue added (impl=workqueue).
-// ctrlqueue_bench_test.go (BenchmarkCtrl...) compares readyq as a
-// controller work queue (delays, Get/Done, idle cost) with client-go's
+// client-go's plain workqueue added (impl=workqueue, a name kept
+// from before evsync had a package of that name).
+// ctrlqueue_bench_test.go (BenchmarkCtrl...) compares evsync's
+// workqueue as a controller work queue (delays, Get/Done, idle cost) with client-go's
 // rate-limiting workqueue and controller-runtime's priority queue
 // (impl=evsync, impl=clientgo, impl=ctrlruntime); each benchmark's doc
 // comment describes its shape.

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/kube"
-	"github.com/evsync/evsync/readyq"
+	"github.com/evsync/evsync/workqueue"
 )
 
 // TestConfigQueueGivesWayToNew: Config.Queue's rate limiter serves when
@@ -15,7 +15,7 @@ import (
 func TestConfigQueueGivesWayToNew(t *testing.T) {
 	mine, theirs := new(countingLimiter), new(countingLimiter)
 	m, p := new(addCounter), new(provider)
-	c := kube.Config[string]{Queue: readyq.Config[string]{RateLimiter: theirs, Metrics: m}}
+	c := kube.Config[string]{Queue: workqueue.Config[string]{RateLimiter: theirs, Metrics: m}}
 	q := kube.New(nil, c)
 	q.Add("a")
 	q.AddRateLimited("b")
@@ -47,7 +47,7 @@ func (l *countingLimiter) When(string) time.Duration { l.whens.Add(1); return 0 
 func (l *countingLimiter) Forget(string)             {}
 func (l *countingLimiter) NumRequeues(string) int    { return int(l.whens.Load()) }
 
-// addCounter is a readyq.Metrics that counts the adds only.
+// addCounter is a workqueue.Metrics that counts the adds only.
 type addCounter struct{ adds atomic.Int64 }
 
 func (m *addCounter) Depth(int, int, int)  {}

@@ -1,5 +1,6 @@
-// Package kube is a readyq.Queue as a Kubernetes controller work queue.
-// It implements client-go's workqueue.TypedRateLimitingInterface and
+// Package kube is evsync's workqueue.Queue (github.com/evsync/evsync/workqueue)
+// as a Kubernetes controller work queue. It implements client-go's
+// TypedRateLimitingInterface (k8s.io/client-go/util/workqueue) and
 // controller-runtime's priorityqueue.PriorityQueue. So a controller
 // switches to it with one line:
 //
@@ -9,13 +10,13 @@
 //	})
 //
 // The type argument is needed, because Go does not infer it in a
-// composite literal. With metrics, or with a readyq.Config such as fair
+// composite literal. With metrics, or with a workqueue.Config such as fair
 // sharing between namespaces, use NewQueueFunc. It takes the type from its
 // Config:
 //
 //	NewQueue: kube.NewQueueFunc(kube.Config[reconcile.Request]{
 //		MetricsProvider: provider,
-//		Queue: readyq.Config[reconcile.Request]{
+//		Queue: workqueue.Config[reconcile.Request]{
 //			Fairness: func(r reconcile.Request) string { return r.Namespace },
 //		},
 //	}),
@@ -28,7 +29,7 @@
 //
 // # The mapping
 //
-//	client-go / controller-runtime     readyq
+//	client-go / controller-runtime     evsync's workqueue
 //	Add, AddAfter, AddRateLimited      Add, AddAfter, AddRateLimited
 //	AddWithOpts(o, items...)           AddWith(item, AddOpts{After, RateLimited, *Priority}) per item
 //	Get, GetWithPriority               Wait(ctx, 1), ctx ended by ShutDown; then TryTake(1)
@@ -38,8 +39,8 @@
 //	ShutDown                           CloseDiscardingDelays (Close with Config.Lossless)
 //	ShutDownWithDrain                  the same, then Drain
 //	ShuttingDown                       Stats().Closed
-//	MetricsProvider                    readyq.Config.Metrics, plus Running every 500 ms
-//	Clock                              readyq.WithClock, and the 500 ms ticker
+//	MetricsProvider                    workqueue.Config.Metrics, plus Running every 500 ms
+//	Clock                              workqueue.WithClock, and the 500 ms ticker
 //
 // # Where it differs from client-go and controller-runtime
 //
@@ -48,7 +49,7 @@
 // reports shutdown. It does so even while a worker still holds an item
 // that was added again. The priority queue of controller-runtime reports
 // shutdown at once, with items still queued. Config.Lossless keeps
-// readyq's shutdown instead. ShutDown then queues every delayed item. So a
+// evsync's shutdown instead. ShutDown then queues every delayed item. So a
 // controller reconciles each delayed key once more, with its context
 // cancelled, before Start returns. And Get waits for items being
 // processed that were added again.
@@ -78,7 +79,7 @@
 // reconciler cannot lower a priority with its Result. The priority queue
 // of controller-runtime takes the priority of a mark made during
 // processing as it is. GetWithPriority reports the item's priority
-// (readyq's Priority).
+// (evsync's Queue.Priority).
 //
 // Metrics. Only a queue given both a Name and a MetricsProvider reports
 // metrics, since there is no global provider. Retries count the
@@ -97,7 +98,7 @@
 // or ShutDownWithDrain returns. A queue with metrics that is never shut
 // down keeps it running. Without metrics the queue has no goroutine at
 // all. The exception is a Config.Clock. Then one goroutine waits on its
-// timer while an item is delayed (see readyq.WithClock).
+// timer while an item is delayed (see workqueue.WithClock).
 //
 // The queue works inside a testing/synctest bubble. A blocked Get or
 // ShutDownWithDrain is durably blocked, so synctest.Wait returns while it

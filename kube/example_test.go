@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/evsync/evsync/kube"
-	"github.com/evsync/evsync/readyq"
+	"github.com/evsync/evsync/workqueue"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
-// A controller-runtime controller switches to the readyq work queue with
+// A controller-runtime controller switches to evsync's work queue with
 // one line in its Options, NewQueue. This one runs without an API server,
 // fed by a channel source.
 func ExampleNewQueue() {
@@ -93,13 +93,13 @@ func ExampleQueue() {
 	// a
 }
 
-// NewQueueFunc passes a readyq.Config through. Here it is a fair share of
+// NewQueueFunc passes a workqueue.Config through. Here it is a fair share of
 // the hand-outs between namespaces, so that one busy namespace does not
 // hold up the others. The item type comes from the Config.
 func ExampleNewQueueFunc() {
 	opts := controller.Options{
 		NewQueue: kube.NewQueueFunc(kube.Config[reconcile.Request]{
-			Queue: readyq.Config[reconcile.Request]{
+			Queue: workqueue.Config[reconcile.Request]{
 				Fairness: func(r reconcile.Request) string { return r.Namespace },
 			},
 		}),

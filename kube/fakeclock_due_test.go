@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/kube"
-	"github.com/evsync/evsync/readyq"
+	"github.com/evsync/evsync/workqueue"
 	testingclock "k8s.io/utils/clock/testing"
 )
 
@@ -76,11 +76,11 @@ func TestFakeClockStepThenLenCountsTheDueItems(t *testing.T) {
 	}
 }
 
-// steppedReadyq is stepped for a readyq.Queue given the FakeClock with
+// steppedReadyq is stepped for a workqueue.Queue given the FakeClock with
 // WithClock, for the calls kube.Queue lacks (Remove, TryTake).
-func steppedReadyq(t *testing.T) *readyq.Queue[string] {
+func steppedReadyq(t *testing.T) *workqueue.Queue[string] {
 	c := testingclock.NewFakeClock(time.Now())
-	q := readyq.New[string](readyq.WithClock(c))
+	q := workqueue.New[string](workqueue.WithClock(c))
 	t.Cleanup(q.Close)
 	q.AddAfter("a", 10*time.Millisecond)
 	q.AddAfter("b", 20*time.Millisecond)

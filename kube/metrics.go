@@ -26,10 +26,10 @@ type MetricsProviderWithPriority interface {
 	NewDepthMetricWithPriority(name string) DepthMetricWithPriority
 }
 
-// metrics is a client-go MetricsProvider's metrics as a readyq.Metrics.
+// metrics is a client-go MetricsProvider's metrics as an evsync workqueue.Metrics.
 // The provider's metrics must be safe for concurrent use, as Prometheus's
 // are. The hooks run on the goroutines whose calls cause the events,
-// after readyq releases its lock. Depth gets one call at a time.
+// after the queue releases its lock. Depth gets one call at a time.
 type metrics struct {
 	depth    workqueue.GaugeMetric         // nil with byPrio
 	setDepth workqueue.SettableGaugeMetric // depth, if it has Set (Prometheus's gauges do)
@@ -90,7 +90,7 @@ func depthWithPriority(p workqueue.MetricsProvider, name string) DepthMetricWith
 // gauge, it brings that gauge to total. A gauge with Set is set to it.
 // The gauges of client-go and controller-runtime only have Inc and Dec.
 // So they step one item at a time, through values between two depths that
-// readyq reported in order.
+// the queue reported in order.
 func (m *metrics) Depth(prio, n, total int) {
 	switch {
 	case m.byPrio != nil:
@@ -139,7 +139,7 @@ func (m *metrics) Worked(d time.Duration) { m.work.Observe(d.Seconds()) }
 func (m *metrics) Retried() { m.retries.Inc() }
 
 // running sets the two gauges client-go updates in the background, from
-// readyq.Queue.Running.
+// the evsync workqueue.Queue.Running.
 func (m *metrics) running(unfinished, longest time.Duration) {
 	m.unfinished.Set(unfinished.Seconds())
 	m.longest.Set(longest.Seconds())

@@ -5,15 +5,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/evsync/evsync/readyq"
-	"k8s.io/client-go/util/workqueue"
+	"github.com/evsync/evsync/workqueue"
+	clientgo "k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 )
 
-// A Queue is a controller work queue built on a readyq.Queue. It is
-// client-go's workqueue.TypedRateLimitingInterface[T] and
-// controller-runtime's priorityqueue.PriorityQueue[T], with readyq's
+// A Queue is a controller work queue built on a workqueue.Queue. It is
+// client-go's TypedRateLimitingInterface[T] and
+// controller-runtime's priorityqueue.PriorityQueue[T], with workqueue's
 // de-duplication, delays, priorities and shutdown. See the package
 // documentation for where its behaviour differs from client-go's.
 //
@@ -27,7 +27,7 @@ import (
 type Queue[T comparable] struct {
 	_ noCopy
 
-	q *readyq.Queue[T]
+	q *workqueue.Queue[T]
 
 	// force ends a ShutDownWithDrain, and ShutDown cancels it. As
 	// client-go puts it, "ShutDown can be called after ShutDownWithDrain
@@ -60,11 +60,11 @@ type Config[T comparable] struct {
 	// They come from one goroutine that runs until ShutDown or
 	// ShutDownWithDrain returns. A queue without a provider starts no
 	// goroutine. In client-go, a queue falls back on the global provider
-	// set with workqueue.SetProvider. That provider cannot be reached from
+	// set with client-go's SetProvider. That provider cannot be reached from
 	// outside client-go, so here no provider means no metrics.
-	MetricsProvider workqueue.MetricsProvider
+	MetricsProvider clientgo.MetricsProvider
 
-	// Lossless keeps readyq's shutdown, which loses nothing added. Then
+	// Lossless keeps workqueue's shutdown, which loses nothing added. Then
 	// ShutDown queues every delayed item at once. Get reports shutdown
 	// only once nothing is queued and no item being processed was added
 	// again. This has a cost. A controller reconciles each delayed key
@@ -80,23 +80,23 @@ type Config[T comparable] struct {
 	// k8s.io/utils/clock/testing's FakeClock fits. Nil is the real clock.
 	// After a Step, Len, Get and Add see every item whose time the clock
 	// has passed as queued at once. A delay ends d after the clock's
-	// reading at the call, also on a clock set back. See readyq.WithClock,
+	// reading at the call, also on a clock set back. See workqueue.WithClock,
 	// which it is passed to.
 	Clock clock.WithTicker
 
-	// Queue configures the readyq.Queue underneath, for example with a
+	// Queue configures the workqueue.Queue underneath, for example with a
 	// fair share between namespaces. A rate limiter given to New (not nil)
 	// wins over Queue.RateLimiter. The metrics of a Name and a
 	// MetricsProvider win over Queue.Metrics.
-	Queue readyq.Config[T]
+	Queue workqueue.Config[T]
 }
 
 // New returns an empty queue whose AddRateLimited waits as rateLimiter
 // says. A nil rateLimiter means config.Queue.RateLimiter. If that is nil
-// too, it means readyq.DefaultRateLimiter, the same as client-go's
+// too, it means workqueue.DefaultRateLimiter, the same as client-go's
 // DefaultTypedControllerRateLimiter. New panics if config.Queue.Mode is
-// not a readyq.Mode (see readyq.NewWithConfig).
-func New[T comparable](rateLimiter workqueue.TypedRateLimiter[T], config Config[T]) *Queue[T] {
+// not a workqueue.Mode (see workqueue.NewWithConfig).
+func New[T comparable](rateLimiter clientgo.TypedRateLimiter[T], config Config[T]) *Queue[T] {
 	c := config.Queue
 	if rateLimiter != nil {
 		c.RateLimiter = rateLimiter // the method sets are the same
@@ -106,7 +106,7 @@ func New[T comparable](rateLimiter workqueue.TypedRateLimiter[T], config Config[
 		m = newMetrics(config.MetricsProvider, config.Name)
 		c.Metrics = m
 	}
-	w := &Queue[T]{q: readyq.NewWithConfig(c, readyq.WithClock(config.Clock)), lossless: config.Lossless}
+	w := &Queue[T]{q: workqueue.NewWithConfig(c, workqueue.WithClock(config.Clock)), lossless: config.Lossless}
 	w.force, w.forceStop = context.WithCancel(context.Background())
 	w.gets, w.stopGets = context.Background(), func() {}
 	if !config.Lossless {
@@ -122,15 +122,15 @@ func New[T comparable](rateLimiter workqueue.TypedRateLimiter[T], config Config[
 // controller.Options.NewQueue. The name is not used (see Config.Name). The
 // queue it returns is a *Queue[T], which controller-runtime's controller
 // uses through its PriorityQueue methods.
-func NewQueue[T comparable](name string, rateLimiter workqueue.TypedRateLimiter[T]) workqueue.TypedRateLimitingInterface[T] {
+func NewQueue[T comparable](name string, rateLimiter clientgo.TypedRateLimiter[T]) clientgo.TypedRateLimitingInterface[T] {
 	return New(rateLimiter, Config[T]{})
 }
 
 // NewQueueFunc returns a controller.Options.NewQueue that makes each
 // queue with New and config, named after the controller if config.Name
 // is empty. The item type T comes from config, so it need not be given.
-func NewQueueFunc[T comparable](config Config[T]) func(name string, rateLimiter workqueue.TypedRateLimiter[T]) workqueue.TypedRateLimitingInterface[T] {
-	return func(name string, rateLimiter workqueue.TypedRateLimiter[T]) workqueue.TypedRateLimitingInterface[T] {
+func NewQueueFunc[T comparable](config Config[T]) func(name string, rateLimiter clientgo.TypedRateLimiter[T]) clientgo.TypedRateLimitingInterface[T] {
+	return func(name string, rateLimiter clientgo.TypedRateLimiter[T]) clientgo.TypedRateLimitingInterface[T] {
 		c := config
 		if c.Name == "" {
 			c.Name = name
@@ -166,7 +166,7 @@ func (w *Queue[T]) AddRateLimited(item T) { w.q.AddRateLimited(item) }
 // The earliest ready time and the highest priority of an item's marks
 // win. After ShutDown it does nothing.
 func (w *Queue[T]) AddWithOpts(o priorityqueue.AddOpts, items ...T) {
-	ro := readyq.AddOpts{After: o.After, RateLimited: o.RateLimited}
+	ro := workqueue.AddOpts{After: o.After, RateLimited: o.RateLimited}
 	if o.Priority != nil {
 		ro.Priority = *o.Priority
 	}
@@ -199,7 +199,7 @@ func (w *Queue[T]) Get() (item T, shutdown bool) {
 	switch {
 	case err == nil:
 		return items[0], false
-	case err == readyq.ErrClosed:
+	case err == workqueue.ErrClosed:
 		return item, true
 	}
 	// ShutDown ended the wait, so hand out what is queued without waiting.
@@ -247,7 +247,7 @@ func (w *Queue[T]) ShutDownWithDrain() {
 	w.gauges.stop()
 }
 
-// close closes the readyq.Queue as the configuration says and ends the
+// close closes the workqueue.Queue as the configuration says and ends the
 // waits of Get.
 func (w *Queue[T]) close() {
 	if w.lossless {
@@ -261,9 +261,9 @@ func (w *Queue[T]) close() {
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
 func (w *Queue[T]) ShuttingDown() bool { return w.q.Stats().Closed }
 
-// Stats returns a snapshot of the underlying readyq.Queue (see
-// readyq.Queue.Stats).
-func (w *Queue[T]) Stats() readyq.Stats { return w.q.Stats() }
+// Stats returns a snapshot of the underlying workqueue.Queue (see
+// workqueue.Queue.Stats).
+func (w *Queue[T]) Stats() workqueue.Stats { return w.q.Stats() }
 
 // noCopy lets go vet's copylocks check flag copies of a Queue.
 type noCopy struct{}
@@ -289,7 +289,7 @@ const gaugePeriod = 500 * time.Millisecond
 // real clock). The ticker is made before the goroutine starts. So on a
 // fake clock the first tick is due gaugePeriod after New, however late the
 // goroutine runs.
-func startGauges[T comparable](q *readyq.Queue[T], m *metrics, c clock.WithTicker) *gauges {
+func startGauges[T comparable](q *workqueue.Queue[T], m *metrics, c clock.WithTicker) *gauges {
 	if c == nil {
 		c = clock.RealClock{}
 	}
