@@ -130,7 +130,7 @@ func BenchmarkDoneRecheck(b *testing.B) {
 
 // BenchmarkItemType measures Add+TryTake+Done of one item by item type.
 // Queues of a type that is or holds an interface probe each item before
-// they lock (keys.go); queues of other types must not pay for that.
+// they lock (internal/rq/keys.go); queues of other types must not pay for that.
 func BenchmarkItemType(b *testing.B) {
 	b.Run("T=int", func(b *testing.B) { benchItems(b, func(i int) int { return i }) })
 	b.Run("T=string", func(b *testing.B) { benchItems(b, func(i int) string { return fmt.Sprint(i) }) })

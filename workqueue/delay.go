@@ -103,14 +103,14 @@ func (d *delays) next() uint64 {
 // schedule delays e until at, ordered among equal times by seq (0: a new
 // number, the time is set now). Only with mu held.
 func (q *Queue[T]) schedule(e *entry[T], at int64, seq uint64) {
-	e.state = delayed
-	q.delays.add(e.id, at, seq)
+	e.State = delayed
+	q.delays.add(e.ID, at, seq)
 	q.arm()
 }
 
 // reschedule moves the delayed item e to at, if that is sooner.
 func (q *Queue[T]) reschedule(e *entry[T], at int64) {
-	if q.delays.earlier(e.id, at) {
+	if q.delays.earlier(e.ID, at) {
 		q.arm()
 	}
 }
@@ -118,7 +118,7 @@ func (q *Queue[T]) reschedule(e *entry[T], at int64) {
 // unschedule takes the delayed item e out of the heap and arms the timer
 // for the rest; the caller gives e its next state.
 func (q *Queue[T]) unschedule(e *entry[T]) {
-	q.delays.del(e.id)
+	q.delays.del(e.ID)
 	q.arm()
 }
 
@@ -128,8 +128,8 @@ func (d *delays) add(e int32, at int64, seq uint64) {
 	if seq == 0 {
 		seq = d.next()
 	}
-	for int(e) >= d.pos.cap {
-		d.pos.grow()
+	for int(e) >= d.pos.Cap() {
+		d.pos.Grow()
 	}
 	d.n++
 	d.push(wait{at, seq, e})
@@ -139,7 +139,7 @@ func (d *delays) add(e int32, at int64, seq uint64) {
 // sooner, and reports whether it did. The timer is the caller's.
 func (d *delays) earlier(e int32, at int64) bool {
 	h, i := d.locate(e)
-	w := h.waits.at(i)
+	w := h.waits.At(i)
 	if at >= w.at {
 		return false
 	}
@@ -170,7 +170,7 @@ func (q *Queue[T]) dueAt(now int64, all bool) {
 		if w.at > now && !all {
 			break
 		}
-		e := q.slab.entry(w.e)
+		e := q.slab.Entry(w.e)
 		q.delays.del(w.e)
 		q.enqueue(e)
 	}
@@ -281,11 +281,11 @@ func (q *Queue[T]) armUser(wait time.Duration) {
 // forgets it, so a consumer can read it after Wait (controller-runtime's
 // GetWithPriority).
 func (q *Queue[T]) Priority(item T) (int, bool) {
-	q.checkKey(item)
+	q.cfg.keys.Check(item)
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	e := q.lookup(item)
-	if e == nil || e.flags&removed != 0 {
+	if e == nil || e.Flags&removed != 0 {
 		return 0, false
 	}
 	return q.extras.prio(e), true

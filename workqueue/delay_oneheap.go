@@ -13,7 +13,7 @@ type heaps struct {
 // first returns the earliest wait, or nil if nothing is delayed.
 func (d *delays) first() *wait {
 	if d.all.n > 0 {
-		return d.all.waits.at(0)
+		return d.all.waits.At(0)
 	}
 	return nil
 }
@@ -24,7 +24,7 @@ func (*delays) advance(int64) {}
 // locate returns the heap of the delayed item in slot e and its position
 // in it.
 func (d *delays) locate(e int32) (*heap, int) {
-	return &d.all, int(*d.pos.at(int(e)))
+	return &d.all, int(*d.pos.At(int(e)))
 }
 
 // push adds w to the heap.
@@ -32,7 +32,7 @@ func (d *delays) push(w wait) { d.all.insert(d.spots(&d.all), w) }
 
 // sooner puts back in order the wait at position i of h, whose time has
 // just moved earlier.
-func (d *delays) sooner(h *heap, i int) { h.up(d.spots(h), i, *h.waits.at(i)) }
+func (d *delays) sooner(h *heap, i int) { h.up(d.spots(h), i, *h.waits.At(i)) }
 
 // spots returns where h writes the positions of its waits: d.pos, with i
 // itself for position i.

@@ -43,9 +43,9 @@ const (
 func (d *delays) first() *wait {
 	switch {
 	case d.near.n > 0:
-		return d.near.waits.at(0)
+		return d.near.waits.At(0)
 	case d.far.n > 0:
-		return d.far.waits.at(0)
+		return d.far.waits.At(0)
 	}
 	return nil
 }
@@ -57,8 +57,8 @@ func (d *delays) advance(now int64) {
 	if d.bound.at >= to {
 		return
 	}
-	for moves := 0; d.far.n > 0 && d.far.waits.at(0).at < to; moves++ {
-		w := *d.far.waits.at(0)
+	for moves := 0; d.far.n > 0 && d.far.waits.At(0).at < to; moves++ {
+		w := *d.far.waits.At(0)
 		if moves == maxMoves {
 			d.bound = wait{at: w.at, seq: w.seq}
 			return
@@ -72,7 +72,7 @@ func (d *delays) advance(now int64) {
 // locate returns the heap of the delayed item in slot e and its position
 // in it.
 func (d *delays) locate(e int32) (*heap, int) {
-	i := *d.pos.at(int(e))
+	i := *d.pos.At(int(e))
 	if i < 0 {
 		return &d.far, int(^i)
 	}
@@ -92,7 +92,7 @@ func (d *delays) push(w wait) {
 // just moved earlier. A wait of far that now comes before the bound moves
 // to near.
 func (d *delays) sooner(h *heap, i int) {
-	w := *h.waits.at(i)
+	w := *h.waits.At(i)
 	if h == &d.far && w.before(&d.bound) {
 		h.remove(d.spots(h), i)
 		d.push(w)

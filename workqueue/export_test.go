@@ -18,10 +18,10 @@ func SetCopyHook(f func()) { copyHook = f }
 func Slots[T comparable](q *Queue[T]) int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.list.arr == nil {
+	if q.list.Arr == nil {
 		return 0
 	}
-	return len(q.list.arr.slots)
+	return q.list.Arr.Len()
 }
 
 // Locked reports whether q's state lock is held, by anyone: a call that
@@ -35,10 +35,5 @@ func Locked[T comparable](q *Queue[T]) bool {
 }
 
 // Probes reports whether q probes its items before it takes the lock
-// (keys.go).
-func Probes[T comparable](q *Queue[T]) bool {
-	if q.cfg.keys.Load() == keysUnknown {
-		q.learnKeys()
-	}
-	return q.cfg.keys.Load() == keysProbed
-}
+// (internal/rq/keys.go).
+func Probes[T comparable](q *Queue[T]) bool { return q.cfg.keys.Probes() }

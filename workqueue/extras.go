@@ -15,7 +15,7 @@ type extra[T comparable] struct {
 
 // extras holds a queue's extra parts. Only with mu held.
 //
-// It stores them by value in pages like the slab's entries (slab.go), and
+// It stores them by value in pages like the slab's entries (internal/rq/slab.go), and
 // names each by its number, its slot plus 1, which an entry keeps in x.
 // So an entry's x is 0 while it has none. A pointer to an extra part
 // stays valid only until the next one is made, as for entries. Released
@@ -28,25 +28,25 @@ type extras[T comparable] struct {
 }
 
 // at returns the extra part x (an entry's x, not 0).
-func (xs *extras[T]) at(x int32) *extra[T] { return xs.parts.at(int(x - 1)) }
+func (xs *extras[T]) at(x int32) *extra[T] { return xs.parts.At(int(x - 1)) }
 
 // of returns e's extra part, making it if need be. The pointer stays
 // valid until the next extra part is made.
 func (xs *extras[T]) of(e *entry[T]) *extra[T] {
-	if e.x == 0 {
+	if e.X == 0 {
 		x, p := xs.alloc()
-		e.x = x
+		e.X = x
 		return p
 	}
-	return xs.at(e.x)
+	return xs.at(e.X)
 }
 
 // prio returns e's priority.
 func (xs *extras[T]) prio(e *entry[T]) int {
-	if e.x == 0 {
+	if e.X == 0 {
 		return 0
 	}
-	return xs.at(e.x).prio
+	return xs.at(e.X).prio
 }
 
 // alloc returns a new zero extra part and its number.
@@ -56,11 +56,11 @@ func (xs *extras[T]) alloc() (int32, *extra[T]) {
 		xs.free = xs.free[:n-1]
 		return x, xs.at(x)
 	}
-	if xs.used == xs.parts.cap {
-		xs.parts.grow()
+	if xs.used == xs.parts.Cap() {
+		xs.parts.Grow()
 	}
 	xs.used++
-	return int32(xs.used), xs.parts.at(xs.used - 1)
+	return int32(xs.used), xs.parts.At(xs.used - 1)
 }
 
 // release clears the extra part x, keeping no item alive, and puts it on

@@ -18,7 +18,7 @@ func (w *wait) before(v *wait) bool {
 const arity = 4
 
 // A heap is a 4-ary min-heap of waits. Its zero value is empty. It holds
-// values (time, order, slot) in pages like the slab's (slab.go). So it
+// values (time, order, slot) in pages like the slab's (internal/rq/slab.go). So it
 // grows without copying and holds no pointer.
 //
 // Each wait it moves tells its entry its new position: the heap writes
@@ -42,8 +42,8 @@ type spots struct {
 
 // insert adds w to h.
 func (h *heap) insert(s spots, w wait) {
-	if h.n == h.waits.cap {
-		h.waits.grow()
+	if h.n == h.waits.Cap() {
+		h.waits.Grow()
 	}
 	h.n++
 	h.up(s, h.n-1, w)
@@ -56,11 +56,11 @@ func (h *heap) remove(s spots, i int) {
 	if i == h.n {
 		return
 	}
-	last := *h.waits.at(h.n)
+	last := *h.waits.At(h.n)
 	switch {
 	case i == 0:
 		h.sink(s, last)
-	case last.before(h.waits.at((i - 1) / arity)):
+	case last.before(h.waits.At((i - 1) / arity)):
 		h.up(s, i, last)
 	default:
 		h.down(s, i, last)
@@ -91,7 +91,7 @@ func (h *heap) sink(s spots, w wait) {
 func (h *heap) up(s spots, i int, w wait) {
 	for i > 0 {
 		p := (i - 1) / arity
-		pw := h.waits.at(p)
+		pw := h.waits.At(p)
 		if !w.before(pw) {
 			break
 		}
@@ -122,9 +122,9 @@ func (h *heap) down(s spots, i int, w wait) {
 // least returns the earliest of the children that start at position c
 // (which h has) and its position.
 func (h *heap) least(c int) (int, *wait) {
-	cw := h.waits.at(c)
+	cw := h.waits.At(c)
 	for j, end := c+1, min(c+arity, h.n); j < end; j++ {
-		if r := h.waits.at(j); r.before(cw) {
+		if r := h.waits.At(j); r.before(cw) {
 			c, cw = j, r
 		}
 	}
@@ -133,6 +133,6 @@ func (h *heap) least(c int) (int, *wait) {
 
 // put stores w at position i of h and tells its entry, in s.
 func (h *heap) put(s spots, i int, w wait) {
-	*h.waits.at(i) = w
-	*s.pos.at(int(w.e)) = int32(i) ^ s.flip
+	*h.waits.At(i) = w
+	*s.pos.At(int(w.e)) = int32(i) ^ s.flip
 }

@@ -5,83 +5,54 @@ import (
 	"sync"
 	"time"
 
+	"github.com/evsync/evsync/internal/rq"
 	"github.com/evsync/evsync/internal/waitq"
 )
 
-// An entry is what the queue knows about one item. It is kept by value in
-// the queue's slab (slab.go), and forgotten entries are recycled. Only
-// with mu held. Its fields come in three groups.
-//
-//   - the item and its slots
-//   - where it is (state and seq)
-//   - what it carries (mode, flags, retried, mark)
-type entry[T comparable] struct {
-	item T      // the item, or the zero value once forgotten
-	hash uint32 // the item's hash bits in the index (index.go)
-	id   int32  // its slot in the slab
-	x    int32  // its extra part's number in extras, 0 until priorities, fair share or metrics need one
+// The core's types and constants (internal/rq), under the names this
+// package's code has always used.
+type (
+	entry[T comparable] = rq.Entry[T]
+	keptMark            = rq.KeptMark
+	place               = rq.Place
+	index[T comparable] = rq.Index[T]
+	slab[T comparable]  = rq.Slab[T]
+	fifo[T comparable]  = rq.Fifo[T]
+	paged[E any]        = rq.Paged[E]
+)
 
-	state place  // where it is as where reads it, either listed (on q.list) or the place itself
-	seq   uint64 // its number on q.list or a lane's list (fifo.go), or once released the free list's next (slab.go)
-
-	mode    Mode
-	flags   flags    // removed or rearmed, in flight
-	retried bool     // AddRateLimited was called for it, so Forget the limiter's state with it
-	mark    keptMark // a mark kept aside for Done or Rearm, in flight or disarmed
-}
-
-// A keptMark is a mark made while its item is in flight or disarmed. It
-// is kept aside until Done or Rearm acts on it (epoll's overflow list).
-type keptMark struct {
-	n   uint64 // its arrival number (Queue.marks), the order Done queues marks in, or 0 for no mark
-	at  int64  // its ready time, or 0 if due at once
-	seq uint64 // the order at was set, for ties when it becomes a delay
-}
+const (
+	queued   = rq.Queued
+	inFlight = rq.InFlight
+	delayed  = rq.Delayed
+	idle     = rq.Idle
+	disarmed = rq.Disarmed
+	listed   = rq.Listed
+	removed  = rq.Removed
+	rearmed  = rq.Rearmed
+)
 
 // lookup returns the entry of item, or nil if the queue does not know it.
 func (q *Queue[T]) lookup(item T) *entry[T] {
-	e, _ := q.items.find(&q.slab, item)
+	e, _ := q.items.Find(&q.slab, item)
 	return e
 }
-
-// A place is where an item the queue knows is. The places are the nodes
-// of the diagram in doc.go. The function where reads it from an entry's
-// state, as does onLane, which tells the two lists of a queued item
-// apart.
-type place uint8
-
-const (
-	queued   place = iota // on q.list or a lane, to be handed out
-	inFlight              // handed out, not yet Done
-	delayed               // waiting for its ready time (delay.go)
-	idle                  // one-shot, armed, not queued, and known until Remove
-	disarmed              // one-shot, Done, waiting for Rearm
-	listed                // stored, never returned, for an entry on q.list, queued or in flight (see where)
-)
 
 // where returns the place of e, an entry the queue knows. An entry on
 // q.list stores listed. It is queued while its seq is at or past the
 // list's head, and in flight once a hand-out has moved the head past it.
-// So a hand-out of any size from q.list moves one index (fifo.go). An
+// So a hand-out of any size from q.list moves one index (internal/rq/fifo.go). An
 // entry on a lane stores queued, and inFlight once handed out. Only with
 // mu held.
 func (q *Queue[T]) where(e *entry[T]) place {
-	if e.state != listed {
-		return e.state
+	if e.State != listed {
+		return e.State
 	}
-	if e.seq < q.list.head {
+	if e.Seq < q.list.Head {
 		return inFlight
 	}
 	return queued
 }
-
-// The flags are properties of an item in flight, not places.
-type flags uint8
-
-const (
-	removed flags = 1 << iota // Removed, so Done forgets it
-	rearmed                   // one-shot and re-armed, so Done may queue it
-)
 
 // Add marks item ready and reports whether the mark is new. The mark is
 // in the queue's mode, or in the mode the item already has if the queue
@@ -126,7 +97,7 @@ type markOpts struct {
 // add makes a mark. The user's code (the item's hash, the tenant
 // function) runs before the lock is taken.
 func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
-	q.checkKey(item)
+	q.cfg.keys.Check(item)
 	if q.pub.closed.Load() {
 		return false
 	}
@@ -160,10 +131,10 @@ func (q *Queue[T]) addAs(item T, m Mode, o markOpts, tenant string) bool {
 
 // mark records a mark of item (see Add and AddWith). Only with mu held.
 func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
-	e, h := q.items.find(&q.slab, item)
+	e, h := q.items.Find(&q.slab, item)
 	if o.retried { // When counted a failure, so the limiter forgets it with the item
 		if e != nil {
-			e.retried = true
+			e.Retried = true
 		} else if q.pub.closed.Load() {
 			p := q.mail.posting()
 			p.forgot = append(p.forgot, item)
@@ -173,9 +144,9 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 		return false
 	}
 	if e == nil {
-		e = q.slab.alloc() // a recycled entry, or one in a new slot
-		e.item, e.mode = item, m
-		q.items.add(e, h)
+		e = q.slab.Alloc() // a recycled entry, or one in a new slot
+		e.Item, e.Mode = item, rq.Mode(m)
+		q.items.Add(e, h)
 		q.fresh(e, o, tenant)
 		q.admit(e, o.after)
 		return true
@@ -186,8 +157,8 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 		q.raise(e, o)
 		q.admit(e, o.after)
 		return true
-	case e.flags&removed != 0: // in flight and Removed, so known again, in mode m
-		e.mode, e.flags = m, 0
+	case e.Flags&removed != 0: // in flight and Removed, so known again, in mode m
+		e.Mode, e.Flags = rq.Mode(m), 0
 		q.fresh(e, o, tenant)
 		q.keepAside(e, o)
 		return true
@@ -213,11 +184,11 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 		}
 		return false
 	}
-	if e.mark.n != 0 { // in flight or disarmed, marked already
+	if e.Mark.N != 0 { // in flight or disarmed, marked already
 		if o.after <= 0 {
-			e.mark.at = 0
-		} else if at := q.cfg.clock.after(o.after); at < e.mark.at {
-			e.mark.at, e.mark.seq = at, q.delays.next() // the earliest ready time wins (0: due at once)
+			e.Mark.At = 0
+		} else if at := q.cfg.clock.after(o.after); at < e.Mark.At {
+			e.Mark.At, e.Mark.Seq = at, q.delays.next() // the earliest ready time wins (0: due at once)
 		}
 		return false
 	}
@@ -228,8 +199,8 @@ func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 // fresh sets up the extra part of an entry the queue starts to know, if
 // it needs one.
 func (q *Queue[T]) fresh(e *entry[T], o markOpts, tenant string) {
-	e.retried = o.retried
-	if e.x == 0 && o.prio == 0 && q.cfg.tenant == nil {
+	e.Retried = o.retried
+	if e.X == 0 && o.prio == 0 && q.cfg.tenant == nil {
 		return
 	}
 	x := q.extras.of(e)
@@ -250,9 +221,9 @@ func (q *Queue[T]) raise(e *entry[T], o markOpts) bool {
 // keepAside gives the item e, in flight or disarmed, a kept-aside mark.
 func (q *Queue[T]) keepAside(e *entry[T], o markOpts) {
 	q.marks++
-	e.mark = keptMark{n: q.marks}
+	e.Mark = keptMark{N: q.marks}
 	if o.after > 0 {
-		e.mark.at, e.mark.seq = q.cfg.clock.after(o.after), q.delays.next()
+		e.Mark.At, e.Mark.Seq = q.cfg.clock.after(o.after), q.delays.next()
 	}
 	if q.where(e) == inFlight && q.returns(e) {
 		q.pub.aside.Add(1)
@@ -273,21 +244,21 @@ func (q *Queue[T]) admit(e *entry[T], after time.Duration) {
 // The argument item is e's item, which the caller has at hand. Only with
 // mu held.
 func (q *Queue[T]) forget(item T, e *entry[T]) {
-	q.items.del(e)
-	if e.retried {
+	q.items.Del(e)
+	if e.Retried {
 		p := q.mail.posting()
 		p.forgot = append(p.forgot, item)
 	}
-	if e.x != 0 {
-		q.extras.release(e.x)
+	if e.X != 0 {
+		q.extras.release(e.X)
 	}
-	q.slab.release(e)
+	q.slab.Release(e)
 }
 
 // unlock releases mu, then wakes the callers settled meanwhile (see
 // internal/waitq).
 func (q *Queue[T]) unlock() {
-	if q.cfg.metrics != nil && q.cfg.gauge.measure(q.list.live, &q.lanes) {
+	if q.cfg.metrics != nil && q.cfg.gauge.measure(q.list.Live, &q.lanes) {
 		q.mail.posting().depth = true
 	}
 	w, d, p := q.waiters.Woken(), q.drainers.Woken(), q.mail.take()
@@ -317,7 +288,7 @@ func (o *owner[T]) Unlock() {
 // because of a kept-aside mark. That is what keeps Wait waiting after
 // Close. It is whether e is marked, in the sense of doc.go's table.
 func (q *Queue[T]) returns(e *entry[T]) bool {
-	return e.mark.n != 0 && e.flags&removed == 0 && (e.mode != OneShot || e.flags&rearmed != 0)
+	return e.Mark.N != 0 && e.Flags&removed == 0 && (e.Mode != rq.OneShot || e.Flags&rearmed != 0)
 }
 
 // Done ends the hand-out of each item and returns how many of them were in
@@ -349,7 +320,7 @@ func (q *Queue[T]) returns(e *entry[T]) bool {
 // Done must be called by the consumer that holds the items. Done for an
 // item held by another consumer ends that consumer's hand-out.
 func (q *Queue[T]) Done(items ...T) int {
-	q.checkKeys(items)
+	q.cfg.keys.CheckAll(items)
 	if q.cfg.recheck != nil {
 		return q.doneRechecked(items)
 	}
@@ -429,7 +400,7 @@ const levelKey = 1 << 63
 // later reports whether the in-flight item e has a kept-aside mark whose
 // ready time is still to come (before Close). Only with mu held.
 func (q *Queue[T]) later(e *entry[T]) bool {
-	return e.mark.at != 0 && !q.pub.closed.Load() && e.mark.at > q.cfg.clock.now()
+	return e.Mark.At != 0 && !q.pub.closed.Load() && e.Mark.At > q.cfg.clock.now()
 }
 
 // finish is Done under the lock. Its ready[i] is the recheck of items[i],
@@ -466,22 +437,22 @@ func (q *Queue[T]) decide(item T, e *entry[T], i uint64, still bool) {
 		q.pub.aside.Add(-1)
 	}
 	switch {
-	case e.flags&removed != 0: // removed: forgotten
+	case e.Flags&removed != 0: // removed: forgotten
 		q.forget(item, e)
-	case back && q.discard && e.mark.at > q.cfg.clock.now(): // marked, its time to come, delays dropped: forgotten
+	case back && q.discard && e.Mark.At > q.cfg.clock.now(): // marked, its time to come, delays dropped: forgotten
 		q.forget(item, e)
-	case back && q.later(e) && (e.mode != Level || !still): // marked for later, unless level and still ready: delayed
-		m := e.mark
-		e.mark, e.flags = keptMark{}, 0
-		q.schedule(e, m.at, m.seq)
+	case back && q.later(e) && (e.Mode != rq.Level || !still): // marked for later, unless level and still ready: delayed
+		m := e.Mark
+		e.Mark, e.Flags = keptMark{}, 0
+		q.schedule(e, m.At, m.Seq)
 	case back && !q.later(e): // marked, due now: queued
-		q.putLater(e, e.mark.n)
-	case e.mode == Level && !q.pub.closed.Load() && still: // level, still ready: queued
+		q.putLater(e, e.Mark.N)
+	case e.Mode == rq.Level && !q.pub.closed.Load() && still: // level, still ready: queued
 		q.putLater(e, levelKey+i)
-	case e.mode == OneShot && e.flags&rearmed != 0: // one-shot, re-armed: idle
-		e.state, e.flags = idle, 0
-	case e.mode == OneShot: // one-shot: disarmed
-		e.state, e.flags = disarmed, 0 // with its mark, if any, until Rearm
+	case e.Mode == rq.OneShot && e.Flags&rearmed != 0: // one-shot, re-armed: idle
+		e.State, e.Flags = idle, 0
+	case e.Mode == rq.OneShot: // one-shot: disarmed
+		e.State, e.Flags = disarmed, 0 // with its mark, if any, until Rearm
 		q.disarmed++
 	default: // anything else: forgotten
 		q.forget(item, e)
@@ -491,8 +462,8 @@ func (q *Queue[T]) decide(item T, e *entry[T], i uint64, still bool) {
 // putLater notes e for putBack, which queues the items Done puts back in
 // key order. Until then e stores queued, not inFlight.
 func (q *Queue[T]) putLater(e *entry[T], key uint64) {
-	q.requeue = append(q.requeue, requeue{key, e.id})
-	e.state, e.flags = queued, 0
+	q.requeue = append(q.requeue, requeue{key, e.ID})
+	e.State, e.Flags = queued, 0
 }
 
 // putBack queues Done's re-queued items in order (see Done).
@@ -502,9 +473,9 @@ func (q *Queue[T]) putBack() {
 		slices.SortFunc(r, byKey)
 	}
 	for _, rq := range r {
-		e := q.slab.entry(rq.e)
+		e := q.slab.Entry(rq.e)
 		q.enqueue(e)
-		e.mark = keptMark{}
+		e.Mark = keptMark{}
 	}
 }
 
@@ -528,7 +499,7 @@ func byKey(a, b requeue) int {
 //   - A delayed item is forgotten, its delay cancelled.
 //   - A disarmed or idle one-shot item is forgotten with its mode.
 func (q *Queue[T]) Remove(item T) bool {
-	q.checkKey(item)
+	q.cfg.keys.Check(item)
 	q.mu.Lock()
 	q.promote()
 	defer q.unlock()
@@ -544,16 +515,16 @@ func (q *Queue[T]) Remove(item T) bool {
 		q.unschedule(e)
 		q.forget(item, e)
 	case inFlight:
-		if e.flags&removed != 0 {
+		if e.Flags&removed != 0 {
 			return false
 		}
 		if q.returns(e) {
 			q.pub.aside.Add(-1)
 		}
-		e.flags = removed
-		e.mark = keptMark{}
-		if e.retried { // gone from the queue, and so is its retry state
-			e.retried = false
+		e.Flags = removed
+		e.Mark = keptMark{}
+		if e.Retried { // gone from the queue, and so is its retry state
+			e.Retried = false
 			p := q.mail.posting()
 			p.forgot = append(p.forgot, item)
 		}
@@ -575,7 +546,7 @@ func (q *Queue[T]) Remove(item T) bool {
 // one-shot, not known or already armed. It does so after Close too, since
 // re-arming would be a new mark.
 func (q *Queue[T]) Rearm(item T) bool {
-	q.checkKey(item)
+	q.cfg.keys.Check(item)
 	if q.pub.closed.Load() {
 		return false
 	}
@@ -583,23 +554,23 @@ func (q *Queue[T]) Rearm(item T) bool {
 	q.promote()
 	defer q.unlock()
 	e := q.lookup(item)
-	if e == nil || e.mode != OneShot || q.pub.closed.Load() {
+	if e == nil || e.Mode != rq.OneShot || q.pub.closed.Load() {
 		return false
 	}
 	switch p := q.where(e); {
 	case p == disarmed:
 		q.disarmed--
-		e.state = idle
-		if m := e.mark; m.n != 0 {
-			e.mark = keptMark{}
-			if m.at != 0 && m.at > q.cfg.clock.now() {
-				q.schedule(e, m.at, m.seq)
+		e.State = idle
+		if m := e.Mark; m.N != 0 {
+			e.Mark = keptMark{}
+			if m.At != 0 && m.At > q.cfg.clock.now() {
+				q.schedule(e, m.At, m.Seq)
 			} else {
 				q.enqueue(e)
 			}
 		}
-	case p == inFlight && e.flags&(removed|rearmed) == 0:
-		e.flags |= rearmed
+	case p == inFlight && e.Flags&(removed|rearmed) == 0:
+		e.Flags |= rearmed
 		if q.returns(e) {
 			q.pub.aside.Add(1)
 		}

@@ -28,7 +28,7 @@ type level[T comparable] struct {
 // ready list q.list. There is one lane per priority, or with
 // Config.Fairness one lane per priority and tenant. The list q.list is
 // the lane of priority 0 without fair share. So a queue that uses neither
-// never looks at a lane, and keeps its O(1) splice (see fifo.go).
+// never looks at a lane, and keeps its O(1) splice (see internal/rq/fifo.go).
 //
 // A hand-out takes the levels from the highest priority down, with q.list
 // in its place among them. A level is the lanes of one priority. Within
@@ -52,7 +52,7 @@ type lanes[T comparable] struct {
 
 // onLane reports whether the queued item e is on a lane, not on q.list.
 // Its state is then queued, not listed (see where).
-func onLane[T comparable](e *entry[T]) bool { return e.state == queued }
+func onLane[T comparable](e *entry[T]) bool { return e.State == queued }
 
 // laned reports whether an item of priority prio goes to a lane.
 func (l *lanes[T]) laned(prio int) bool { return prio != 0 || l.fair }
@@ -63,13 +63,13 @@ func (q *Queue[T]) enqueue(e *entry[T]) {
 	if q.cfg.metrics != nil {
 		q.extras.of(e).queuedAt = q.cfg.clock.now()
 	}
-	if e.x == 0 {
-		e.seq, e.state = q.list.push(e.item), listed
+	if e.X == 0 {
+		e.Seq, e.State = q.list.Push(e.Item), listed
 		return
 	}
-	x := q.extras.at(e.x)
+	x := q.extras.at(e.X)
 	if !q.lanes.laned(x.prio) {
-		e.seq, e.state = q.list.push(e.item), listed
+		e.Seq, e.State = q.list.Push(e.Item), listed
 		return
 	}
 	q.lanes.enqueue(e, x)
@@ -79,7 +79,7 @@ func (q *Queue[T]) enqueue(e *entry[T]) {
 // of x's priority and tenant.
 func (l *lanes[T]) enqueue(e *entry[T], x *extra[T]) {
 	ln := l.lane(x.prio, x.tenant)
-	e.seq, e.state, x.lane = ln.list.push(e.item), queued, ln
+	e.Seq, e.State, x.lane = ln.list.Push(e.Item), queued, ln
 	l.count(ln.level, 1)
 }
 
@@ -87,25 +87,25 @@ func (l *lanes[T]) enqueue(e *entry[T], x *extra[T]) {
 // priority). Only with mu held.
 func (q *Queue[T]) unqueue(e *entry[T]) {
 	if !onLane(e) {
-		q.list.kill(e.seq)
+		q.list.Kill(e.Seq)
 		return
 	}
-	q.lanes.unqueue(e, q.extras.at(e.x))
+	q.lanes.unqueue(e, q.extras.at(e.X))
 }
 
 // unqueue takes the queued item e, whose extra part is x, off its lane.
 func (l *lanes[T]) unqueue(e *entry[T], x *extra[T]) {
 	ln := x.lane
-	ln.list.kill(e.seq)
+	ln.list.Kill(e.Seq)
 	x.lane = nil // its state is set by the enqueue or forget that follows
 	l.count(ln.level, -1)
-	if ln.list.live == 0 {
+	if ln.list.Live == 0 {
 		l.drop(ln) // its priority, not the item's: a raise unqueues first with the new one set
 	}
 }
 
 // queuedLen is the number of queued items.
-func (q *Queue[T]) queuedLen() int { return q.list.live + q.lanes.live }
+func (q *Queue[T]) queuedLen() int { return q.list.Live + q.lanes.live }
 
 // count changes the number of queued items on the lanes of lv by d. With
 // metrics it also notes lv for them, even once lv is dropped. The last
@@ -177,17 +177,17 @@ func (q *Queue[T]) handOut(buf []T, max int) []T {
 	n := 0
 	for n < max {
 		lv := q.lanes.first()
-		if lv == nil || (lv.prio < 0 && q.list.live > 0) {
+		if lv == nil || (lv.prio < 0 && q.list.Live > 0) {
 			break
 		}
 		buf = q.takeLevel(lv, buf, max-n)
 		n = len(buf) - start
 	}
-	if k := min(max-n, q.list.live); k > 0 {
-		arr := q.list.arr
-		lo, hi := q.list.splice(k)
+	if k := min(max-n, q.list.Live); k > 0 {
+		arr := q.list.Arr
+		lo, hi := q.list.Splice(k)
 		q.inflight += k
-		buf = arr.copyOut(buf, lo, hi)
+		buf = arr.CopyOut(buf, lo, hi)
 		n += k
 	}
 	for n < max && q.lanes.live > 0 {
@@ -212,7 +212,7 @@ func (q *Queue[T]) takeLevel(lv *level[T], buf []T, max int) []T {
 	buf = q.lanes.take(lv, buf, max)
 	for _, item := range buf[start:] {
 		e := q.lookup(item)
-		e.state, q.extras.at(e.x).lane = inFlight, nil
+		e.State, q.extras.at(e.X).lane = inFlight, nil
 	}
 	q.inflight += len(buf) - start
 	return buf
@@ -224,11 +224,11 @@ func (q *Queue[T]) takeLevel(lv *level[T], buf []T, max int) []T {
 func (l *lanes[T]) take(lv *level[T], buf []T, max int) []T {
 	for ; max > 0 && len(lv.ring) > 0; max-- {
 		ln := lv.ring[lv.cur]
-		arr := ln.list.arr
-		lo, hi := ln.list.splice(1)
-		buf = arr.copyOut(buf, lo, hi)
+		arr := ln.list.Arr
+		lo, hi := ln.list.Splice(1)
+		buf = arr.CopyOut(buf, lo, hi)
 		l.count(lv, -1)
-		if ln.list.live == 0 {
+		if ln.list.Live == 0 {
 			l.drop(ln) // the cursor now names the next lane
 		} else {
 			lv.cur = (lv.cur + 1) % len(lv.ring)

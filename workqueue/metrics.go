@@ -58,8 +58,8 @@ func (q *Queue[T]) Running() (unfinished, longest time.Duration) {
 		return 0, 0
 	}
 	now := q.cfg.clock.now()
-	head := q.slab.entry(r.head)
-	return r.unfinished(now), since(now, q.extras.at(head.x).start)
+	head := q.slab.Entry(r.head)
+	return r.unfinished(now), since(now, q.extras.at(head.X).start)
 }
 
 // running is the list of items in flight, oldest hand-out first, kept
@@ -95,7 +95,7 @@ func (r *running[T]) unfinished(now int64) time.Duration {
 func (r *running[T]) add(s *slab[T], xs *extras[T], e int32, x *extra[T], now int64) {
 	x.start, x.prev = now, r.tail
 	if r.n > 0 {
-		xs.at(s.entry(r.tail).x).next = e
+		xs.at(s.Entry(r.tail).X).next = e
 	} else {
 		r.head = e
 	}
@@ -108,12 +108,12 @@ func (r *running[T]) add(s *slab[T], xs *extras[T], e int32, x *extra[T], now in
 // slab s and xs hold the other items' entries and extra parts.
 func (r *running[T]) remove(s *slab[T], xs *extras[T], e int32, x *extra[T]) {
 	if r.head != e {
-		xs.at(s.entry(x.prev).x).next = x.next
+		xs.at(s.Entry(x.prev).X).next = x.next
 	} else {
 		r.head = x.next
 	}
 	if r.tail != e {
-		xs.at(s.entry(x.next).x).prev = x.prev
+		xs.at(s.Entry(x.next).X).prev = x.prev
 	} else {
 		r.tail = x.prev
 	}
@@ -231,7 +231,7 @@ func (q *Queue[T]) deliver(p *post[T]) {
 // while the takes ahead of it are reported, at most one call per
 // priority each.
 type gauge[T comparable] struct {
-	list    int         // q.list.live as last noted
+	list    int         // q.list.Live as last noted
 	touched []*level[T] // levels whose count changed since measure looked
 	noted   []prioDepth // the current section's changes
 
@@ -320,17 +320,17 @@ func (q *Queue[T]) started(items []T) {
 		e := q.lookup(item)
 		x := q.extras.of(e)
 		p.waited = append(p.waited, since(now, x.queuedAt))
-		q.running.add(&q.slab, &q.extras, e.id, x, now)
+		q.running.add(&q.slab, &q.extras, e.ID, x, now)
 	}
 }
 
 // finished times the item e, Done. Only with mu held and metrics set.
 func (q *Queue[T]) finished(e *entry[T]) {
-	if e.x == 0 { // handed out before metrics were set, which cannot happen since metrics are set by New
+	if e.X == 0 { // handed out before metrics were set, which cannot happen since metrics are set by New
 		return
 	}
-	x := q.extras.at(e.x)
+	x := q.extras.at(e.X)
 	p := q.mail.posting()
 	p.worked = append(p.worked, since(q.cfg.clock.now(), x.start))
-	q.running.remove(&q.slab, &q.extras, e.id, x)
+	q.running.remove(&q.slab, &q.extras, e.ID, x)
 }

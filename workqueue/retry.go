@@ -41,7 +41,7 @@ func (q *Queue[T]) AddRateLimited(item T) bool {
 
 // addRateLimited is AddRateLimited with the options of an AddWith.
 func (q *Queue[T]) addRateLimited(item T, o markOpts) bool {
-	q.checkKey(item)
+	q.cfg.keys.Check(item)
 	if q.pub.closed.Load() { // refused: no retry to count (mark handles a Close that comes next)
 		return false
 	}

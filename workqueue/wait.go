@@ -70,7 +70,7 @@ func (q *Queue[T]) Next(ctx context.Context, done []T, max int) ([]T, error) {
 		q.Done(done...)
 		return q.WaitAppend(ctx, done[:0], max)
 	}
-	q.checkKeys(done)
+	q.cfg.keys.CheckAll(done)
 	q.mu.Lock()
 	q.promote()
 	q.finish(done, nil)
@@ -165,7 +165,7 @@ func (q *Queue[T]) TryTakeAppend(buf []T, max int) []T {
 }
 
 // takeAndUnlock hands out up to max queued items, appends them to buf and
-// unlocks mu. The splice itself is O(1) under the lock (see fifo.go). A
+// unlocks mu. The splice itself is O(1) under the lock (see internal/rq/fifo.go). A
 // large batch is copied out after the lock is released, so producers
 // never wait behind the copy.
 func (q *Queue[T]) takeAndUnlock(buf []T, max int) []T {
@@ -175,19 +175,19 @@ func (q *Queue[T]) takeAndUnlock(buf []T, max int) []T {
 		q.unlock()
 		return buf
 	}
-	k := min(max, q.list.live)
+	k := min(max, q.list.Live)
 	if k == 0 {
 		q.unlock()
 		return buf
 	}
-	arr := q.list.arr
-	lo, hi := q.list.splice(k)
+	arr := q.list.Arr
+	lo, hi := q.list.Splice(k)
 	q.inflight += k
 	big := copyOutside && hi-lo > bigBatch
 	if !big {
-		buf = arr.copyOut(buf, lo, hi)
+		buf = arr.CopyOut(buf, lo, hi)
 	} else {
-		arr.scans.Add(1) // before the unlock: a push that needs room sees it
+		arr.Scans.Add(1) // before the unlock: a push that needs room sees it
 	}
 	q.publish()
 	q.unlock()
@@ -195,8 +195,8 @@ func (q *Queue[T]) takeAndUnlock(buf []T, max int) []T {
 		if copyHook != nil {
 			copyHook()
 		}
-		buf = arr.copyOut(buf, lo, hi)
-		arr.scans.Add(-1) // after the last read of the slots
+		buf = arr.CopyOut(buf, lo, hi)
+		arr.Scans.Add(-1) // after the last read of the slots
 	}
 	return buf
 }

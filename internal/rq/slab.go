@@ -1,4 +1,4 @@
-package workqueue
+package rq
 
 // These are the page sizes. The first page starts at firstLen slots, and
 // every page holds pageLen once full.
@@ -6,28 +6,31 @@ const (
 	firstLen = 64
 	pageBits = 10
 	pageLen  = 1 << pageBits
-	maxSlots = 1<<31 - 1 - pageLen // grow adds no page past this, so slots stay below 2³¹
+	maxSlots = 1<<31 - 1 - pageLen // Grow adds no page past this, so slots stay below 2³¹
 )
 
-// paged is an array of E that grows by pages, first and then the others.
-type paged[E any] struct {
+// Paged is an array of E that grows by pages, first and then the others.
+type Paged[E any] struct {
 	first []E
 	pages []*[pageLen]E
 	cap   int // slots in the pages
 }
 
-// at returns slot i, which must be below cap.
-func (p *paged[E]) at(i int) *E {
+// At returns slot i, which must be below cap.
+func (p *Paged[E]) At(i int) *E {
 	if i < pageLen {
 		return &p.first[i]
 	}
 	return &p.pages[i>>pageBits-1][i&(pageLen-1)]
 }
 
-// grow adds room. It doubles the first page while it is not full, moving
+// Cap returns the number of slots, all below it usable.
+func (p *Paged[E]) Cap() int { return p.cap }
+
+// Grow adds room. It doubles the first page while it is not full, moving
 // its slots, or else adds a page. It panics if the array would pass
 // maxSlots.
-func (p *paged[E]) grow() {
+func (p *Paged[E]) Grow() {
 	switch {
 	case p.cap < pageLen:
 		first := make([]E, max(firstLen, 2*p.cap))
@@ -35,14 +38,14 @@ func (p *paged[E]) grow() {
 		p.first = first
 		p.cap = len(first)
 	case p.cap > maxSlots:
-		panic("workqueue: more than 2³¹−1 items")
+		panic("evsync: a queue of more than 2³¹−1 items")
 	default:
 		p.pages = append(p.pages, new([pageLen]E))
 		p.cap += pageLen
 	}
 }
 
-// slab holds a queue's entries. Only with mu held.
+// A Slab holds a queue's entries. Only with mu held.
 //
 // The queue keeps what it knows about each item in an entry. The slab
 // stores the entries by value in pages, and names each entry by its slot,
@@ -62,40 +65,40 @@ func (p *paged[E]) grow() {
 //
 // A queue holds at most 2³¹−1 items at once, since the slot is an int32.
 // That would take some hundred gigabytes.
-type slab[T comparable] struct {
-	entries paged[entry[T]]
+type Slab[T comparable] struct {
+	entries Paged[Entry[T]]
 	free    int32 // the first released entry's slot plus 1, or 0 for none (each holds the next one's in seq)
 	used    int   // entry slots handed out at least once
 }
 
-// entry returns the entry in slot i.
-func (s *slab[T]) entry(i int32) *entry[T] { return s.entries.at(int(i)) }
+// Entry returns the entry in slot i.
+func (s *Slab[T]) Entry(i int32) *Entry[T] { return s.entries.At(int(i)) }
 
-// alloc returns a zero entry, either a released one or one in a new slot.
-func (s *slab[T]) alloc() *entry[T] {
+// Alloc returns a zero entry, either a released one or one in a new slot.
+func (s *Slab[T]) Alloc() *Entry[T] {
 	if s.free == 0 {
 		return s.fresh()
 	}
-	e := s.entry(s.free - 1)
-	s.free, e.seq = int32(e.seq), 0
+	e := s.Entry(s.free - 1)
+	s.free, e.Seq = int32(e.Seq), 0
 	return e
 }
 
 // fresh returns the entry in a slot never used, growing the slab if need
 // be.
-func (s *slab[T]) fresh() *entry[T] {
+func (s *Slab[T]) fresh() *Entry[T] {
 	if s.used == s.entries.cap {
-		s.entries.grow()
+		s.entries.Grow()
 	}
-	e := s.entries.at(s.used)
-	e.id = int32(s.used)
+	e := s.entries.At(s.used)
+	e.ID = int32(s.used)
 	s.used++
 	return e
 }
 
-// release clears e, keeping no item alive, and puts its slot on the free
+// Release clears e, keeping no item alive, and puts its slot on the free
 // list. Its extra part, if any, is released first (extras.release).
-func (s *slab[T]) release(e *entry[T]) {
-	*e = entry[T]{id: e.id, seq: uint64(s.free)}
-	s.free = e.id + 1
+func (s *Slab[T]) Release(e *Entry[T]) {
+	*e = Entry[T]{ID: e.ID, Seq: uint64(s.free)}
+	s.free = e.ID + 1
 }

@@ -1,4 +1,4 @@
-package workqueue
+package rq
 
 import (
 	"slices"
@@ -11,16 +11,19 @@ type slot[T comparable] struct {
 	dead bool // removed while queued: a hole that hand-outs step over
 }
 
-// array is the storage of the ready list.
-type array[T comparable] struct {
+// An Array is the storage of a ready list.
+type Array[T comparable] struct {
 	slots []slot[T]
-	scans atomic.Int32 // copies from this array under way outside the lock
+	Scans atomic.Int32 // copies from this array under way outside the lock
 }
+
+// Len returns the number of slots in a, for tests of its growth.
+func (a *Array[T]) Len() int { return len(a.slots) }
 
 // minSlots is the size of the first array.
 const minSlots = 64
 
-// fifo is the ready list. Only with the queue's lock held.
+// A Fifo is a ready list. Only with the queue's lock held.
 //
 // The list is an array of slots indexed by sequence number. The n-th item
 // ever queued has seq n and sits in slots[seq-base] of the current array.
@@ -33,7 +36,7 @@ const minSlots = 64
 // reason.
 //
 // Large batches are copied out after the lock is released. While a copy
-// from an array is under way (array.scans > 0), nobody writes into the
+// from an array is under way (Array.Scans > 0), nobody writes into the
 // part of that array it reads.
 //
 //   - New items only go to slots above tail.
@@ -41,23 +44,23 @@ const minSlots = 64
 //   - An array with a copy under way is never compacted in place. When it
 //     fills up, the queued slots move to a new array. The old one stays
 //     with its readers until the collector takes it.
-type fifo[T comparable] struct {
-	arr   *array[T]
-	base  uint64 // seq of arr.slots[0]
-	head  uint64 // seq of the oldest queued slot
+type Fifo[T comparable] struct {
+	Arr   *Array[T]
+	base  uint64 // seq of Arr.slots[0]
+	Head  uint64 // seq of the oldest queued slot
 	tail  uint64 // seq of the next item queued
-	holes int    // dead slots in [head, tail)
-	live  int    // queued items: tail - head - holes
+	holes int    // dead slots in [Head, tail)
+	Live  int    // queued items: tail - Head - holes
 }
 
-// push queues item at the tail and returns its seq.
-func (f *fifo[T]) push(item T) uint64 {
+// Push queues item at the tail and returns its seq.
+func (f *Fifo[T]) Push(item T) uint64 {
 	i := f.tail - f.base
-	if f.arr == nil || i == uint64(len(f.arr.slots)) {
+	if f.Arr == nil || i == uint64(len(f.Arr.slots)) {
 		i = f.makeRoom()
 	}
-	f.arr.slots[i] = slot[T]{item: item}
-	f.live++
+	f.Arr.slots[i] = slot[T]{item: item}
+	f.Live++
 	f.tail++
 	return f.tail - 1
 }
@@ -67,36 +70,36 @@ func (f *fifo[T]) push(item T) uint64 {
 // tail. It compacts in place only when at least half of the array is free
 // and no copy from it is under way. So pushes stay amortized O(1), and
 // copies never see their slots overwritten.
-func (f *fifo[T]) makeRoom() uint64 {
-	n := int(f.tail - f.head)
-	if f.arr != nil && f.arr.scans.Load() == 0 && n <= len(f.arr.slots)/2 {
-		s := f.arr.slots
-		copy(s, s[f.head-f.base:])
+func (f *Fifo[T]) makeRoom() uint64 {
+	n := int(f.tail - f.Head)
+	if f.Arr != nil && f.Arr.Scans.Load() == 0 && n <= len(f.Arr.slots)/2 {
+		s := f.Arr.slots
+		copy(s, s[f.Head-f.base:])
 		clear(s[n:]) // stale copies of the moved slots (consumed slots were cleared at hand-out)
 	} else {
-		a := &array[T]{slots: make([]slot[T], max(minSlots, 2*n))}
-		if f.arr != nil {
-			copy(a.slots, f.arr.slots[f.head-f.base:f.tail-f.base])
+		a := &Array[T]{slots: make([]slot[T], max(minSlots, 2*n))}
+		if f.Arr != nil {
+			copy(a.slots, f.Arr.slots[f.Head-f.base:f.tail-f.base])
 		}
-		f.arr = a
+		f.Arr = a
 	}
-	f.base = f.head
+	f.base = f.Head
 	return f.tail - f.base
 }
 
-// splice takes the k oldest queued items (1 ≤ k ≤ live) off the list. It
+// Splice takes the k oldest queued items (1 ≤ k ≤ live) off the list. It
 // returns the index range of arr.slots that holds them. The range is
 // exactly k slots, unless Remove left holes, which it then also covers.
 // It takes O(1) time without holes. With holes it walks the range.
-func (f *fifo[T]) splice(k int) (lo, hi int) {
-	lo = int(f.head - f.base)
+func (f *Fifo[T]) Splice(k int) (lo, hi int) {
+	lo = int(f.Head - f.base)
 	hi = lo + k
 	if f.holes != 0 {
 		hi = f.skip(lo, k)
 	}
-	f.head = f.base + uint64(hi)
-	f.live -= k
-	if f.live == 0 {
+	f.Head = f.base + uint64(hi)
+	f.Live -= k
+	if f.Live == 0 {
 		f.dropHoles()
 	}
 	return lo, hi
@@ -104,8 +107,8 @@ func (f *fifo[T]) splice(k int) (lo, hi int) {
 
 // skip returns the end of the shortest range from lo holding k live slots,
 // counting the holes it passes.
-func (f *fifo[T]) skip(lo, k int) int {
-	s := f.arr.slots
+func (f *Fifo[T]) skip(lo, k int) int {
+	s := f.Arr.slots
 	i := lo
 	for ; k > 0; i++ {
 		if s[i].dead {
@@ -117,24 +120,24 @@ func (f *fifo[T]) skip(lo, k int) int {
 	return i
 }
 
-// kill makes the queued slot seq a hole (Remove).
-func (f *fifo[T]) kill(seq uint64) {
-	f.arr.slots[seq-f.base] = slot[T]{dead: true}
+// Kill makes the queued slot seq a hole (Remove).
+func (f *Fifo[T]) Kill(seq uint64) {
+	f.Arr.slots[seq-f.base] = slot[T]{dead: true}
 	f.holes++
-	if f.live--; f.live == 0 {
+	if f.Live--; f.Live == 0 {
 		f.dropHoles()
 	}
 }
 
 // dropHoles moves head past the holes that are all that is left queued.
 // Their slots were cleared when they became holes.
-func (f *fifo[T]) dropHoles() {
-	f.head, f.holes = f.tail, 0
+func (f *Fifo[T]) dropHoles() {
+	f.Head, f.holes = f.tail, 0
 }
 
-// copyOut appends the live items of slots[lo:hi] to buf and clears the
+// CopyOut appends the live items of slots[lo:hi] to buf and clears the
 // slots, so that the array keeps no item alive.
-func (a *array[T]) copyOut(buf []T, lo, hi int) []T {
+func (a *Array[T]) CopyOut(buf []T, lo, hi int) []T {
 	s := a.slots[lo:hi]
 	buf = slices.Grow(buf, len(s))
 	for i := range s {

@@ -1,15 +1,24 @@
-package workqueue
+package rq
 
-import "reflect"
+import (
+	"reflect"
+	"sync/atomic"
+)
 
-// The values of Queue.cfg.keys.
+// Keys is a queue's key check. It is read and written without the lock.
+// The zero value has not looked at T yet.
+type Keys[T comparable] struct {
+	state atomic.Uint32 // one of the values below
+}
+
+// The values of Keys.state.
 const (
 	keysUnknown uint32 = iota // not yet looked at (the zero value)
 	keysSafe                  // hashing a T cannot panic
 	keysProbed                // T holds an interface: items are probed
 )
 
-// checkKey panics, as a map index would, if item cannot be a map key.
+// Check panics, as a map index would, if item cannot be a map key.
 // Callers call it before they take the lock.
 //
 // The queue's index (index.go) hashes items as a Go map hashes its keys.
@@ -25,26 +34,34 @@ const (
 // unlock plus an undo of a half-made Done.
 //
 // Only item types that are or hold an interface can fail to hash. Package
-// reflect tells that once per queue (learnKeys). So queues of other item
+// reflect tells that once per queue (learn). So queues of other item
 // types pay one atomic load per call and no probe. Their test of keysSafe
 // is inlined, and probe is not.
-func (q *Queue[T]) checkKey(item T) {
-	if q.cfg.keys.Load() != keysSafe {
-		q.probe(item)
+func (k *Keys[T]) Check(item T) {
+	if k.state.Load() != keysSafe {
+		k.probe(item)
 	}
 }
 
-// checkKeys is checkKey for each item.
-func (q *Queue[T]) checkKeys(items []T) {
-	if q.cfg.keys.Load() != keysSafe {
-		q.probe(items...)
+// CheckAll is Check for each item.
+func (k *Keys[T]) CheckAll(items []T) {
+	if k.state.Load() != keysSafe {
+		k.probe(items...)
 	}
+}
+
+// Probes reports whether items are probed: whether T holds an interface.
+func (k *Keys[T]) Probes() bool {
+	if k.state.Load() == keysUnknown {
+		k.learn()
+	}
+	return k.state.Load() == keysProbed
 }
 
 // probe hashes the items if T holds an interface, learning that first if
 // need be.
-func (q *Queue[T]) probe(items ...T) {
-	if q.cfg.keys.Load() == keysUnknown && q.learnKeys() == keysSafe {
+func (k *Keys[T]) probe(items ...T) {
+	if k.state.Load() == keysUnknown && k.learn() == keysSafe {
 		return
 	}
 	var m map[T]struct{}
@@ -53,15 +70,15 @@ func (q *Queue[T]) probe(items ...T) {
 	}
 }
 
-// learnKeys decides keys. Callers racing on a new queue store the same
+// learn decides the state. Callers racing on a new queue store the same
 // value, so no lock is needed.
-func (q *Queue[T]) learnKeys() uint32 {
-	k := keysSafe
+func (k *Keys[T]) learn() uint32 {
+	v := keysSafe
 	if hashMayPanic(reflect.TypeFor[T]()) {
-		k = keysProbed
+		v = keysProbed
 	}
-	q.cfg.keys.Store(k)
-	return k
+	k.state.Store(v)
+	return v
 }
 
 // hashMayPanic reports whether hashing a value of type t can panic. That

@@ -1,6 +1,6 @@
-//go:build workqueue_mapindex
+//go:build rq_mapindex
 
-package workqueue
+package rq
 
 import (
 	"math"
@@ -10,21 +10,21 @@ import (
 // TestMapIndex drives the map twin of the index as the queue does: find,
 // add with find's hash bits, and del before the entry is released.
 func TestMapIndex(t *testing.T) {
-	var ix index[float64]
-	var s slab[float64]
+	var ix Index[float64]
+	var s Slab[float64]
 	add := func(item float64) int32 {
-		e, h := ix.find(&s, item)
+		e, h := ix.Find(&s, item)
 		if e != nil {
-			t.Fatalf("find(%v) of an item not held found slot %d", item, e.id)
+			t.Fatalf("find(%v) of an item not held found slot %d", item, e.ID)
 		}
-		e = s.alloc()
-		e.item = item
-		ix.add(e, h)
-		return e.id
+		e = s.Alloc()
+		e.Item = item
+		ix.Add(e, h)
+		return e.ID
 	}
 	del := func(slot int32) {
-		ix.del(s.entry(slot))
-		s.release(s.entry(slot))
+		ix.Del(s.Entry(slot))
+		s.Release(s.Entry(slot))
 	}
 	slots := map[float64]int32{}
 	for k := range 3000 {
@@ -35,14 +35,14 @@ func TestMapIndex(t *testing.T) {
 		delete(slots, float64(k))
 	}
 	nan := add(math.NaN())
-	if e, _ := ix.find(&s, math.NaN()); e != nil {
+	if e, _ := ix.Find(&s, math.NaN()); e != nil {
 		t.Fatal("find(NaN) found an item")
 	}
 	del(nan)
 	for k := range 3000 {
-		e, _ := ix.find(&s, float64(k))
+		e, _ := ix.Find(&s, float64(k))
 		want, ok := slots[float64(k)]
-		if (e != nil) != ok || ok && e.id != want {
+		if (e != nil) != ok || ok && e.ID != want {
 			t.Fatalf("find(%d) = %v, want slot %d (%v)", k, e, want, ok)
 		}
 	}

@@ -1,6 +1,6 @@
-//go:build !workqueue_mapindex
+//go:build !rq_mapindex
 
-package workqueue
+package rq
 
 import (
 	"hash/maphash"
@@ -9,7 +9,7 @@ import (
 	"unsafe"
 )
 
-// index maps items to slots: the queue's own hash index, where a simpler
+// An Index maps items to slots: the queue's own hash index, where a simpler
 // queue would use a map[T]int32. The zero index is empty. Only with mu
 // held.
 //
@@ -58,9 +58,9 @@ import (
 //
 // With a map[T]int32 in its place, an AddAfter of a new key into 10^3 to
 // 10^6 delayed items takes 26–54 % longer. A steady state of 1,000 hot
-// keys takes 22 % longer. Build with -tags workqueue_mapindex for the map, to
+// keys takes 22 % longer. Build with -tags rq_mapindex for the map, to
 // compare (index_map.go).
-type index[T comparable] struct {
+type Index[T comparable] struct {
 	dir     []*table // 2^depth tables; a table of local depth d appears 2^(depth-d) times in a row
 	depth   uint     // the directory's depth: at most 32
 	kind    hashKind
@@ -111,7 +111,7 @@ func cellSlot(c uint64) int32 { return int32(uint32(c)) - 1 }
 func (t *table) home(h uint32) int { return int(h << t.depth >> t.shift) }
 
 // init draws the seed and picks the hash for T.
-func (ix *index[T]) init() {
+func (ix *Index[T]) init() {
 	ix.seed = maphash.MakeSeed()
 	ix.k0 = maphash.Comparable(ix.seed, uint64(1))
 	ix.k1 = maphash.Comparable(ix.seed, uint64(2)) | 1
@@ -135,7 +135,7 @@ func (ix *index[T]) init() {
 }
 
 // hash returns item's hash bits: the top 32 bits of its hash.
-func (ix *index[T]) hash(item T) uint32 {
+func (ix *Index[T]) hash(item T) uint32 {
 	p := unsafe.Pointer(&item)
 	switch ix.kind {
 	case hashWord8:
@@ -153,20 +153,20 @@ func (ix *index[T]) hash(item T) uint32 {
 }
 
 // mix hashes a word: two rounds of a 128-bit multiply, folded.
-func (ix *index[T]) mix(x uint64) uint32 {
+func (ix *Index[T]) mix(x uint64) uint32 {
 	hi, lo := bits.Mul64(x^ix.k0, ix.k1)
 	hi, lo = bits.Mul64(hi^lo^ix.k1, ix.k0^0xe7037ed1a0b428db)
 	return uint32((hi ^ lo) >> 32)
 }
 
 // table returns the table for hash bits h.
-func (ix *index[T]) table(h uint32) *table {
+func (ix *Index[T]) table(h uint32) *table {
 	return ix.dir[uint64(h)>>(32-ix.depth)]
 }
 
-// find returns item's entry, or nil and item's hash bits (for add) if the
+// Find returns item's entry, or nil and item's hash bits (for add) if the
 // index does not hold it. s is the slab the slots are in.
-func (ix *index[T]) find(s *slab[T], item T) (*entry[T], uint32) {
+func (ix *Index[T]) Find(s *Slab[T], item T) (*Entry[T], uint32) {
 	if ix.dir == nil {
 		return nil, 0 // nothing yet: add hashes once it has a seed
 	}
@@ -179,27 +179,27 @@ func (ix *index[T]) find(s *slab[T], item T) (*entry[T], uint32) {
 			return nil, h
 		}
 		if uint32(c>>32) == h && c != tomb {
-			if e := s.entry(cellSlot(c)); e.item == item {
+			if e := s.Entry(cellSlot(c)); e.Item == item {
 				return e, h
 			}
 		}
 	}
 }
 
-// add stores e, whose item the index does not hold, with the hash bits h
+// Add stores e, whose item the index does not hold, with the hash bits h
 // from find. It keeps them in e.
-func (ix *index[T]) add(e *entry[T], h uint32) {
+func (ix *Index[T]) Add(e *Entry[T], h uint32) {
 	if ix.dir == nil {
 		ix.init()
-		h = ix.hash(e.item)
+		h = ix.hash(e.Item)
 	}
-	e.hash = h
+	e.Hash = h
 	t := ix.table(h)
 	if 4*(t.n+t.dead+1) > 3*len(t.cells) {
 		ix.grow(t, h)
 		t = ix.table(h)
 	}
-	t.put(cell(h, e.id))
+	t.put(cell(h, e.ID))
 }
 
 // newTable returns an empty table of size cells (a power of two) and
@@ -234,7 +234,7 @@ func (t *table) put(c uint64) {
 //   - else a table below maxCells doubles;
 //   - else it splits, or doubles after all once its depth uses every
 //     stored bit.
-func (ix *index[T]) grow(t *table, h uint32) {
+func (ix *Index[T]) grow(t *table, h uint32) {
 	if 2*(t.n+1) <= len(t.cells) {
 		ix.clean(t)
 		return
@@ -273,7 +273,7 @@ func (ix *index[T]) grow(t *table, h uint32) {
 
 // replace points the directory's entries for t, the table of the hash
 // bits h, at lo (the first half of them) and hi (the second).
-func (ix *index[T]) replace(t *table, h uint32, lo, hi *table) {
+func (ix *Index[T]) replace(t *table, h uint32, lo, hi *table) {
 	span := 1 << (ix.depth - t.depth)
 	first := int(uint64(h)>>(32-t.depth)) * span
 	for i := range span {
@@ -286,7 +286,7 @@ func (ix *index[T]) replace(t *table, h uint32, lo, hi *table) {
 }
 
 // clean puts t's live cells back without its dead ones.
-func (ix *index[T]) clean(t *table) {
+func (ix *Index[T]) clean(t *table) {
 	live := ix.takeLive(t)
 	t.n, t.dead = 0, 0
 	for _, c := range live {
@@ -298,7 +298,7 @@ func (ix *index[T]) clean(t *table) {
 // t's cells, not its counts. It returns the copy, valid until the next
 // call. Clean and split go through it, so that a steady state allocates
 // nothing.
-func (ix *index[T]) takeLive(t *table) []uint64 {
+func (ix *Index[T]) takeLive(t *table) []uint64 {
 	live := ix.scratch[:0]
 	for _, c := range t.cells {
 		if c != 0 && c != tomb {
@@ -310,18 +310,18 @@ func (ix *index[T]) takeLive(t *table) []uint64 {
 	return live
 }
 
-// del removes e's cell. Its place becomes empty if the next place is
+// Del removes e's cell. Its place becomes empty if the next place is
 // empty, and so do the dead places right before it, which no search needs
 // to pass any more. Otherwise it becomes dead, so that the cells after it
 // are still found.
-func (ix *index[T]) del(e *entry[T]) {
-	t := ix.table(e.hash)
+func (ix *Index[T]) Del(e *Entry[T]) {
+	t := ix.table(e.Hash)
 	mask := len(t.cells) - 1
-	want := cell(e.hash, e.id)
-	i := t.home(e.hash)
+	want := cell(e.Hash, e.ID)
+	i := t.home(e.Hash)
 	for t.cells[i] != want {
 		if t.cells[i] == 0 {
-			panic("workqueue: an entry missing from the index")
+			panic("evsync: a queue entry missing from its index")
 		}
 		i = (i + 1) & mask
 	}

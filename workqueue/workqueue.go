@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/evsync/evsync/internal/evserr"
+	"github.com/evsync/evsync/internal/rq"
 	"github.com/evsync/evsync/internal/waitq"
 )
 
@@ -124,9 +125,9 @@ type Queue[T comparable] struct {
 // after the unlock.
 type guarded[T comparable] struct {
 	items    index[T]  // every item the queue knows, mapped to its entry's slot
-	slab     slab[T]   // the entries (slab.go)
+	slab     slab[T]   // the entries (internal/rq/slab.go)
 	extras   extras[T] // their extra parts (extras.go)
-	list     fifo[T]   // the queued items of priority 0, without fair share (fifo.go)
+	list     fifo[T]   // the queued items of priority 0, without fair share (internal/rq/fifo.go)
 	marks    uint64    // kept-aside marks so far, which number their arrivals
 	inflight int       // items handed out, not yet Done
 	disarmed int       // one-shot items waiting for Rearm
@@ -159,7 +160,7 @@ type published struct {
 // read without the lock. Two are learned at their first use, by any call. They
 // are the key check and the default rate limiter.
 type settings[T comparable] struct {
-	keys    atomic.Uint32  // whether items are probed before the lock (keys.go)
+	keys    rq.Keys[T]     // whether items are probed before the lock (internal/rq/keys.go)
 	mode    Mode           // Config.Mode
 	recheck func(T) bool   // Config.Recheck, or nil if level items stay ready
 	tenant  func(T) string // Config.Fairness, or nil for no fair share
@@ -173,7 +174,7 @@ type settings[T comparable] struct {
 // bigBatch is the largest hand-out copied under the lock. A larger one is
 // copied after the unlock, so that producers do not wait behind the copy
 // (bigbatch.go has the figures). A copy outside the lock costs extra work
-// (array.scans, fifo.go), which a few hundred items do not repay. Tests
+// (Array.Scans, internal/rq/fifo.go), which a few hundred items do not repay. Tests
 // lower it (export_test.go).
 var bigBatch = defaultBigBatch
 
@@ -248,9 +249,9 @@ func (q *Queue[T]) CloseDiscardingDelays() int {
 	}
 	n := q.delays.n
 	for w := q.delays.first(); w != nil; w = q.delays.first() {
-		e := q.slab.entry(w.e)
+		e := q.slab.Entry(w.e)
 		q.delays.del(w.e)
-		q.forget(e.item, e)
+		q.forget(e.Item, e)
 	}
 	q.arm()
 	q.discard = true

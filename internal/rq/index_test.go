@@ -1,6 +1,6 @@
-//go:build !workqueue_mapindex
+//go:build !rq_mapindex
 
-package workqueue
+package rq
 
 import (
 	"math"
@@ -15,33 +15,33 @@ import (
 // queue drives them: find, then add with find's hash, and del before the
 // entry is released.
 type indexed[T comparable] struct {
-	ix index[T]
-	s  slab[T]
+	ix Index[T]
+	s  Slab[T]
 }
 
 func (x *indexed[T]) add(item T) int32 {
-	e, h := x.ix.find(&x.s, item)
+	e, h := x.ix.Find(&x.s, item)
 	if e != nil {
 		panic("add of an item the index holds")
 	}
-	e = x.s.alloc()
-	e.item = item
-	x.ix.add(e, h)
-	return e.id
+	e = x.s.Alloc()
+	e.Item = item
+	x.ix.Add(e, h)
+	return e.ID
 }
 
 func (x *indexed[T]) find(item T) (int32, bool) {
-	e, _ := x.ix.find(&x.s, item)
+	e, _ := x.ix.Find(&x.s, item)
 	if e == nil {
 		return 0, false
 	}
-	return e.id, true
+	return e.ID, true
 }
 
 func (x *indexed[T]) del(slot int32) {
-	e := x.s.entry(slot)
-	x.ix.del(e)
-	x.s.release(e)
+	e := x.s.Entry(slot)
+	x.ix.Del(e)
+	x.s.Release(e)
 }
 
 // fataler is what check needs of a *testing.T or a *rapid.T.
@@ -248,7 +248,7 @@ func TestIndexChurn(t *testing.T) {
 }
 
 // cells returns the number of live cells in ix's tables, by their counts.
-func (ix *index[T]) cells() int {
+func (ix *Index[T]) cells() int {
 	n := 0
 	for i, t := range ix.dir {
 		if i == 0 || ix.dir[i-1] != t {
@@ -259,7 +259,7 @@ func (ix *index[T]) cells() int {
 }
 
 // tables returns the number of distinct tables.
-func (ix *index[T]) tables() int {
+func (ix *Index[T]) tables() int {
 	n := 0
 	for i, t := range ix.dir {
 		if i == 0 || ix.dir[i-1] != t {
