@@ -156,8 +156,8 @@ func (q *Queue[T]) TryTakeAppend(buf []T, max int) []T {
 	if max <= 0 {
 		return buf
 	}
-	if q.pub.queued.Load() == 0 && (!q.cfg.clock.user || q.pub.delayed.Load() == 0) {
-		return buf // on a user's clock, a delayed item may be due (lock)
+	if q.pub.empty(q.cfg.clock.user) {
+		return buf
 	}
 	q.mu.Lock()
 	q.promote()

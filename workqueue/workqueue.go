@@ -139,6 +139,25 @@ type published struct {
 	closed atomic.Bool
 }
 
+// empty reports, from lock-free loads, that a TryTake has nothing to
+// take. On a user's clock (user set) a delayed item may be due. So the
+// queue is empty only if nothing is delayed either. The loads go in the
+// reverse order of publish's stores:
+//   - a locked section that queues due items stores queued before delayed;
+//   - so a load of delayed that sees such a section's 0 is followed by a
+//     load of queued that sees its items.
+//
+// Loaded the other way round, a TryTake could read queued from before
+// that section and delayed from after it, and miss both due items.
+func (p *published) empty(user bool) bool {
+	if user {
+		d := p.delayed.Load()
+		hookLoaded()
+		return d == 0 && p.queued.Load() == 0
+	}
+	return p.queued.Load() == 0
+}
+
 // settings are a Queue's configuration, set by New and NewWithConfig and
 // read without the lock. Two are learned at their first use, by any call. They
 // are the key check and the default rate limiter.

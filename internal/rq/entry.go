@@ -1,8 +1,8 @@
-// Package rq is the core that readyq and workqueue share: what a queue
-// knows about each item (Entry), where it keeps the entries (Slab), how it
-// finds them (Index), its ready list (Fifo), the key check (Keys), and
-// the ready list's locked steps (Locked). Everything here is used only
-// with the owning queue's lock held, unless its doc says otherwise.
+// Package rq is the queues' core. workqueue runs on it, and readyq will
+// share it. It holds what a queue knows about each item (Entry), where it
+// keeps the entries (Slab), how it finds them (Index), its ready list
+// (Fifo) and the key check (Keys). Everything here is used only with the
+// owning queue's lock held, unless its doc says otherwise.
 package rq
 
 // An Entry is what a queue knows about one item. It is kept by value in
@@ -60,8 +60,8 @@ const (
 	Rearmed                   // one-shot and re-armed, so Done may queue it
 )
 
-// A Mode is an entry's trigger mode. Its values are those of readyq.Mode,
-// which converts to it.
+// A Mode is an entry's trigger mode. Its values are those of the public
+// Mode, which converts to it.
 type Mode uint8
 
 const (

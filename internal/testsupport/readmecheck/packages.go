@@ -11,6 +11,7 @@ var packages = map[string]string{
 	"readyq":    "github.com/evsync/evsync/readyq",
 	"semaphore": "github.com/evsync/evsync/semaphore",
 	"signal":    "github.com/evsync/evsync/signal",
+	"workqueue": "github.com/evsync/evsync/workqueue",
 
 	// controller-runtime, client-go and apimachinery, as kube's examples
 	// name them
@@ -24,7 +25,7 @@ var packages = map[string]string{
 	"reconcile":     "sigs.k8s.io/controller-runtime/pkg/reconcile",
 	"source":        "sigs.k8s.io/controller-runtime/pkg/source",
 	"types":         "k8s.io/apimachinery/pkg/types",
-	"workqueue":     "k8s.io/client-go/util/workqueue",
+	"clientgo":      "k8s.io/client-go/util/workqueue", // kube's name for it, beside evsync's workqueue
 
 	// k8s.io/utils's fake clocks, by the name client-go's tests give them
 	"testingclock": "k8s.io/utils/clock/testing",

@@ -69,7 +69,7 @@ const newQueueFunc = "# Example\n" +
 	"\n" +
 	"With metrics:\n" +
 	"\n" +
-	"<!-- go: var r reconcile.Reconciler; var p workqueue.MetricsProvider -->\n" +
+	"<!-- go: var r reconcile.Reconciler; var p clientgo.MetricsProvider -->\n" +
 	"```go\n" +
 	"c, err := controller.NewUnmanaged(\"pods\", controller.Options{\n" +
 	"\tReconciler: r,\n" +
