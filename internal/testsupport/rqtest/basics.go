@@ -76,7 +76,7 @@ func testZeroValueIsUsable(t *testing.T, x Impl) {
 	if err != nil || !slices.Equal(got, []string{"a"}) {
 		t.Fatalf("Wait = %v, %v", got, err)
 	}
-	if q.Done("a") != 1 || q.Add("a") != true {
+	if q.Done("a") != 1 || !q.Add("a") {
 		t.Fatal("Done or Add after Done failed: the zero value is edge-triggered")
 	}
 }
