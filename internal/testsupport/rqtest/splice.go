@@ -12,7 +12,7 @@ import (
 // watches those).
 func testLargeHandOutIsCopiedOutsideTheLock(t *testing.T, x Impl) {
 	if !x.CopiesOutside {
-		t.Skip("built with -tags workqueue_copyall: every hand-out is copied under the lock")
+		t.Skip("built with the copy-all twin's tag: every hand-out is copied under the lock")
 	}
 	const n = 5000
 	q := x.New()
@@ -45,7 +45,7 @@ func testLargeHandOutIsCopiedOutsideTheLock(t *testing.T, x Impl) {
 // batches of every size over holes left by Remove.
 func testSmallBatchesCopiedOutsideTheLockToo(t *testing.T, x Impl) {
 	if !x.CopiesOutside {
-		t.Skip("built with -tags workqueue_copyall: every hand-out is copied under the lock")
+		t.Skip("built with the copy-all twin's tag: every hand-out is copied under the lock")
 	}
 	q := x.New()
 	x.SetBigBatch(1)
