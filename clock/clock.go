@@ -1,5 +1,5 @@
 // Package clock says what evsync asks of a clock, so that a test can pass
-// a fake one. readyq, coalesce and signal wait on time. Each takes a
+// a fake one. workqueue, coalesce and signal wait on time. Each takes a
 // Clock through its WithClock option, and kube through Config.Clock.
 // Without the option they use package time.
 //
@@ -9,7 +9,7 @@
 //
 //	fake := testingclock.NewFakeClock(time.Now())
 //	w := coalesce.New(5*time.Millisecond, coalesce.WithClock(fake))
-//	q := readyq.New[string](readyq.WithClock(fake))
+//	q := workqueue.New[string](workqueue.WithClock(fake))
 //
 // Inside a testing/synctest bubble no fake clock is needed. The wall
 // clock there is the bubble's, and evsync's timers run on it.

@@ -11,10 +11,10 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/evsync/evsync/internal/testsupport/lincheck"
-	"github.com/evsync/evsync/readyq"
+	"github.com/evsync/evsync/workqueue"
 )
 
-// TestReadyqLinearizable checks concurrent histories of a readyq.Queue
+// TestReadyqLinearizable checks concurrent histories of a workqueue.Queue
 // against rqLinModel: producers Add, AddAfter (an hour: no delay comes
 // due during a run, only Close queues them), AddRateLimited (with a
 // limiter of an hour), Forget and Remove items and read Len, consumers
@@ -45,9 +45,9 @@ import (
 func TestReadyqLinearizable(t *testing.T) {
 	for _, w := range []struct {
 		name string
-		mode readyq.Mode
+		mode workqueue.Mode
 		long bool
-	}{{"edge", readyq.Edge, false}, {"level", readyq.Level, false}, {"level recheck long Done", readyq.Level, true}} {
+	}{{"edge", workqueue.Edge, false}, {"level", workqueue.Level, false}, {"level recheck long Done", workqueue.Level, true}} {
 		t.Run(w.name, func(t *testing.T) {
 			checkLinearizable(t, "readyq "+w.name, rqLinWorkload(w.mode, w.long), rqLinWant)
 		})
@@ -196,7 +196,7 @@ func (s rqLinState) exhausted() bool { return s.shut && s.queue == "" && s.aside
 
 // rqLinModel is the sequential model of a queue whose items all have the
 // given mode (Edge or Level, without a recheck function).
-func rqLinModel(mode readyq.Mode) porcupine.Model {
+func rqLinModel(mode workqueue.Mode) porcupine.Model {
 	return porcupine.Model{
 		Init: func() any { return rqLinState{} },
 		Step: func(state, in, out any) (bool, any) {
@@ -224,7 +224,7 @@ func rqLinModel(mode readyq.Mode) porcupine.Model {
 	}
 }
 
-func rqLinStep(s rqLinState, c rqLinCall, o rqLinOut, mode readyq.Mode) (bool, any) {
+func rqLinStep(s rqLinState, c rqLinCall, o rqLinOut, mode workqueue.Mode) (bool, any) {
 	switch c.op {
 	case rqLinAdd:
 		ok, next := rqAdd(s, c.k)
@@ -248,7 +248,7 @@ func rqLinStep(s rqLinState, c rqLinCall, o rqLinOut, mode readyq.Mode) (bool, a
 		switch sentinel(o.err) {
 		case nil:
 			return len(o.items) != 0 && s.queue != "" && rqTakeOK(s, c.max, o.items), rqTaken(s, o.items)
-		case readyq.ErrClosed:
+		case workqueue.ErrClosed:
 			return s.exhausted(), s
 		}
 		return false, s
@@ -419,7 +419,7 @@ func rqTake(s rqLinState, max int, items []int) (bool, any) {
 // its place in later) or queued again at the tail: first the items with a
 // kept-aside mark, in the marks' arrival order, then level items (on an
 // open queue) in the order given.
-func rqDone(s rqLinState, items []int, mode readyq.Mode) (int, rqLinState) {
+func rqDone(s rqLinState, items []int, mode workqueue.Mode) (int, rqLinState) {
 	n := 0
 	var marked uint8
 	var level []byte
@@ -433,7 +433,7 @@ func rqDone(s rqLinState, items []int, mode readyq.Mode) (int, rqLinState) {
 		switch {
 		case s.removed&bit != 0:
 			s.removed &^= bit
-		case has(s.later, k) && !s.shut && mode == readyq.Level:
+		case has(s.later, k) && !s.shut && mode == workqueue.Level:
 			s.later = without(s.later, k)
 			s.aside = without(s.aside, k)
 			level = append(level, rqKey(k))
@@ -442,7 +442,7 @@ func rqDone(s rqLinState, items []int, mode readyq.Mode) (int, rqLinState) {
 		case has(s.aside, k):
 			s.later = without(s.later, k) // after Close a delayed mark is due
 			marked |= bit
-		case mode == readyq.Level && !s.shut:
+		case mode == workqueue.Level && !s.shut:
 			level = append(level, rqKey(k))
 		}
 	}
@@ -462,16 +462,16 @@ func rqDone(s rqLinState, items []int, mode readyq.Mode) (int, rqLinState) {
 // rqLinWorkload returns the workload of a queue in the given mode; with
 // long, the queue has a recheck function that always reports ready, and
 // consumers' Done calls may be long (see rqDoneHeld).
-func rqLinWorkload(mode readyq.Mode, long bool) workload {
+func rqLinWorkload(mode workqueue.Mode, long bool) workload {
 	return func(rng *rand.Rand, tl tally) (porcupine.Model, []porcupine.Operation) {
-		cfg := readyq.Config[int]{
+		cfg := workqueue.Config[int]{
 			Mode:        mode,
-			RateLimiter: readyq.ExponentialRateLimiter[int](rqLinDelay, rqLinDelay),
+			RateLimiter: workqueue.ExponentialRateLimiter[int](rqLinDelay, rqLinDelay),
 		}
 		if long {
 			cfg.Recheck = func(int) bool { return true }
 		}
-		q := readyq.NewWithConfig(cfg)
+		q := workqueue.NewWithConfig(cfg)
 		workers := rqLinProducers + rqLinConsumers
 		seeds := make([]uint64, workers)
 		for i := range seeds {
@@ -527,7 +527,7 @@ func rqLinOutcome(c rqLinCall, o rqLinOut) string {
 
 // rqProducer marks (at once or with a delay), retries, forgets and
 // removes random items and reads Len.
-func rqProducer(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand) {
+func rqProducer(c *lincheck.Client, q *workqueue.Queue[int], r *rand.Rand) {
 	for range rqLinCalls {
 		k := r.IntN(rqLinKeys)
 		switch n := r.IntN(26); {
@@ -553,7 +553,7 @@ func rqProducer(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand) {
 // nothing when it Waits or returns (a consumer must Done what it holds
 // before it waits again: a Wait on a closed queue waits for the Done of
 // a kept-aside mark).
-func rqConsumer(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand, long bool) {
+func rqConsumer(c *lincheck.Client, q *workqueue.Queue[int], r *rand.Rand, long bool) {
 	var held []int
 	for range rqLinCalls {
 		max := 1 + r.IntN(rqLinMaxBatch)
@@ -579,7 +579,7 @@ func rqConsumer(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand, long boo
 }
 
 // rqRetry records AddRateLimited(k).
-func rqRetry(c *lincheck.Client, q *readyq.Queue[int], k int) {
+func rqRetry(c *lincheck.Client, q *workqueue.Queue[int], k int) {
 	lincheck.Record(c, rqLinCall{op: rqLinAddRateLimited, k: k}, func() rqLinOut { return rqLinOut{ok: q.AddRateLimited(k)} })
 }
 
@@ -587,7 +587,7 @@ func rqRetry(c *lincheck.Client, q *readyq.Queue[int], k int) {
 // one time in four, and returns held emptied; one time in four it first
 // retries one of them (AddRateLimited: failed). With long, one time in two
 // the items are named at both ends of a list of more than 64.
-func rqDoneHeld(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand, held []int, long bool) []int {
+func rqDoneHeld(c *lincheck.Client, q *workqueue.Queue[int], r *rand.Rand, held []int, long bool) []int {
 	if len(held) == 0 {
 		return held
 	}
@@ -609,7 +609,7 @@ func rqDoneHeld(c *lincheck.Client, q *readyq.Queue[int], r *rand.Rand, held []i
 // TestModelsRejectBrokenHistories: each broken one next to the history it
 // differs from only in timing or an allowed outcome.
 func readyqBrokenHistories() []brokenHistory {
-	edge, level := rqLinModel(readyq.Edge), rqLinModel(readyq.Level)
+	edge, level := rqLinModel(workqueue.Edge), rqLinModel(workqueue.Level)
 	op := func(client int, in any, out rqLinOut, callAt, retAt int64) porcupine.Operation {
 		return porcupine.Operation{ClientId: client, Input: in, Output: out, Call: callAt, Return: retAt}
 	}
@@ -625,7 +625,7 @@ func readyqBrokenHistories() []brokenHistory {
 	okOut := rqLinOut{ok: true}
 	items := func(ks ...int) rqLinOut { return rqLinOut{items: ks} }
 	count := func(n int) rqLinOut { return rqLinOut{n: n} }
-	closed, canceled := rqLinOut{err: readyq.ErrClosed}, rqLinOut{err: context.Canceled}
+	closed, canceled := rqLinOut{err: workqueue.ErrClosed}, rqLinOut{err: context.Canceled}
 	return []brokenHistory{
 		{"readyq: an item handed to two consumers at once", edge, []porcupine.Operation{
 			op(0, add(1), okOut, 1, 2),

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/model"
-	"github.com/evsync/evsync/readyq"
+	"github.com/evsync/evsync/workqueue"
 )
 
 // The controller calls of FuzzReadyq: delays, priorities, rate-limited
@@ -74,7 +74,7 @@ type rqCtrl struct {
 
 // construct applies the option bits 2, 4 and 8 (see FuzzReadyq) to the
 // queue's configuration qc and the model's options mo.
-func (c *rqCtrl) construct(tl tally, flags int, mo *model.WorkQueueConfig, qc *readyq.Config[int]) {
+func (c *rqCtrl) construct(tl tally, flags int, mo *model.WorkQueueConfig, qc *workqueue.Config[int]) {
 	c.start = map[int]time.Duration{}
 	if flags&2 != 0 {
 		c.fair = true
@@ -89,7 +89,7 @@ func (c *rqCtrl) construct(tl tally, flags int, mo *model.WorkQueueConfig, qc *r
 	}
 	if flags&8 != 0 {
 		mo.BaseDelay, mo.MaxDelay = time.Millisecond, 8*time.Millisecond
-		qc.RateLimiter = readyq.ExponentialRateLimiter[int](mo.BaseDelay, mo.MaxDelay)
+		qc.RateLimiter = workqueue.ExponentialRateLimiter[int](mo.BaseDelay, mo.MaxDelay)
 		tl.hit("New", "short limiter")
 	} else {
 		c.defaultLimiter = true
@@ -141,7 +141,7 @@ func (r *rqRun) addWith(k int, after time.Duration, limited bool, prio int) stri
 	if limited && !r.retryAllowed() {
 		limited = false
 	}
-	o := readyq.AddOpts{After: after, RateLimited: limited, Priority: prio}
+	o := workqueue.AddOpts{After: after, RateLimited: limited, Priority: prio}
 	p, _ := r.m.Priority(k)
 	raises := slices.Contains(r.m.Queue(), k) && prio > p
 	desc := r.mark("AddWith", k, r.mode, prio, func() (bool, bool) {

@@ -11,10 +11,10 @@ import (
 	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
 	"github.com/evsync/evsync/model"
-	"github.com/evsync/evsync/readyq"
+	"github.com/evsync/evsync/workqueue"
 )
 
-// FuzzReadyq makes the decoded operations on a readyq.Queue[int] and on
+// FuzzReadyq makes the decoded operations on a workqueue.Queue[int] and on
 // model.WorkQueue, one at a time, inside a synctest bubble, and compares
 // every result and, after every step, Stats, Len, InFlight, String, each
 // Ready channel and each parked call.
@@ -94,9 +94,9 @@ const (
 type rqRun struct {
 	trail
 	tl       tally
-	q        *readyq.Queue[int]
+	q        *workqueue.Queue[int]
 	m        *model.WorkQueue
-	mode     readyq.Mode // the queue's mode, which Add uses
+	mode     workqueue.Mode // the queue's mode, which Add uses
 	notReady [rqKeys]bool
 	shadow   map[int]*rqShadow
 	parked   []*rqParked // still waiting, oldest first
@@ -108,7 +108,7 @@ type rqRun struct {
 // rqShadow is what the run remembers about a known item, only to name the
 // outcomes of Done for the coverage tally; the model decides the results.
 type rqShadow struct {
-	mode    readyq.Mode
+	mode    workqueue.Mode
 	mark    bool // a kept-aside mark (in flight or disarmed)
 	removed bool // Removed while in flight
 	rearmed bool // re-armed while in flight
@@ -191,15 +191,15 @@ func (r *rqRun) construct(d *decoder) {
 		flags = 0
 	}
 	recheck := flags&1 != 0
-	var c readyq.Config[int]
+	var c workqueue.Config[int]
 	switch kind {
 	case 0:
-		r.q = new(readyq.Queue[int])
+		r.q = new(workqueue.Queue[int])
 		r.tl.hit("New", "zero value")
 	case 1:
 		r.tl.hit("New", "default")
 	default:
-		r.mode = readyq.Mode(kind - 2)
+		r.mode = workqueue.Mode(kind - 2)
 		c.Mode = r.mode
 		r.tl.hit("New", r.mode.String())
 	}
@@ -213,9 +213,9 @@ func (r *rqRun) construct(d *decoder) {
 	r.ctrl.construct(r.tl, flags, &mo, &c)
 	switch {
 	case kind == 1 && flags == 0:
-		r.q = readyq.New[int]()
+		r.q = workqueue.New[int]()
 	case kind != 0:
-		r.q = readyq.NewWithConfig(c)
+		r.q = workqueue.NewWithConfig(c)
 	}
 	r.m = model.NewWorkQueueWith(mo)
 }
@@ -254,7 +254,7 @@ func (r *rqRun) step(d *decoder) string {
 		k := d.key()
 		return r.addItem("Add", k, r.mode, func() (bool, bool) { return r.q.Add(k), r.m.Add(k) })
 	case 1:
-		k, m := d.key(), readyq.Mode(d.choice(5))
+		k, m := d.key(), workqueue.Mode(d.choice(5))
 		return r.addItem("AddMode", k, m, func() (bool, bool) { return r.q.AddMode(k, m), r.m.AddMode(k, model.Mode(m)) })
 	case 2:
 		return r.tryTake(d.max(), false)
@@ -329,12 +329,12 @@ func (r *rqRun) where(k int) rqWhere {
 // addItem makes a mark (Add, AddMode or the Add of L) through call, which
 // returns the queue's and the model's results, and settles the parked
 // calls.
-func (r *rqRun) addItem(op string, k int, m readyq.Mode, call func() (got, want bool)) string {
+func (r *rqRun) addItem(op string, k int, m workqueue.Mode, call func() (got, want bool)) string {
 	return r.mark(op, k, m, 0, call)
 }
 
 // mark is addItem for a mark of priority prio.
-func (r *rqRun) mark(op string, k int, m readyq.Mode, prio int, call func() (got, want bool)) string {
+func (r *rqRun) mark(op string, k int, m workqueue.Mode, prio int, call func() (got, want bool)) string {
 	before, closed := r.where(k), r.m.Stats().Closed
 	removed := before == rqInFlight && r.shadowOf(k).removed
 	got, want := call()
@@ -355,9 +355,9 @@ func (r *rqRun) mark(op string, k int, m readyq.Mode, prio int, call func() (got
 	return desc
 }
 
-func addOutcome(m readyq.Mode, closed bool, before, after rqWhere, ok bool) string {
+func addOutcome(m workqueue.Mode, closed bool, before, after rqWhere, ok bool) string {
 	switch {
-	case m > readyq.OneShot:
+	case m > workqueue.OneShot:
 		return "invalid mode"
 	case closed:
 		return "refused after Close"
@@ -382,7 +382,7 @@ func addOutcome(m readyq.Mode, closed bool, before, after rqWhere, ok bool) stri
 }
 
 // noteMark updates the shadow of k after a mark that took.
-func (r *rqRun) noteMark(k int, m readyq.Mode, before, after rqWhere) {
+func (r *rqRun) noteMark(k int, m workqueue.Mode, before, after rqWhere) {
 	sh := r.shadowOf(k)
 	if before == rqUnknown || before == rqInFlight && sh.removed { // known again, in mode m
 		*sh = rqShadow{mode: m}
@@ -478,7 +478,7 @@ func (r *rqRun) wait(kind rqKind, k ctxKind, max int, done []int) string {
 // invalidWait makes a Wait-like call with a nil context or max ≤ 0, which
 // must return ErrInvalid and change nothing (Next gives done back).
 func (r *rqRun) invalidWait(kind rqKind, k ctxKind, max int, done []int) {
-	want := rqWant(kind, nil, readyq.ErrInvalid)
+	want := rqWant(kind, nil, workqueue.ErrInvalid)
 	if kind == rqNext {
 		want.items = slices.Clone(done)
 	}
@@ -628,9 +628,9 @@ func (r *rqRun) doneOutcome(k int, before rqWhere, repeated bool) string {
 	switch {
 	case sh.removed:
 		return "removed item forgotten"
-	case sh.mode == readyq.Level && r.m.Stats().Closed:
+	case sh.mode == workqueue.Level && r.m.Stats().Closed:
 		return "level not re-queued after Close"
-	case sh.mode == readyq.Level:
+	case sh.mode == workqueue.Level:
 		return "level dropped by recheck"
 	}
 	return "edge forgotten"
@@ -689,7 +689,7 @@ func (r *rqRun) drain(k ctxKind) string {
 	want := r.m.Drain(model.Live)
 	switch {
 	case k == ctxNil:
-		want = readyq.ErrInvalid
+		want = workqueue.ErrInvalid
 	case k == ctxCancelled:
 		want = r.m.Drain(model.Done)
 	case k == ctxLive && want != nil && len(r.parked) < maxParked:
@@ -833,7 +833,7 @@ func (r *rqRun) check(desc string) {
 }
 
 func (r *rqRun) checkStats(desc string, waiting, draining int) {
-	want := readyq.Stats(r.m.Stats())
+	want := workqueue.Stats(r.m.Stats())
 	want.Waiting, want.Draining = waiting, draining
 	if st := r.q.Stats(); st != want {
 		r.fail("after %s: Stats() = %+v, model %+v (queue %v, in flight %v)", desc, st, want, r.m.Queue(), r.m.InFlightItems())

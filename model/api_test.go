@@ -8,6 +8,7 @@ import (
 	"github.com/evsync/evsync/readyq"
 	"github.com/evsync/evsync/semaphore"
 	"github.com/evsync/evsync/signal"
+	"github.com/evsync/evsync/workqueue"
 )
 
 // TestModesAreReadyqs pins the promise of Mode's doc: model.Mode(m)
@@ -23,25 +24,25 @@ func TestModesAreReadyqs(t *testing.T) {
 	}
 }
 
-// TestAddOptsConvert pins the promise of AddOpts's doc: a readyq.AddOpts
+// TestAddOptsConvert pins the promise of AddOpts's doc: a workqueue.AddOpts
 // converts to it, field by field.
 func TestAddOptsConvert(t *testing.T) {
-	o := readyq.AddOpts{After: 3, RateLimited: true, Priority: -2}
+	o := workqueue.AddOpts{After: 3, RateLimited: true, Priority: -2}
 	if got, want := model.AddOpts(o), (model.AddOpts{After: 3, RateLimited: true, Priority: -2}); got != want {
 		t.Errorf("model.AddOpts(%+v) = %+v, want %+v", o, got, want)
 	}
 }
 
 // TestQueueStatsConvert pins the promise of QueueStats's doc: a
-// readyq.Stats converts to it, field by field, and back.
+// workqueue.Stats converts to it, field by field, and back.
 func TestQueueStatsConvert(t *testing.T) {
-	s := readyq.Stats{Queued: 1, Delayed: 2, InFlight: 3, Aside: 4, Disarmed: 5, Waiting: 6, Draining: 7, Closed: true}
+	s := workqueue.Stats{Queued: 1, Delayed: 2, InFlight: 3, Aside: 4, Disarmed: 5, Waiting: 6, Draining: 7, Closed: true}
 	want := model.QueueStats{Queued: 1, Delayed: 2, InFlight: 3, Aside: 4, Disarmed: 5, Waiting: 6, Draining: 7, Closed: true}
 	if got := model.QueueStats(s); got != want {
 		t.Errorf("model.QueueStats(%+v) = %+v, want %+v", s, got, want)
 	}
-	if back := readyq.Stats(want); back != s {
-		t.Errorf("readyq.Stats(%+v) = %+v, want %+v", want, back, s)
+	if back := workqueue.Stats(want); back != s {
+		t.Errorf("workqueue.Stats(%+v) = %+v, want %+v", want, back, s)
 	}
 }
 

@@ -14,7 +14,7 @@
 //   - [Limiter], a semaphore.Limiter.
 //   - [Coalescer], a coalesce.Waker on a clock of its own.
 //   - [ReadyQ], a readyq.Queue[int] as epoll's ready list.
-//   - [WorkQueue], a readyq.Queue[int] as a controller work queue: the
+//   - [WorkQueue], a workqueue.Queue[int], the controller work queue: the
 //     ready list with delays, priorities, fair share and a rate limiter, on
 //     a clock of its own.
 //

@@ -199,7 +199,8 @@ func newCore(o ReadyQConfig) rqCore {
 }
 
 // QueueStats is what Stats returns. Its fields are those of
-// readyq.Stats, so QueueStats(s) converts a readyq.Stats s.
+// workqueue.Stats, so QueueStats(s) converts a workqueue.Stats s. A
+// readyq.Stats has the same fields but Delayed.
 type QueueStats struct {
 	Queued   int  // queued items, Len()
 	Delayed  int  // a WorkQueue's delayed items; 0 in a ReadyQ

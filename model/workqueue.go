@@ -6,14 +6,14 @@ import (
 	"github.com/evsync/evsync/internal/evserr"
 )
 
-// A WorkQueue models a readyq.Queue[int] as a controller work queue. It is
+// A WorkQueue models a workqueue.Queue[int], the controller work queue. It is
 // the ready list that ReadyQ models, plus a delayed place, priorities,
 // fair share and a rate limiter, on a clock of its own. Make one with
 // NewWorkQueue or NewWorkQueueWith.
 //
 // The calls map onto the model as follows:
 //
-//	readyq                                     WorkQueue
+//	workqueue                                  WorkQueue
 //	New[int]()                                 NewWorkQueue(Edge, nil)
 //	NewWithConfig(Config{Mode: m, Recheck: f}) NewWorkQueue(Mode(m), f)
 //	NewWithConfig(Config{Fairness: t,          NewWorkQueueWith(WorkQueueConfig{
@@ -36,12 +36,12 @@ import (
 // The model has a clock of its own. Now starts at 0 and moves only with
 // Advance, which queues the delayed items whose time has come. Under
 // testing/synctest, a time.Sleep(d) and a synctest.Wait are Advance(d).
-// On a fake clock given with readyq.WithClock, so is a step of d alone:
+// On a fake clock given with workqueue.WithClock, so is a step of d alone:
 // the queue's next call queues what the step made due, whether or not
 // its timer's goroutine has run.
 //
 // The model's rate limiter is the per-item exponential one,
-// readyq.ExponentialRateLimiter. A queue with readyq.DefaultRateLimiter
+// workqueue.ExponentialRateLimiter. A queue with workqueue.DefaultRateLimiter
 // also has a token bucket of 10 retries a second, bursts of 100. It
 // matches the model only while the bucket has tokens left.
 //
@@ -62,8 +62,8 @@ type wqCore struct {
 	retries  uint64
 }
 
-// WorkQueueConfig configures NewWorkQueueWith, as a readyq.Config
-// configures readyq.NewWithConfig. The zero value is an edge-triggered
+// WorkQueueConfig configures NewWorkQueueWith, as a workqueue.Config
+// configures workqueue.NewWithConfig. The zero value is an edge-triggered
 // queue, without recheck or fair share, with the default delays.
 type WorkQueueConfig struct {
 	Mode     Mode             // Config.Mode: Edge, Level or OneShot
@@ -83,14 +83,14 @@ func NewWorkQueue(mode Mode, recheck func(int) bool) *WorkQueue {
 	return NewWorkQueueWith(WorkQueueConfig{Mode: mode, Recheck: recheck})
 }
 
-// NewWorkQueueWith returns a model of readyq.NewWithConfig with the Config
+// NewWorkQueueWith returns a model of workqueue.NewWithConfig with the Config
 // that o describes. It panics for an unknown mode, a negative delay, or a
 // MaxDelay below BaseDelay.
 func NewWorkQueueWith(o WorkQueueConfig) *WorkQueue {
 	rq := newCore(ReadyQConfig{Mode: o.Mode, Recheck: o.Recheck})
 	base, maxDelay := cmpOr(o.BaseDelay, DefaultBaseDelay), cmpOr(o.MaxDelay, DefaultMaxDelay)
 	if base < 0 || maxDelay < base {
-		panic("model: readyq limiter delays out of order")
+		panic("model: workqueue limiter delays out of order")
 	}
 	return &WorkQueue{wqCore{rq: rq, tenantOf: o.Fairness, base: base, maxDelay: maxDelay}}
 }
@@ -103,7 +103,7 @@ func cmpOr(d, def time.Duration) time.Duration {
 }
 
 // AddOpts are the options of one AddWith mark. Its fields are those of
-// readyq.AddOpts, so AddOpts(o) converts a readyq.AddOpts o.
+// workqueue.AddOpts, so AddOpts(o) converts a workqueue.AddOpts o.
 type AddOpts struct {
 	After       time.Duration // the delay, none if ≤ 0
 	RateLimited bool          // delay by the limiter, or by After if sooner

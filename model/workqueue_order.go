@@ -112,7 +112,7 @@ func (o *rqOrder) handOut() []int {
 	return out
 }
 
-var errRQOrder = errors.New("model: readyq round out of step with the queued items")
+var errRQOrder = errors.New("model: workqueue round out of step with the queued items")
 
 // validate checks that each priority's round holds exactly the tenants
 // with an item queued at that priority, once each.

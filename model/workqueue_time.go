@@ -16,7 +16,7 @@ import (
 // Rearm turns into a delay keeps the time and the number it was set with.
 
 // The delays of a WorkQueue's rate limiter when WorkQueueConfig leaves
-// them 0. They are those of readyq.DefaultRateLimiter's per-item backoff, which
+// them 0. They are those of workqueue.DefaultRateLimiter's per-item backoff, which
 // is client-go's. The n-th retry of an item, from 0, waits
 // DefaultBaseDelay·2ⁿ, at most DefaultMaxDelay.
 const (
@@ -50,7 +50,7 @@ func (q *WorkQueue) Now() time.Duration { return q.w.now }
 // past.
 func (q *WorkQueue) Advance(d time.Duration) {
 	if d < 0 {
-		panic("model: readyq clock moved back")
+		panic("model: workqueue clock moved back")
 	}
 	w := &q.w
 	w.now += min(d, math.MaxInt64-w.now)

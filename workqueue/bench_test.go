@@ -8,6 +8,7 @@ import (
 
 	"github.com/evsync/evsync/internal/testsupport/anchor"
 	"github.com/evsync/evsync/internal/testsupport/anchor/anchortest"
+	"github.com/evsync/evsync/internal/testsupport/rqtest"
 	"github.com/evsync/evsync/workqueue"
 )
 
@@ -91,7 +92,7 @@ func BenchmarkStatsObserved(b *testing.B) {
 			q := workqueue.New[int]()
 			stop := func() {}
 			if on {
-				stop = observe(q)
+				stop = rqtest.Observe(q)
 			}
 			buf := make([]int, 0, 1)
 			b.ReportAllocs()

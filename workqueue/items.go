@@ -81,7 +81,7 @@ func (q *Queue[T]) Add(item T) bool { return q.add(item, q.cfg.mode, markOpts{})
 // Remove the item and add it again. AddMode returns false and changes
 // nothing if m is not a Mode.
 func (q *Queue[T]) AddMode(item T, m Mode) bool {
-	if !m.valid() {
+	if !validMode(m) {
 		return false
 	}
 	return q.add(item, m, markOpts{})
@@ -386,17 +386,6 @@ func (q *Queue[T]) finishAll(items []T, ready []bool) int {
 	return n
 }
 
-// requeue is an item Done queues again, with its order key. The key is
-// the arrival number of its kept-aside mark. For a level item that is
-// still ready, it is levelKey plus its index in Done's arguments.
-type requeue struct {
-	key uint64
-	e   int32 // the item's slot
-}
-
-// levelKey orders level items after every kept-aside mark in Done.
-const levelKey = 1 << 63
-
 // later reports whether the in-flight item e has a kept-aside mark whose
 // ready time is still to come (before Close). Only with mu held.
 func (q *Queue[T]) later(e *entry[T]) bool {
@@ -448,7 +437,7 @@ func (q *Queue[T]) decide(item T, e *entry[T], i uint64, still bool) {
 	case back && !q.later(e): // marked, due now: queued
 		q.putLater(e, e.Mark.N)
 	case e.Mode == rq.Level && !q.pub.closed.Load() && still: // level, still ready: queued
-		q.putLater(e, levelKey+i)
+		q.putLater(e, rq.LevelKey+i)
 	case e.Mode == rq.OneShot && e.Flags&rearmed != 0: // one-shot, re-armed: idle
 		e.State, e.Flags = idle, 0
 	case e.Mode == rq.OneShot: // one-shot: disarmed
@@ -462,31 +451,19 @@ func (q *Queue[T]) decide(item T, e *entry[T], i uint64, still bool) {
 // putLater notes e for putBack, which queues the items Done puts back in
 // key order. Until then e stores queued, not inFlight.
 func (q *Queue[T]) putLater(e *entry[T], key uint64) {
-	q.requeue = append(q.requeue, requeue{key, e.ID})
+	q.requeue = append(q.requeue, rq.Requeue{Key: key, E: e.ID})
 	e.State, e.Flags = queued, 0
 }
 
 // putBack queues Done's re-queued items in order (see Done).
 func (q *Queue[T]) putBack() {
 	r := q.requeue
-	if !slices.IsSortedFunc(r, byKey) {
-		slices.SortFunc(r, byKey)
-	}
-	for _, rq := range r {
-		e := q.slab.Entry(rq.e)
+	rq.SortRequeues(r)
+	for _, x := range r {
+		e := q.slab.Entry(x.E)
 		q.enqueue(e)
 		e.Mark = keptMark{}
 	}
-}
-
-func byKey(a, b requeue) int {
-	switch {
-	case a.key < b.key:
-		return -1
-	case a.key > b.key:
-		return 1
-	}
-	return 0
 }
 
 // Remove forgets item (EPOLL_CTL_DEL) and reports whether the queue knew

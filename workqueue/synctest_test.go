@@ -43,33 +43,6 @@ func parkTimed(call func() error) <-chan timed {
 // TestSynctestNextAndReadyParkUntilAnAdd: a Next on an empty queue does
 // its Done, then parks durably, and an Add wakes it with the item. A
 // goroutine blocked on Ready parks durably too, until an Add.
-func TestSynctestNextAndReadyParkUntilAnAdd(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		q := workqueue.New[int]()
-		q.Add(1)
-		held := q.TryTake(1)
-		next := testkit.Park(func() result {
-			items, err := q.Next(bg, held, 4)
-			return result{items, err}
-		})
-		testkit.Pending(t, next)
-		if st := q.Stats(); st.InFlight != 0 || st.Waiting != 1 {
-			t.Fatalf("with Next parked: %v, want its Done done and one waiter", st)
-		}
-		q.Add(2)
-		r := <-next
-		testkit.MustNil(t, r.err)
-		wantItems(t, "Next", r.items, 2)
-
-		other := workqueue.New[int]()
-		ready := testkit.Park(func() struct{} { return <-other.Ready() })
-		testkit.Pending(t, ready)
-		other.Add(3)
-		<-ready
-		wantItems(t, "TryTake after Ready", other.TryTake(4), 3)
-	})
-}
-
 // TestSynctestDeadlineEndsAParkedCallOnTime: a context deadline set in the
 // bubble ends each blocking call exactly when the fake clock reaches it,
 // and not a nanosecond before. The call takes nothing. Next's Done has
@@ -255,23 +228,3 @@ func TestSynctestCloseWakesEveryParkedCaller(t *testing.T) {
 // Each of several bubbles in turn parks more Waits than a batch of waiting
 // records and runs its queue's timer, and a channel or timer from an
 // earlier bubble would panic.
-func TestSynctestBubblesShareNothing(t *testing.T) {
-	for round := range 3 {
-		synctest.Test(t, func(t *testing.T) {
-			q := workqueue.New[int]()
-			defer q.Close()
-			var parked []<-chan result
-			for range 6 {
-				parked = append(parked, parkWait(bg, q, 1))
-			}
-			for i, r := range parked {
-				q.AddAfter(i, time.Duration(i+1)*time.Millisecond)
-				got := <-r
-				if got.err != nil || len(got.items) != 1 || got.items[0] != i {
-					t.Fatalf("round %d: Wait %d = %v, %v; want [%d]", round, i, got.items, got.err, i)
-				}
-				q.Done(got.items...)
-			}
-		})
-	}
-}

@@ -8,6 +8,7 @@ import (
 	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/rq"
 	"github.com/evsync/evsync/internal/waitq"
+	"github.com/evsync/evsync/readyq"
 )
 
 // Errors returned by this package. They are the same values in every
@@ -21,39 +22,21 @@ var (
 	ErrClosed = evserr.ErrClosed
 )
 
-// A Mode is how an item is queued again after it was handed out.
-type Mode uint8
+// A Mode is how an item is queued again after it was handed out. The
+// modes are readyq's (see readyq.Mode), so a value of either package is
+// one of the other.
+type Mode = readyq.Mode
 
+// The modes: Edge (the default, EPOLLET), Level (epoll's default) and
+// OneShot (EPOLLONESHOT). See readyq.Mode.
 const (
-	// Edge (the default) queues an item again only if it is marked again
-	// (EPOLLET). A mark made while it is in flight is kept aside and
-	// queued at Done.
-	Edge Mode = iota
-	// Level queues an item again at the tail at every Done, so items that
-	// stay ready take turns (round-robin). It stops at Remove, or once
-	// Config.Recheck reports the item no longer ready. This is epoll's
-	// default, level-triggered mode, re-polled after each report.
-	Level
-	// OneShot disarms an item when it is handed out (EPOLLONESHOT). Marks
-	// are kept until Rearm, which queues the item if it was marked
-	// meanwhile.
-	OneShot
+	Edge    = readyq.Edge
+	Level   = readyq.Level
+	OneShot = readyq.OneShot
 )
 
-func (m Mode) valid() bool { return m <= OneShot }
-
-// String returns "edge", "level" or "oneshot".
-func (m Mode) String() string {
-	switch m {
-	case Edge:
-		return "edge"
-	case Level:
-		return "level"
-	case OneShot:
-		return "oneshot"
-	}
-	return fmt.Sprintf("Mode(%d)", uint8(m))
-}
+// validMode reports whether m is one of the modes.
+func validMode(m Mode) bool { return m <= OneShot }
 
 // A Queue is a ready queue of items of type T. It is a FIFO list in which
 // an item is queued at most once, plus the items handed out and not yet
@@ -124,15 +107,15 @@ type Queue[T comparable] struct {
 // drainers without the lock, and deliver puts the spare post in mail
 // after the unlock.
 type guarded[T comparable] struct {
-	items    index[T]  // every item the queue knows, mapped to its entry's slot
-	slab     slab[T]   // the entries (internal/rq/slab.go)
-	extras   extras[T] // their extra parts (extras.go)
-	list     fifo[T]   // the queued items of priority 0, without fair share (internal/rq/fifo.go)
-	marks    uint64    // kept-aside marks so far, which number their arrivals
-	inflight int       // items handed out, not yet Done
-	disarmed int       // one-shot items waiting for Rearm
-	discard  bool      // closed by CloseDiscardingDelays, so marks still to come are dropped at Done
-	requeue  []requeue // Done's scratch space
+	items    index[T]     // every item the queue knows, mapped to its entry's slot
+	slab     slab[T]      // the entries (internal/rq/slab.go)
+	extras   extras[T]    // their extra parts (extras.go)
+	list     fifo[T]      // the queued items of priority 0, without fair share (internal/rq/fifo.go)
+	marks    uint64       // kept-aside marks so far, which number their arrivals
+	inflight int          // items handed out, not yet Done
+	disarmed int          // one-shot items waiting for Rearm
+	discard  bool         // closed by CloseDiscardingDelays, so marks still to come are dropped at Done
+	requeue  []rq.Requeue // Done's scratch space
 
 	waiters  waitq.Queue[take[T]]  // blocked Wait callers
 	drainers waitq.Queue[struct{}] // blocked Drain callers
@@ -212,7 +195,7 @@ func New[T comparable](opts ...Option) *Queue[T] {
 // the options opts. It panics if c.Mode is not a Mode, the one setting the
 // compiler cannot check.
 func NewWithConfig[T comparable](c Config[T], opts ...Option) *Queue[T] {
-	if !c.Mode.valid() {
+	if !validMode(c.Mode) {
 		panic("workqueue: Config.Mode is not a Mode")
 	}
 	o := apply(opts)

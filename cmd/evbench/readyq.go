@@ -13,8 +13,8 @@ import (
 // round-robin as fast as they can while consumers take batches and finish
 // each batch as they ask for the next (see anchor.ReadyQueueLoad). One op
 // is one key handed out. Each shape (producers, consumers) and batch size
-// is a workload of its own, run with evsync's readyq, the mutex+slice+map
-// queue and, for batch 1, a buffered channel, which does not de-duplicate
+// is a workload of its own, run with evsync's readyq, evsync's workqueue
+// (a variant, "evsync/workqueue"), the mutex+slice+map queue and, for batch 1, a buffered channel, which does not de-duplicate
 // (every Add is a hand-out), so it is the ceiling of a queue, not an
 // alternative to one. client-go's workqueue is compared in the nested
 // bench module, whose dependencies evbench keeps out.
@@ -34,6 +34,9 @@ func readyqWorkloads() []workload {
 					continue
 				}
 				name, _, _ := strings.Cut(impl.Name, "-b") // the workload names the batch
+				if name == "wq" {
+					name = "evsync/workqueue" // a variant: the controller queue on the same calls
+				}
 				c := bench{impl: name, run: readyqCase(load, impl.New)}
 				if name == "chan" {
 					c.note, c.ceiling = "no de-duplication: a ceiling, not an alternative", true

@@ -43,7 +43,7 @@ func TestSummaryNamesTheRowsItLeavesOut(t *testing.T) {
 	text := out.String()
 	for _, want := range []string{
 		"\n  readyq     4 rows: level 4 (1.00×; mutex 4)\n" +
-			"             not counted, 2 rows: chan 2 (no de-duplication: a ceiling, not an alternative)\n",
+			"             not counted, 6 rows: evsync/workqueue 4 (evsync's own, compared with evsync: not alternatives); chan 2 (no de-duplication: a ceiling, not an alternative)\n",
 		"\n  signal     7 rows: level 7 (1.00×; atomictoken 3, cond 3, chan 1)\n" +
 			"             not counted, 5 rows: eventfd 3 (unsupported here: not run); evsync/observer=on 1, evsync/observer=control 1 (evsync's own, compared with evsync/observer=off: not alternatives)\n",
 		"\n  notify     6 rows: level 6 (1.00×; atomictoken 3, afterfunc/delay=5ms 3)\n" +

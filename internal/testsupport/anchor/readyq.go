@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/evsync/evsync/readyq"
+	"github.com/evsync/evsync/workqueue"
 )
 
 // This file holds the ready queues readyq is measured against, and the
@@ -43,12 +44,15 @@ type ReadyQueueImpl struct {
 }
 
 // ReadyQueues returns the implementations in the main module: evsync's
-// readyq and a mutex+slice+map queue, each with batches of 1 and 64, and
+// readyq, evsync's workqueue ("wq", the same calls on the controller
+// queue) and a mutex+slice+map queue, each with batches of 1 and 64, and
 // a buffered channel (no deduplication, one key per Take).
 func ReadyQueues() []ReadyQueueImpl {
 	return []ReadyQueueImpl{
 		{"evsync-b1", 1, newEvsyncQueue},
 		{"evsync-b64", 64, newEvsyncQueue},
+		{"wq-b1", 1, newWorkQueue},
+		{"wq-b64", 64, newWorkQueue},
 		{"mutex-b1", 1, newMutexQueue},
 		{"mutex-b64", 64, newMutexQueue},
 		{"chan", 1, newChanQueue},
@@ -79,6 +83,33 @@ func (e evsyncQueue) Next(done []int, max int) ([]int, bool) {
 
 // Close closes the queue.
 func (e evsyncQueue) Close() { e.q.Close() }
+
+// wqQueue is evsyncQueue on the controller work queue, with no delay,
+// limiter or metrics in use: what its ready-list calls cost.
+type wqQueue struct{ q *workqueue.Queue[int] }
+
+func newWorkQueue() ReadyQueue { return wqQueue{workqueue.New[int]()} }
+
+// Add marks k ready.
+func (e wqQueue) Add(k int) { e.q.Add(k) }
+
+// Take waits for a batch, reusing buf.
+func (e wqQueue) Take(buf []int, max int) ([]int, bool) {
+	buf, err := e.q.WaitAppend(context.Background(), buf[:0], max)
+	return buf, err == nil
+}
+
+// Done finishes keys.
+func (e wqQueue) Done(keys []int) { e.q.Done(keys...) }
+
+// Next finishes done and waits for the next batch in one call.
+func (e wqQueue) Next(done []int, max int) ([]int, bool) {
+	buf, err := e.q.Next(context.Background(), done, max)
+	return buf, err == nil
+}
+
+// Close closes the queue.
+func (e wqQueue) Close() { e.q.Close() }
 
 // mutexQueue is the hand-written deduplicating queue: a slice FIFO, a map
 // of key states and a sync.Cond, the way client-go's workqueue is built

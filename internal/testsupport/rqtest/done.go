@@ -1,4 +1,4 @@
-package workqueue_test
+package rqtest
 
 import (
 	"fmt"
@@ -7,10 +7,10 @@ import (
 	"testing/synctest"
 
 	"github.com/evsync/evsync/internal/testsupport/testkit"
-	"github.com/evsync/evsync/workqueue"
+	"github.com/evsync/evsync/readyq"
 )
 
-// TestDoneRepeatNeverEndsAnotherConsumersHandOut is the scenario:
+// testDoneRepeatNeverEndsAnotherConsumersHandOut is the scenario:
 // with Config.Recheck, one Done of more than 64 items names an item at both
 // ends. The first copy queues it again (a level item still ready, or a mark
 // kept aside) and a parked consumer takes it; the second copy must not end
@@ -18,19 +18,19 @@ import (
 // drop the lock in between, so the second copy found the item in flight
 // again: Done counted it twice and, for the level item, queued it once more
 // for a third consumer while the parked one held it.
-func TestDoneRepeatNeverEndsAnotherConsumersHandOut(t *testing.T) {
+func testDoneRepeatNeverEndsAnotherConsumersHandOut(t *testing.T, x Impl) {
 	const n = 100
 	for name, tc := range map[string]struct {
-		mode   workqueue.Mode
+		mode   readyq.Mode
 		mark   bool // 0 is marked again while in flight
 		queued int  // items still queued after the parked consumer's take
 	}{
-		"level item still ready": {workqueue.Level, false, n - 1},
-		"kept-aside mark":        {workqueue.Edge, true, 0},
+		"level item still ready": {readyq.Level, false, n - 1},
+		"kept-aside mark":        {readyq.Edge, true, 0},
 	} {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				q := workqueue.NewWithConfig(workqueue.Config[int]{Mode: tc.mode, Recheck: func(int) bool { return true }})
+				q := x.NewWith(readyq.Config[int]{Mode: tc.mode, Recheck: func(int) bool { return true }})
 				for i := range n {
 					q.Add(i)
 				}
@@ -55,13 +55,13 @@ func TestDoneRepeatNeverEndsAnotherConsumersHandOut(t *testing.T) {
 	}
 }
 
-// TestDoneWithRecheckOrdersTheWholeCall: with Config.Recheck, a Done of
+// testDoneWithRecheckOrdersTheWholeCall: with Config.Recheck, a Done of
 // more than 64 items puts back the kept-aside marks first, in arrival
 // order, then the level items in the order given, across the whole call (it
 // used to be per group of 64).
-func TestDoneWithRecheckOrdersTheWholeCall(t *testing.T) {
+func testDoneWithRecheckOrdersTheWholeCall(t *testing.T, x Impl) {
 	const n = 100
-	q := workqueue.NewWithConfig(workqueue.Config[int]{Mode: workqueue.Level, Recheck: func(int) bool { return true }})
+	q := x.NewWith(readyq.Config[int]{Mode: readyq.Level, Recheck: func(int) bool { return true }})
 	var want []int
 	for i := range n {
 		q.Add(i)
@@ -76,10 +76,10 @@ func TestDoneWithRecheckOrdersTheWholeCall(t *testing.T) {
 	wantItems(t, "TryTake after Done", q.TryTake(2*n), append([]int{99, 70}, want...)...)
 }
 
-// TestDoneWithRecheckAllocatesNothing: the recheck results go to a stack
+// testDoneWithRecheckAllocatesNothing: the recheck results go to a stack
 // array for small calls and to a pooled buffer for large ones.
-func TestDoneWithRecheckAllocatesNothing(t *testing.T) {
-	q := workqueue.NewWithConfig(workqueue.Config[int]{Mode: workqueue.Level, Recheck: func(int) bool { return true }})
+func testDoneWithRecheckAllocatesNothing(t *testing.T, x Impl) {
+	q := x.NewWith(readyq.Config[int]{Mode: readyq.Level, Recheck: func(int) bool { return true }})
 	for _, n := range []int{3, 64, 65, 1000} {
 		for i := range n {
 			q.Add(i)

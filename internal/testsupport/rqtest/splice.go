@@ -1,35 +1,33 @@
-package workqueue_test
+package rqtest
 
 import (
 	"slices"
 	"testing"
-
-	"github.com/evsync/evsync/workqueue"
 )
 
-// TestLargeHandOutIsCopiedOutsideTheLock adds items from inside the copy
+// testLargeHandOutIsCopiedOutsideTheLock adds items from inside the copy
 // of a large batch: if the copy held the lock, the hook would deadlock.
 // The adds also fill the array, so they must move the queued items to a
 // new one rather than overwrite the slots being copied (the race detector
 // watches those).
-func TestLargeHandOutIsCopiedOutsideTheLock(t *testing.T) {
-	if !workqueue.CopiesOutside {
-		t.Skip("built with -tags workqueue_copyall: every hand-out is copied under the lock")
+func testLargeHandOutIsCopiedOutsideTheLock(t *testing.T, x Impl) {
+	if !x.CopiesOutside {
+		t.Skip("built with the copy-all twin's tag: every hand-out is copied under the lock")
 	}
 	const n = 5000
-	q := workqueue.New[int]()
+	q := x.New()
 	for i := range n {
 		q.Add(i)
 	}
-	slots := workqueue.Slots(q)
-	workqueue.SetCopyHook(func() {
+	slots := x.Slots(q)
+	x.SetCopyHook(func() {
 		for i := n; i < n+2*slots; i++ {
 			q.Add(i)
 		}
 		q.Add(0) // in flight: kept aside
 	})
 	got := q.TryTake(n)
-	workqueue.SetCopyHook(nil)
+	x.SetCopyHook(nil)
 	if len(got) != n || got[0] != 0 || got[n-1] != n-1 {
 		t.Fatalf("TryTake(%d) returned %d items, %v...%v", n, len(got), got[:3], got[len(got)-3:])
 	}
@@ -43,15 +41,15 @@ func TestLargeHandOutIsCopiedOutsideTheLock(t *testing.T) {
 	}
 }
 
-// TestSmallBatchesCopiedOutsideTheLockToo runs the copy-outside path with
+// testSmallBatchesCopiedOutsideTheLockToo runs the copy-outside path with
 // batches of every size over holes left by Remove.
-func TestSmallBatchesCopiedOutsideTheLockToo(t *testing.T) {
-	if !workqueue.CopiesOutside {
-		t.Skip("built with -tags workqueue_copyall: every hand-out is copied under the lock")
+func testSmallBatchesCopiedOutsideTheLockToo(t *testing.T, x Impl) {
+	if !x.CopiesOutside {
+		t.Skip("built with the copy-all twin's tag: every hand-out is copied under the lock")
 	}
-	q := workqueue.New[int]()
-	workqueue.SetBigBatch(1)
-	defer workqueue.SetBigBatch(0)
+	q := x.New()
+	x.SetBigBatch(1)
+	defer x.SetBigBatch(0)
 	var want []int
 	for i := range 100 {
 		q.Add(i)
@@ -70,10 +68,10 @@ func TestSmallBatchesCopiedOutsideTheLockToo(t *testing.T) {
 	}
 }
 
-// TestArrayStaysBoundedInSteadyState checks that a queue cycling through
+// testArrayStaysBoundedInSteadyState checks that a queue cycling through
 // a fixed set of items reuses its array instead of growing it.
-func TestArrayStaysBoundedInSteadyState(t *testing.T) {
-	q := workqueue.New[int]()
+func testArrayStaysBoundedInSteadyState(t *testing.T, x Impl) {
+	q := x.New()
 	buf := make([]int, 0, 64)
 	for i := range 100_000 {
 		q.Add(i % 1000)
@@ -82,7 +80,7 @@ func TestArrayStaysBoundedInSteadyState(t *testing.T) {
 			q.Done(buf...)
 		}
 	}
-	if s := workqueue.Slots(q); s > 4096 {
+	if s := x.Slots(q); s > 4096 {
 		t.Fatalf("array of %d slots for at most 1000 queued items", s)
 	}
 }

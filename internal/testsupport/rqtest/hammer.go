@@ -1,4 +1,4 @@
-package workqueue_test
+package rqtest
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/internal/testsupport/testkit"
-	"github.com/evsync/evsync/workqueue"
+	"github.com/evsync/evsync/readyq"
 )
 
 // hammerKeys is the key space of the hammer tests: small, so that marks
@@ -81,7 +81,7 @@ func (l *ledger) conserved(t *testing.T) {
 
 // consume is a consumer: it takes batches of random size, sometimes with
 // a context cancelled at a random moment, until the queue is exhausted.
-func consume(q *workqueue.Queue[int], l *ledger, mode workqueue.Mode, seed uint64) {
+func consume(q Queue[int], l *ledger, mode readyq.Mode, seed uint64) {
 	r := rand.New(rand.NewPCG(seed, 1))
 	var buf []int
 	for {
@@ -90,7 +90,7 @@ func consume(q *workqueue.Queue[int], l *ledger, mode workqueue.Mode, seed uint6
 		buf, err = q.WaitAppend(ctx, buf[:0], 1+r.IntN(4))
 		stop()
 		switch {
-		case errors.Is(err, workqueue.ErrClosed):
+		case errors.Is(err, readyq.ErrClosed):
 			return
 		case err != nil:
 			continue
@@ -100,7 +100,7 @@ func consume(q *workqueue.Queue[int], l *ledger, mode workqueue.Mode, seed uint6
 			runtime.Gosched() // hold the keys a while
 		}
 		l.release(buf)
-		if mode == workqueue.OneShot {
+		if mode == readyq.OneShot {
 			for _, k := range buf {
 				q.Rearm(k) // before Done, so that Done queues a kept mark
 			}
@@ -111,13 +111,13 @@ func consume(q *workqueue.Queue[int], l *ledger, mode workqueue.Mode, seed uint6
 	}
 }
 
-// TestConcurrentHandOutsExclusiveAndConserved has several producers mark
+// testConcurrentHandOutsExclusiveAndConserved has several producers mark
 // keys of a small key space while several consumers take and finish them,
 // in each mode. No key may be held by two consumers at once, and once the
 // producers have stopped and the queue has drained, each key's last mark
 // must have been followed by a hand-out.
-func TestConcurrentHandOutsExclusiveAndConserved(t *testing.T) {
-	for _, mode := range []workqueue.Mode{workqueue.Edge, workqueue.Level, workqueue.OneShot} {
+func testConcurrentHandOutsExclusiveAndConserved(t *testing.T, x Impl) {
+	for _, mode := range []readyq.Mode{readyq.Edge, readyq.Level, readyq.OneShot} {
 		t.Run("mode="+mode.String(), func(t *testing.T) {
 			for seed := range uint64(4) {
 				hammer(t, mode, seed)
@@ -126,19 +126,19 @@ func TestConcurrentHandOutsExclusiveAndConserved(t *testing.T) {
 	}
 }
 
-func hammer(t *testing.T, mode workqueue.Mode, seed uint64) {
+func hammer(t *testing.T, mode readyq.Mode, seed uint64) {
 	const producers, consumers, rounds = 4, 3, 3000
 	l := newLedger()
-	c := workqueue.Config[int]{Mode: mode}
-	if mode == workqueue.Level { // still ready while a mark is not served
+	c := readyq.Config[int]{Mode: mode}
+	if mode == readyq.Level { // still ready while a mark is not served
 		c.Recheck = func(k int) bool { return l.lastMark[k].Load() > l.lastHand[k].Load() }
 	}
-	q := workqueue.NewWithConfig(c)
+	q := readyq.NewWithConfig(c)
 	var cw, pw sync.WaitGroup
 	for c := range consumers {
 		cw.Go(func() { consume(q, l, mode, seed*100+uint64(c)) })
 	}
-	stopObserver := observe(q)
+	stopObserver := Observe(q)
 	for p := range producers {
 		pw.Go(func() {
 			r := rand.New(rand.NewPCG(seed, 10+uint64(p)))
@@ -171,9 +171,9 @@ func hammer(t *testing.T, mode workqueue.Mode, seed uint64) {
 	}
 }
 
-// observe prints q's stats in a loop until stop is called, as a monitoring
-// goroutine would.
-func observe(q *workqueue.Queue[int]) (stop func()) {
+// Observe formats q (its stats) in a loop until stop is called, as a
+// monitoring goroutine would.
+func Observe(q fmt.Stringer) (stop func()) {
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -192,16 +192,16 @@ func observe(q *workqueue.Queue[int]) (stop func()) {
 	return func() { close(quit); <-done }
 }
 
-// TestCloseDuringTrafficReleasesEveryone closes the queue while producers
+// testCloseDuringTrafficReleasesEveryone closes the queue while producers
 // and consumers are busy: every consumer must end with ErrClosed, no key
 // may be held twice, and nothing may be left queued or in flight.
-func TestCloseDuringTrafficReleasesEveryone(t *testing.T) {
+func testCloseDuringTrafficReleasesEveryone(t *testing.T, x Impl) {
 	for seed := range uint64(8) {
 		l := newLedger()
-		q := workqueue.New[int]()
+		q := x.New()
 		var cw, pw sync.WaitGroup
 		for c := range 3 {
-			cw.Go(func() { consume(q, l, workqueue.Edge, seed*10+uint64(c)) })
+			cw.Go(func() { consume(q, l, readyq.Edge, seed*10+uint64(c)) })
 		}
 		for p := range 3 {
 			pw.Go(func() {

@@ -1,0 +1,35 @@
+package readyq_test
+
+import (
+	"testing"
+
+	"github.com/evsync/evsync/internal/testsupport/rqtest"
+	"github.com/evsync/evsync/readyq"
+)
+
+// TestReadyList runs the ready list's behaviour suite (rqtest), which
+// workqueue runs too.
+func TestReadyList(t *testing.T) {
+	rqtest.Run(t, rqtest.Impl{
+		Name:          "readyq",
+		New:           func() rqtest.Queue[int] { return readyq.New[int]() },
+		NewWith:       func(c readyq.Config[int]) rqtest.Queue[int] { return readyq.NewWithConfig(c) },
+		NewStringWith: func(c readyq.Config[string]) rqtest.Queue[string] { return readyq.NewWithConfig(c) },
+		ZeroString:    func() rqtest.Queue[string] { return new(readyq.Queue[string]) },
+		Slots:         func(q rqtest.Queue[int]) int { return readyq.Slots(q.(*readyq.Queue[int])) },
+		SetBigBatch:   readyq.SetBigBatch,
+		SetCopyHook:   readyq.SetCopyHook,
+		CopiesOutside: readyq.CopiesOutside,
+	})
+}
+
+// TestConfigModeMustBeAMode: NewWithConfig panics for a Mode that is not
+// one, the one setting the compiler cannot check.
+func TestConfigModeMustBeAMode(t *testing.T) {
+	defer func() {
+		if r := recover(); r != "readyq: Config.Mode is not a Mode" {
+			t.Fatalf("recover() = %v, want the bad Mode's panic", r)
+		}
+	}()
+	readyq.NewWithConfig(readyq.Config[int]{Mode: 3})
+}
