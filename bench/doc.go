@@ -7,9 +7,9 @@
 // Its import path lies under github.com/evsync/evsync, so it may use the
 // main module's internal packages (the shared anchors and drivers).
 //
-// readyq_bench_test.go runs the main module's ready-queue benchmarks with
-// client-go's plain workqueue added (impl=workqueue, a name kept
-// from before evsync had a package of that name).
+// readyq_bench_test.go runs the main module's ready-queue benchmarks
+// (readyq as impl=evsync, evsync's workqueue as impl=wq, the mutex queue
+// and a channel) with client-go's plain workqueue added (impl=clientgo).
 // ctrlqueue_bench_test.go (BenchmarkCtrl...) compares evsync's
 // workqueue as a controller work queue (delays, Get/Done, idle cost) with client-go's
 // rate-limiting workqueue and controller-runtime's priority queue

@@ -34,9 +34,10 @@ func (w workqueueQueue) Next(done []int, max int) ([]int, bool) {
 }
 func (w workqueueQueue) Close() { w.q.ShutDown() }
 
-// impls is every implementation: the main module's anchors and workqueue.
+// impls is every implementation: the main module's anchors and client-go's
+// workqueue (impl=clientgo).
 func impls() []anchor.ReadyQueueImpl {
-	return append(anchor.ReadyQueues(), anchor.ReadyQueueImpl{Name: "workqueue", Batch: 1, New: newWorkqueue})
+	return append(anchor.ReadyQueues(), anchor.ReadyQueueImpl{Name: "clientgo", Batch: 1, New: newWorkqueue})
 }
 
 // BenchmarkReadyQueue is readyq's BenchmarkReadyQueue with workqueue
@@ -65,7 +66,7 @@ func BenchmarkAddLatency(b *testing.B) {
 	b.Run("impl=evsync-splice100k", func(b *testing.B) { anchortest.AddLatency(b, anchor.NewEvsyncQueue(), true) })
 	b.Run("impl=mutex-idle", func(b *testing.B) { anchortest.AddLatency(b, anchor.NewMutexQueue(), false) })
 	b.Run("impl=mutex-splice100k", func(b *testing.B) { anchortest.AddLatency(b, anchor.NewMutexQueue(), true) })
-	b.Run("impl=workqueue-idle", func(b *testing.B) { anchortest.AddLatency(b, newWorkqueue(), false) })
+	b.Run("impl=clientgo-idle", func(b *testing.B) { anchortest.AddLatency(b, newWorkqueue(), false) })
 }
 
 // TestWorkqueueAnchorDrains checks the workqueue adapter: what was queued
