@@ -97,6 +97,12 @@ func ctrlProp(withMetrics bool) func(*rapid.T) {
 // ctrlKeys is the item space: small, so that marks collide.
 const ctrlKeys = 8
 
+// readyChan is a Ready channel and the model's ticket for it.
+type readyChan struct {
+	ch     <-chan struct{}
+	ticket model.Ticket
+}
+
 type ctrlMachine struct {
 	q        *workqueue.Queue[int]
 	m        *model.WorkQueue

@@ -48,23 +48,34 @@ func add(q *workqueue.Queue[int], items ...int) {
 	}
 }
 
+// impl is workqueue as the ready list's suite sees it (rqtest).
+var impl = rqtest.Impl{
+	Name:    "workqueue",
+	New:     func() rqtest.Queue[int] { return listed[int]{workqueue.New[int]()} },
+	NewWith: func(c readyq.Config[int]) rqtest.Queue[int] { return listed[int]{workqueue.NewWithConfig(config(c))} },
+	NewStringWith: func(c readyq.Config[string]) rqtest.Queue[string] {
+		return listed[string]{workqueue.NewWithConfig(config(c))}
+	},
+	Zero:          func() rqtest.Queue[int] { return listed[int]{new(workqueue.Queue[int])} },
+	ZeroString:    func() rqtest.Queue[string] { return listed[string]{new(workqueue.Queue[string])} },
+	Slots:         func(q rqtest.Queue[int]) int { return workqueue.Slots(q.(listed[int]).Queue) },
+	SetBigBatch:   workqueue.SetBigBatch,
+	SetCopyHook:   workqueue.SetCopyHook,
+	CopiesOutside: workqueue.CopiesOutside,
+}
+
 // TestReadyList runs the ready list's behaviour suite (rqtest), which
 // readyq runs too: everything readyq does, workqueue does the same way.
-func TestReadyList(t *testing.T) {
-	rqtest.Run(t, rqtest.Impl{
-		Name:    "workqueue",
-		New:     func() rqtest.Queue[int] { return listed[int]{workqueue.New[int]()} },
-		NewWith: func(c readyq.Config[int]) rqtest.Queue[int] { return listed[int]{workqueue.NewWithConfig(config(c))} },
-		NewStringWith: func(c readyq.Config[string]) rqtest.Queue[string] {
-			return listed[string]{workqueue.NewWithConfig(config(c))}
-		},
-		ZeroString:    func() rqtest.Queue[string] { return listed[string]{new(workqueue.Queue[string])} },
-		Slots:         func(q rqtest.Queue[int]) int { return workqueue.Slots(q.(listed[int]).Queue) },
-		SetBigBatch:   workqueue.SetBigBatch,
-		SetCopyHook:   workqueue.SetCopyHook,
-		CopiesOutside: workqueue.CopiesOutside,
-	})
-}
+func TestReadyList(t *testing.T) { rqtest.Run(t, impl) }
+
+// TestQueueModel drives every ready-list call of a Queue next to
+// model.ReadyQ and compares every result and, after each step, the whole
+// observable state (rqtest.CheckModel). The controller's calls are
+// checked against model.WorkQueue by ctrl_rapid_test.go.
+func TestQueueModel(t *testing.T) { rqtest.CheckModel(t, impl) }
+
+// FuzzQueueModel is TestQueueModel as a native fuzz target.
+func FuzzQueueModel(f *testing.F) { rqtest.FuzzModel(f, impl) }
 
 // listed is a workqueue.Queue as the suite's Queue: its Stats leaves out
 // the delayed items, which the ready list has none of.

@@ -15,7 +15,6 @@ var misnamed = []string{
 	"workqueue/bench_test.go",
 	"workqueue/ctrl_bad_test.go",
 	"workqueue/ctrl_rapid_test.go",
-	"workqueue/rapid_test.go",
 	"workqueue/saturate_test.go",
 	"workqueue/sched_test.go",
 	"workqueue/synctest_test.go",

@@ -40,6 +40,7 @@ type Impl struct {
 	New           func() Queue[int]                           // New[int]()
 	NewWith       func(c readyq.Config[int]) Queue[int]       // NewWithConfig with c's Mode and Recheck
 	NewStringWith func(c readyq.Config[string]) Queue[string] // the same for strings
+	Zero          func() Queue[int]                           // a zero Queue[int], not made by New
 	ZeroString    func() Queue[string]                        // a zero Queue[string], not made by New
 	Slots         func(q Queue[int]) int                      // the size of q's list array
 	SetBigBatch   func(n int)                                 // copy hand-outs over n after the unlock (0: the default)

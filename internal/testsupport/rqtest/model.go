@@ -1,38 +1,42 @@
-package workqueue_test
+package rqtest
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/evsync/evsync/internal/testsupport/testkit"
 	"github.com/evsync/evsync/model"
-	"github.com/evsync/evsync/workqueue"
+	"github.com/evsync/evsync/readyq"
 	"pgregory.net/rapid"
 )
 
-// TestQueueModel drives every call of a Queue, one at a time, next to the
-// sequential reference model and compares every result and, after each
-// step, the whole observable state.
-func TestQueueModel(t *testing.T) {
-	defer workqueue.SetBigBatch(0)
-	testkit.CheckModel(t, testQueueModel)
+// CheckModel drives every ready-list call of x's queues, one at a time,
+// next to the sequential reference model (model.ReadyQ), and compares
+// every result and, after each step, the whole observable state.
+func CheckModel(t *testing.T, x Impl) {
+	defer x.SetBigBatch(0)
+	testkit.CheckModel(t, modelProperty(x))
 }
 
-// FuzzQueueModel is TestQueueModel as a native fuzz target.
-func FuzzQueueModel(f *testing.F) {
-	defer workqueue.SetBigBatch(0)
-	testkit.FuzzModel(f, 7, 11, testQueueModel)
+// FuzzModel is CheckModel as a native fuzz target.
+func FuzzModel(f *testing.F, x Impl) {
+	defer x.SetBigBatch(0)
+	testkit.FuzzModel(f, 7, 11, modelProperty(x))
 }
 
-func testQueueModel(t *rapid.T) {
-	t.Repeat(rapid.StateMachineActions(newQueueMachine(t)))
+func modelProperty(x Impl) func(*rapid.T) {
+	return func(t *rapid.T) {
+		t.Repeat(rapid.StateMachineActions(newQueueMachine(t, x)))
+	}
 }
 
 // keys is the item space: small, so that marks collide.
 const keys = 6
 
 type queueMachine struct {
-	q        *workqueue.Queue[int]
+	x        Impl
+	q        Queue[int]
 	m        *model.ReadyQ
 	notReady [keys + 2]bool // the recheck function's answers (false: ready)
 	buf      []int          // reused by the Append forms
@@ -44,8 +48,8 @@ type readyChan struct {
 	ticket model.Ticket
 }
 
-func newQueueMachine(t *rapid.T) *queueMachine {
-	qm := &queueMachine{}
+func newQueueMachine(t *rapid.T, x Impl) *queueMachine {
+	qm := &queueMachine{x: x}
 	mode := rapid.IntRange(0, 2).Draw(t, "mode")
 	var recheck func(int) bool
 	if rapid.Bool().Draw(t, "recheck") {
@@ -53,15 +57,15 @@ func newQueueMachine(t *rapid.T) *queueMachine {
 	}
 	switch {
 	case mode == 0 && recheck == nil && rapid.Bool().Draw(t, "zero value"):
-		qm.q = new(workqueue.Queue[int])
+		qm.q = x.Zero()
 	case recheck == nil:
-		qm.q = workqueue.NewWithConfig(workqueue.Config[int]{Mode: workqueue.Mode(mode)})
+		qm.q = x.NewWith(readyq.Config[int]{Mode: readyq.Mode(mode)})
 	default:
-		qm.q = workqueue.NewWithConfig(workqueue.Config[int]{Mode: workqueue.Mode(mode), Recheck: recheck})
+		qm.q = x.NewWith(readyq.Config[int]{Mode: readyq.Mode(mode), Recheck: recheck})
 	}
 	qm.m = model.NewReadyQ(model.Mode(mode), recheck)
 	// 1…3 copies even small batches outside the lock; 0 is the default.
-	workqueue.SetBigBatch(rapid.IntRange(0, 3).Draw(t, "big batch"))
+	x.SetBigBatch(rapid.IntRange(0, 3).Draw(t, "big batch"))
 	return qm
 }
 
@@ -81,8 +85,8 @@ func (qm *queueMachine) Add(t *rapid.T) {
 func (qm *queueMachine) AddMode(t *rapid.T) {
 	k := drawKey(t)
 	m := rapid.IntRange(0, 3).Draw(t, "mode") // 3 is not a Mode
-	if got, want := qm.q.AddMode(k, workqueue.Mode(m)), qm.m.AddMode(k, model.Mode(m)); got != want {
-		t.Fatalf("AddMode(%d, %v) = %v, want %v", k, workqueue.Mode(m), got, want)
+	if got, want := qm.q.AddMode(k, readyq.Mode(m)), qm.m.AddMode(k, model.Mode(m)); got != want {
+		t.Fatalf("AddMode(%d, %v) = %v, want %v", k, readyq.Mode(m), got, want)
 	}
 }
 
@@ -105,7 +109,7 @@ func (qm *queueMachine) Wait(t *rapid.T) {
 	max := drawMax(t)
 	if testkit.DrawNilCtx(t) {
 		_, err := qm.q.Wait(testkit.NilContext, max)
-		testkit.SameErr(t, "Wait(nil ctx)", err, workqueue.ErrInvalid)
+		testkit.SameErr(t, "Wait(nil ctx)", err, readyq.ErrInvalid)
 		return
 	}
 	c := testkit.DrawCtx(t)
@@ -171,7 +175,7 @@ func (qm *queueMachine) Next(t *rapid.T) {
 	max := drawMax(t)
 	if testkit.DrawNilCtx(t) {
 		got, err := qm.q.Next(testkit.NilContext, done, max)
-		testkit.SameErr(t, "Next(nil ctx)", err, workqueue.ErrInvalid)
+		testkit.SameErr(t, "Next(nil ctx)", err, readyq.ErrInvalid)
 		if !slices.Equal(got, done) {
 			t.Fatalf("Next(nil ctx) = %v, want its argument %v back", got, done)
 		}
@@ -233,15 +237,18 @@ func (qm *queueMachine) Check(t *rapid.T) {
 	if err := qm.m.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	want := workqueue.Stats(qm.m.Stats())
+	ms := qm.m.Stats()
+	want := readyq.Stats{Queued: ms.Queued, InFlight: ms.InFlight, Aside: ms.Aside, Disarmed: ms.Disarmed,
+		Waiting: ms.Waiting, Draining: ms.Draining, Closed: ms.Closed}
 	if got := qm.q.Stats(); got != want {
 		t.Fatalf("Stats() = %+v, want %+v (model queue %v)", got, want, qm.m.Queue())
 	}
 	if qm.q.Len() != want.Queued || qm.q.InFlight() != want.InFlight {
 		t.Fatalf("Len, InFlight = %d, %d, want %d, %d", qm.q.Len(), qm.q.InFlight(), want.Queued, want.InFlight)
 	}
-	if s := qm.q.String(); s != want.String() {
-		t.Fatalf("String() = %q, want %q", s, want.String())
+	ws := qm.x.Name + strings.TrimPrefix(want.String(), "readyq")
+	if s := qm.q.String(); s != ws {
+		t.Fatalf("String() = %q, want %q", s, ws)
 	}
 	for i, r := range qm.ready {
 		if got, want := testkit.IsClosed(r.ch), qm.m.Fired(r.ticket); got != want {
