@@ -11,6 +11,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/evsync/evsync/internal/testsupport/lincheck"
+	"github.com/evsync/evsync/readyq"
 	"github.com/evsync/evsync/workqueue"
 )
 
@@ -42,16 +43,45 @@ import (
 // one step too. (It used to finish its items 64 at a time, unlocking in
 // between, so that another consumer could take an item the first copy
 // queued again, and the second copy then ended that consumer's hand-out.)
+//
+// The lean readyq runs the same workloads without the delays: its
+// producers Add, Remove and read Len, its consumers take and Done.
 func TestReadyqLinearizable(t *testing.T) {
-	for _, w := range []struct {
-		name string
-		mode workqueue.Mode
-		long bool
-	}{{"edge", workqueue.Edge, false}, {"level", workqueue.Level, false}, {"level recheck long Done", workqueue.Level, true}} {
-		t.Run(w.name, func(t *testing.T) {
-			checkLinearizable(t, "readyq "+w.name, rqLinWorkload(w.mode, w.long), rqLinWant)
-		})
+	for _, pkg := range []string{"readyq", "workqueue"} {
+		want := rqLinWant
+		if pkg == "readyq" {
+			want = rqLinWant[:len(rqLinWant)-5] // no AddAfter, AddRateLimited, Forget
+		}
+		for _, w := range []struct {
+			name string
+			mode workqueue.Mode
+			long bool
+		}{{"edge", workqueue.Edge, false}, {"level", workqueue.Level, false}, {"level recheck long Done", workqueue.Level, true}} {
+			t.Run(pkg+" "+w.name, func(t *testing.T) {
+				checkLinearizable(t, pkg+" "+w.name, rqLinWorkload(pkg, w.mode, w.long), want)
+			})
+		}
 	}
+}
+
+// rqLinQueue is the ready list's calls that the workload makes, as
+// readyq.Queue and workqueue.Queue have them.
+type rqLinQueue interface {
+	Add(item int) bool
+	Remove(item int) bool
+	Len() int
+	TryTake(max int) []int
+	Wait(ctx context.Context, max int) ([]int, error)
+	Done(items ...int) int
+	Close()
+}
+
+// rqLinDelayer is the controller's calls the workload makes on a
+// workqueue.Queue.
+type rqLinDelayer interface {
+	AddAfter(item int, d time.Duration) bool
+	AddRateLimited(item int) bool
+	Forget(item int)
 }
 
 var rqLinWant = []string{
@@ -459,19 +489,24 @@ func rqDone(s rqLinState, items []int, mode workqueue.Mode) (int, rqLinState) {
 	return n, s
 }
 
-// rqLinWorkload returns the workload of a queue in the given mode; with
-// long, the queue has a recheck function that always reports ready, and
-// consumers' Done calls may be long (see rqDoneHeld).
-func rqLinWorkload(mode workqueue.Mode, long bool) workload {
+// rqLinWorkload returns the workload of a queue of package pkg
+// ("readyq" or "workqueue") in the given mode; with long, the queue has a
+// recheck function that always reports ready, and consumers' Done calls
+// may be long (see rqDoneHeld).
+func rqLinWorkload(pkg string, mode workqueue.Mode, long bool) workload {
 	return func(rng *rand.Rand, tl tally) (porcupine.Model, []porcupine.Operation) {
-		cfg := workqueue.Config[int]{
-			Mode:        mode,
-			RateLimiter: workqueue.ExponentialRateLimiter[int](rqLinDelay, rqLinDelay),
-		}
+		var recheck func(int) bool
 		if long {
-			cfg.Recheck = func(int) bool { return true }
+			recheck = func(int) bool { return true }
 		}
-		q := workqueue.NewWithConfig(cfg)
+		var q rqLinQueue = readyq.NewWithConfig(readyq.Config[int]{Mode: mode, Recheck: recheck})
+		if pkg == "workqueue" {
+			q = workqueue.NewWithConfig(workqueue.Config[int]{
+				Mode:        mode,
+				Recheck:     recheck,
+				RateLimiter: workqueue.ExponentialRateLimiter[int](rqLinDelay, rqLinDelay),
+			})
+		}
 		workers := rqLinProducers + rqLinConsumers
 		seeds := make([]uint64, workers)
 		for i := range seeds {
@@ -526,19 +561,25 @@ func rqLinOutcome(c rqLinCall, o rqLinOut) string {
 }
 
 // rqProducer marks (at once or with a delay), retries, forgets and
-// removes random items and reads Len.
-func rqProducer(c *lincheck.Client, q *workqueue.Queue[int], r *rand.Rand) {
+// removes random items and reads Len. A queue without delays (readyq)
+// only marks, removes and reads Len.
+func rqProducer(c *lincheck.Client, q rqLinQueue, r *rand.Rand) {
+	d, delays := q.(rqLinDelayer)
 	for range rqLinCalls {
 		k := r.IntN(rqLinKeys)
-		switch n := r.IntN(26); {
+		n := r.IntN(26)
+		if !delays && n >= 10 && n < 16 {
+			n = r.IntN(10) // an Add instead
+		}
+		switch {
 		case n < 10:
 			lincheck.Record(c, rqLinCall{op: rqLinAdd, k: k}, func() rqLinOut { return rqLinOut{ok: q.Add(k)} })
 		case n < 13:
-			lincheck.Record(c, rqLinCall{op: rqLinAddAfter, k: k}, func() rqLinOut { return rqLinOut{ok: q.AddAfter(k, rqLinDelay)} })
+			lincheck.Record(c, rqLinCall{op: rqLinAddAfter, k: k}, func() rqLinOut { return rqLinOut{ok: d.AddAfter(k, rqLinDelay)} })
 		case n < 15:
-			rqRetry(c, q, k)
+			rqRetry(c, d, k)
 		case n < 16:
-			lincheck.Record(c, rqLinCall{op: rqLinForget, k: k}, func() rqLinOut { q.Forget(k); return rqLinOut{} })
+			lincheck.Record(c, rqLinCall{op: rqLinForget, k: k}, func() rqLinOut { d.Forget(k); return rqLinOut{} })
 		case n < 21:
 			lincheck.Record(c, rqLinCall{op: rqLinRemove, k: k}, func() rqLinOut { return rqLinOut{ok: q.Remove(k)} })
 		default:
@@ -553,7 +594,7 @@ func rqProducer(c *lincheck.Client, q *workqueue.Queue[int], r *rand.Rand) {
 // nothing when it Waits or returns (a consumer must Done what it holds
 // before it waits again: a Wait on a closed queue waits for the Done of
 // a kept-aside mark).
-func rqConsumer(c *lincheck.Client, q *workqueue.Queue[int], r *rand.Rand, long bool) {
+func rqConsumer(c *lincheck.Client, q rqLinQueue, r *rand.Rand, long bool) {
 	var held []int
 	for range rqLinCalls {
 		max := 1 + r.IntN(rqLinMaxBatch)
@@ -579,20 +620,21 @@ func rqConsumer(c *lincheck.Client, q *workqueue.Queue[int], r *rand.Rand, long 
 }
 
 // rqRetry records AddRateLimited(k).
-func rqRetry(c *lincheck.Client, q *workqueue.Queue[int], k int) {
+func rqRetry(c *lincheck.Client, q rqLinDelayer, k int) {
 	lincheck.Record(c, rqLinCall{op: rqLinAddRateLimited, k: k}, func() rqLinOut { return rqLinOut{ok: q.AddRateLimited(k)} })
 }
 
 // rqDoneHeld calls Done for the items held, if any, one of them twice
 // one time in four, and returns held emptied; one time in four it first
 // retries one of them (AddRateLimited: failed). With long, one time in two
-// the items are named at both ends of a list of more than 64.
-func rqDoneHeld(c *lincheck.Client, q *workqueue.Queue[int], r *rand.Rand, held []int, long bool) []int {
+// the items are named at both ends of a list of more than 64. A queue
+// without delays (readyq) is never retried.
+func rqDoneHeld(c *lincheck.Client, q rqLinQueue, r *rand.Rand, held []int, long bool) []int {
 	if len(held) == 0 {
 		return held
 	}
-	if r.IntN(4) == 0 {
-		rqRetry(c, q, held[r.IntN(len(held))])
+	if d, ok := q.(rqLinDelayer); ok && r.IntN(4) == 0 {
+		rqRetry(c, d, held[r.IntN(len(held))])
 	}
 	items := slices.Clone(held)
 	switch {
