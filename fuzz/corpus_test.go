@@ -250,7 +250,7 @@ var targets = []target{
 		},
 	},
 	{
-		name: "FuzzReadyq", run: runReadyq,
+		name: "FuzzWorkqueue", run: runWorkqueue,
 		seeds: map[string]string{
 			// New(): Ready armed then fired, duplicates, a mark kept
 			// aside and absorbed, every bad max and nil context, Done of

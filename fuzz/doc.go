@@ -10,10 +10,12 @@
 //	               with the parked acquirers queued next to it
 //	FuzzSignal     signal.Signal against model.Counter (NewSignal)
 //	FuzzCoalesce   coalesce.Waker on synctest's fake clock against model.Coalescer
-//	FuzzReadyq     readyq.Queue[int] (every mode, with and without a recheck
-//	               function, fair share, metrics; delays, priorities and
-//	               rate-limited retries on synctest's fake clock) against
-//	               model.WorkQueue
+//	FuzzWorkqueue  workqueue.Queue[int] (every mode, with and without a
+//	               recheck function, fair share, metrics; delays, priorities
+//	               and rate-limited retries on synctest's fake clock) against
+//	               model.WorkQueue. readyq's own fuzz target, of its rapid
+//	               state machine against model.ReadyQ, is FuzzQueueModel in
+//	               package readyq.
 //	FuzzKernel     a kernel eventfd (EFD_SEMAPHORE or plain, non-blocking)
 //	               against the matching primitive and model (Linux only)
 //
@@ -26,9 +28,10 @@
 // which TestCorpusCoverage checks. run.sh runs each target in turn.
 //
 // The linearizability tests record concurrent histories of semaphore,
-// limiter, signal and readyq calls with internal/testsupport/lincheck and check them
-// with porcupine against sequential models. For the counters that is the
-// count (with the limit and the debt for the semaphore, and the permits
-// given back for the limiter). For readyq it is the queue order, the
-// items in flight, their kept-aside marks and the delayed items.
+// limiter, signal, readyq and workqueue calls with
+// internal/testsupport/lincheck and check them with porcupine against
+// sequential models. For the counters that is the count (with the limit
+// and the debt for the semaphore, and the permits given back for the
+// limiter). For the two queues it is the queue order, the items in
+// flight, their kept-aside marks and (workqueue) the delayed items.
 package fuzz

@@ -13,8 +13,8 @@ import (
 	"github.com/evsync/evsync/workqueue"
 )
 
-// The controller calls of FuzzReadyq: delays, priorities, rate-limited
-// retries, fair share and metrics (see readyq_test.go for the format).
+// The controller calls of FuzzWorkqueue: delays, priorities, rate-limited
+// retries, fair share and metrics (see workqueue_test.go for the format).
 //
 // A delay is one byte: '0'…'9' are 0, 1ns, 1ms, 2ms, 5ms, 10ms, 100ms,
 // 1s, 1h and -1ns, '-' is -1h, '_' math.MinInt64, any other byte one of
@@ -72,7 +72,7 @@ type rqCtrl struct {
 	worked time.Duration         // Σ of their times in flight
 }
 
-// construct applies the option bits 2, 4 and 8 (see FuzzReadyq) to the
+// construct applies the option bits 2, 4 and 8 (see FuzzWorkqueue) to the
 // queue's configuration qc and the model's options mo.
 func (c *rqCtrl) construct(tl tally, flags int, mo *model.WorkQueueConfig, qc *workqueue.Config[int]) {
 	c.start = map[int]time.Duration{}

@@ -14,7 +14,7 @@ import (
 	"github.com/evsync/evsync/workqueue"
 )
 
-// FuzzReadyq makes the decoded operations on a workqueue.Queue[int] and on
+// FuzzWorkqueue makes the decoded operations on a workqueue.Queue[int] and on
 // model.WorkQueue, one at a time, inside a synctest bubble, and compares
 // every result and, after every step, Stats, Len, InFlight, String, each
 // Ready channel and each parked call.
@@ -30,7 +30,7 @@ import (
 // many items, a max is one byte ('0'…'9', '-' for -1, '_' for
 // math.MinInt, '+' for math.MaxInt, anything else -1…6), a mode is
 // '0'…'4' (Edge, Level, OneShot, then two invalid modes), a delay and a
-// priority are one byte each (see readyq_ctrl_test.go):
+// priority are one byte each (see workqueue_ctrl_test.go):
 //
 //	A k         Add(k)
 //	M k mode    AddMode(k, mode)
@@ -78,8 +78,8 @@ import (
 // not block, which is after the parked Waits have been served (an item
 // handed straight to a parked Wait fires nothing). Next settles twice,
 // after its Done and after its wait, as the queue does.
-func FuzzReadyq(f *testing.F) {
-	f.Fuzz(func(t *testing.T, data []byte) { runReadyq(t, data, nil) })
+func FuzzWorkqueue(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) { runWorkqueue(t, data, nil) })
 }
 
 const (
@@ -158,7 +158,7 @@ type rqReady struct {
 	fired bool
 }
 
-func runReadyq(t *testing.T, data []byte, tl tally) {
+func runWorkqueue(t *testing.T, data []byte, tl tally) {
 	synctest.Test(t, func(t *testing.T) {
 		d := &decoder{data: data}
 		r := &rqRun{trail: trail{t: t}, tl: tl, shadow: map[int]*rqShadow{}}
