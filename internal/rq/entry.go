@@ -1,7 +1,9 @@
-// Package rq is the queues' core. workqueue runs on it, and readyq will
-// share it. It holds what a queue knows about each item (Entry), where it
-// keeps the entries (Slab), how it finds them (Index), its ready list
-// (Fifo) and the key check (Keys). Everything here is used only with the
+// Package rq is the queues' core, which readyq and workqueue share. It
+// holds what a queue knows about each item (Entry), where it keeps the
+// entries (Slab), how it finds them (Index), its ready list (Fifo) and
+// the key check (Keys). Locked is the ready list's guarded state and its
+// steps, on which readyq runs; workqueue keeps a richer state of its own
+// over the same pieces. Everything here is used only with the
 // owning queue's lock held, unless its doc says otherwise.
 package rq
 
