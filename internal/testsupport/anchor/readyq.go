@@ -296,5 +296,8 @@ func (l ReadyQueueLoad) Run(q ReadyQueue, target int64, stop *atomic.Bool) (item
 // NewEvsyncQueue returns evsync's readyq as a ReadyQueue.
 func NewEvsyncQueue() ReadyQueue { return newEvsyncQueue() }
 
+// NewWorkQueue returns evsync's workqueue as a ReadyQueue.
+func NewWorkQueue() ReadyQueue { return newWorkQueue() }
+
 // NewMutexQueue returns the mutex+slice+map queue.
 func NewMutexQueue() ReadyQueue { return newMutexQueue() }
