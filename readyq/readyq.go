@@ -137,6 +137,7 @@ func NewWithConfig[T comparable](c Config[T]) *Queue[T] {
 // lock takes the lock and returns the state it guards. It is the only way
 // to the state.
 func (q *Queue[T]) lock() *rq.Locked[T] {
+	hook(pointLock)
 	q.mu.Lock()
 	return &q.sec
 }
@@ -175,11 +176,17 @@ func store(a *atomic.Int64, v int) {
 // watch starts the publishing of the counters, at the first call that
 // reads them. Until then no unlock writes them, so a queue nobody
 // observes pays nothing for them. The first observer takes the lock once.
+//
+// It publishes before it sets watched. So an observer that finds watched
+// set reads counters that are published, and one that finds it clear
+// takes the lock. The other order would let a TryTake find an item
+// queued before the first observer call and read a count of 0.
 func (q *Queue[T]) watch() {
 	if !q.watched.Load() {
 		l := q.lock()
-		q.watched.Store(true)
 		q.publish(l)
+		hook(pointWatch)
+		q.watched.Store(true)
 		q.mu.Unlock()
 	}
 }

@@ -1,0 +1,42 @@
+//go:build evsynchooks
+
+package readyq
+
+import "sync/atomic"
+
+// A point is a place hook marks.
+type point uint8
+
+const (
+	pointLock  point = iota // lock, before the mutex is taken
+	pointWatch              // watch, the counters published and watched not yet set
+)
+
+// Point is point as the tests name it, with the points below. They exist
+// only in builds with the evsynchooks tag.
+type Point = point
+
+const (
+	PointLock  = pointLock
+	PointWatch = pointWatch
+)
+
+// hooked is the function a test registered, or nil (see SetHook).
+var hooked atomic.Pointer[func(point)]
+
+// hook calls the registered function on the caller's goroutine.
+func hook(p point) {
+	if f := hooked.Load(); f != nil {
+		(*f)(p)
+	}
+}
+
+// SetHook registers f to run at every point hook marks, or none if f is
+// nil. It exists only in builds with the evsynchooks tag.
+func SetHook(f func(point)) {
+	if f == nil {
+		hooked.Store(nil)
+		return
+	}
+	hooked.Store(&f)
+}
