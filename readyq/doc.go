@@ -59,8 +59,13 @@
 // the lock but the item type's one-time key check. An Add that finds a
 // Wait caller blocked on an empty list hands it the item directly, so the
 // item never goes through the list. Waiting goes through internal/waitq
-// like everywhere else. Observers (Len, InFlight, Stats, String) read
-// atomics only.
+// like everywhere else.
+//
+// Observers (Len, InFlight, Stats, String) read atomics only, from their
+// second call on. A queue publishes its counters only once something has
+// observed it: the first Len, InFlight, Stats, String, TryTake or Ready
+// takes the lock once to start that. So a queue nobody observes pays
+// nothing for its counters.
 //
 // # Close and Drain
 //
