@@ -75,6 +75,7 @@ func drawMax(t *rapid.T) int {
 	return rapid.SampledFrom([]int{-1, 0, 1, 1, 2, 2, 3, 5, 64}).Draw(t, "max")
 }
 
+// Add marks a random item on both and compares the results.
 func (qm *queueMachine) Add(t *rapid.T) {
 	k := drawKey(t)
 	if got, want := qm.q.Add(k), qm.m.Add(k); got != want {
@@ -82,6 +83,7 @@ func (qm *queueMachine) Add(t *rapid.T) {
 	}
 }
 
+// AddMode marks a random item in a random mode, one of them not a Mode.
 func (qm *queueMachine) AddMode(t *rapid.T) {
 	k := drawKey(t)
 	m := rapid.IntRange(0, 3).Draw(t, "mode") // 3 is not a Mode
@@ -90,6 +92,7 @@ func (qm *queueMachine) AddMode(t *rapid.T) {
 	}
 }
 
+// TryTake takes up to a random max, with or without a buffer to append to.
 func (qm *queueMachine) TryTake(t *rapid.T) {
 	max := drawMax(t)
 	want := qm.m.TryTake(max)
@@ -105,6 +108,8 @@ func (qm *queueMachine) TryTake(t *rapid.T) {
 	}
 }
 
+// Wait waits with a nil, live or done context. Where the model says a
+// call with a live context would block, it is made with a cancelled one.
 func (qm *queueMachine) Wait(t *rapid.T) {
 	max := drawMax(t)
 	if testkit.DrawNilCtx(t) {
@@ -191,6 +196,7 @@ func (qm *queueMachine) Next(t *rapid.T) {
 	}
 }
 
+// Remove forgets a random item on both.
 func (qm *queueMachine) Remove(t *rapid.T) {
 	k := drawKey(t)
 	if got, want := qm.q.Remove(k), qm.m.Remove(k); got != want {
@@ -198,6 +204,7 @@ func (qm *queueMachine) Remove(t *rapid.T) {
 	}
 }
 
+// Rearm re-arms a random item on both.
 func (qm *queueMachine) Rearm(t *rapid.T) {
 	k := drawKey(t)
 	if got, want := qm.q.Rearm(k), qm.m.Rearm(k); got != want {
@@ -211,10 +218,13 @@ func (qm *queueMachine) SetReady(t *rapid.T) {
 	qm.notReady[k] = !rapid.Bool().Draw(t, "ready")
 }
 
+// Drain waits for an idle queue with a nil, live or done context.
 func (qm *queueMachine) Drain(t *rapid.T) {
 	testkit.CheckBlocking(t, "Drain", qm.q.Drain, qm.m.Drain)
 }
 
+// Ready takes a Ready channel, which must be closed at once exactly when
+// the model says a Wait would not block. Check follows the last eight.
 func (qm *queueMachine) Ready(t *rapid.T) {
 	ch, ticket := qm.q.Ready(), qm.m.Ready()
 	if got, want := testkit.IsClosed(ch), qm.m.Fired(ticket); got != want {
@@ -226,6 +236,7 @@ func (qm *queueMachine) Ready(t *rapid.T) {
 	}
 }
 
+// Close closes both, now and then.
 func (qm *queueMachine) Close(t *rapid.T) {
 	if testkit.DrawClose(t) {
 		qm.q.Close()
@@ -233,6 +244,8 @@ func (qm *queueMachine) Close(t *rapid.T) {
 	}
 }
 
+// Check compares the whole observable state after each step: Stats, Len,
+// InFlight, String and the Ready channels taken so far.
 func (qm *queueMachine) Check(t *rapid.T) {
 	if err := qm.m.Validate(); err != nil {
 		t.Fatal(err)
