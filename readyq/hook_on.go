@@ -4,14 +4,6 @@ package readyq
 
 import "sync/atomic"
 
-// A point is a place hook marks.
-type point uint8
-
-const (
-	pointLock  point = iota // lock, before the mutex is taken
-	pointWatch              // watch, the counters published and watched not yet set
-)
-
 // Point is point as the tests name it, with the points below. They exist
 // only in builds with the evsynchooks tag.
 type Point = point

@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/evsync/evsync/internal/testsupport/rqtest"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
 	"github.com/evsync/evsync/model"
 	"github.com/evsync/evsync/workqueue"
@@ -97,17 +98,11 @@ func ctrlProp(withMetrics bool) func(*rapid.T) {
 // ctrlKeys is the item space: small, so that marks collide.
 const ctrlKeys = 8
 
-// readyChan is a Ready channel and the model's ticket for it.
-type readyChan struct {
-	ch     <-chan struct{}
-	ticket model.Ticket
-}
-
 type ctrlMachine struct {
 	q        *workqueue.Queue[int]
 	m        *model.WorkQueue
 	notReady [ctrlKeys]bool // the recheck function's answers (false: ready)
-	ready    []readyChan
+	ready    []rqtest.ReadyChan
 	// defaultLimiter: the queue has DefaultRateLimiter, whose token bucket
 	// (burst 100) the model does not have; retries stay below the burst.
 	defaultLimiter bool
@@ -283,7 +278,7 @@ func (cm *ctrlMachine) WaitForTimer(t *rapid.T) {
 	// The model has no waiters: it queues the items, firing an armed
 	// Ready channel, where the queue hands them to the Wait, which fires
 	// nothing unless items are left. Those channels are no longer checked.
-	cm.ready = slices.DeleteFunc(cm.ready, func(r readyChan) bool { return !cm.m.Fired(r.ticket) })
+	cm.ready = slices.DeleteFunc(cm.ready, func(r rqtest.ReadyChan) bool { return !cm.m.Fired(r.Ticket) })
 	ch := testkit.Park(func() result {
 		items, err := cm.q.Wait(bg, max)
 		return result{items, err}
@@ -390,7 +385,7 @@ func (cm *ctrlMachine) Ready(t *rapid.T) {
 	if got, want := testkit.IsClosed(ch), cm.m.Fired(ticket); got != want {
 		t.Fatalf("Ready() ready at once = %v, want %v", got, want)
 	}
-	cm.ready = append(cm.ready, readyChan{ch, ticket})
+	cm.ready = append(cm.ready, rqtest.ReadyChan{Ch: ch, Ticket: ticket})
 	if len(cm.ready) > 8 {
 		cm.ready = cm.ready[1:]
 	}
@@ -426,7 +421,7 @@ func (cm *ctrlMachine) Check(t *rapid.T) {
 		t.Fatalf("String() = %q, want %q", s, want.String())
 	}
 	for i, r := range cm.ready {
-		if got, want := testkit.IsClosed(r.ch), cm.m.Fired(r.ticket); got != want {
+		if got, want := testkit.IsClosed(r.Ch), cm.m.Fired(r.Ticket); got != want {
 			t.Fatalf("Ready channel #%d closed = %v, want %v", i, got, want)
 		}
 	}

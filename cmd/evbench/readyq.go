@@ -14,8 +14,9 @@ import (
 // each batch as they ask for the next (see anchor.ReadyQueueLoad). One op
 // is one key handed out. Each shape (producers, consumers) and batch size
 // is a workload of its own, run with evsync's readyq, evsync's workqueue
-// (a variant, "evsync/workqueue"), the mutex+slice+map queue and, for batch 1, a buffered channel, which does not de-duplicate
-// (every Add is a hand-out), so it is the ceiling of a queue, not an
+// (a variant, "evsync/workqueue"), the mutex+slice+map queue and, for
+// batch 1, a buffered channel. The channel does not de-duplicate (every
+// Add is a hand-out), so it is the ceiling of a queue, not an
 // alternative to one. client-go's workqueue is compared in the nested
 // bench module, whose dependencies evbench keeps out.
 func readyqWorkloads() []workload {

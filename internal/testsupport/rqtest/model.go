@@ -40,12 +40,14 @@ type queueMachine struct {
 	m        *model.ReadyQ
 	notReady [keys + 2]bool // the recheck function's answers (false: ready)
 	buf      []int          // reused by the Append forms
-	ready    []readyChan
+	ready    []ReadyChan
 }
 
-type readyChan struct {
-	ch     <-chan struct{}
-	ticket model.Ticket
+// A ReadyChan is a Ready channel and the model's ticket for it, so that a
+// state machine can check that the channel fires when the model says.
+type ReadyChan struct {
+	Ch     <-chan struct{}
+	Ticket model.Ticket
 }
 
 func newQueueMachine(t *rapid.T, x Impl) *queueMachine {
@@ -230,7 +232,7 @@ func (qm *queueMachine) Ready(t *rapid.T) {
 	if got, want := testkit.IsClosed(ch), qm.m.Fired(ticket); got != want {
 		t.Fatalf("Ready() ready at once = %v, want %v", got, want)
 	}
-	qm.ready = append(qm.ready, readyChan{ch, ticket})
+	qm.ready = append(qm.ready, ReadyChan{Ch: ch, Ticket: ticket})
 	if len(qm.ready) > 8 {
 		qm.ready = qm.ready[1:]
 	}
@@ -264,7 +266,7 @@ func (qm *queueMachine) Check(t *rapid.T) {
 		t.Fatalf("String() = %q, want %q", s, ws)
 	}
 	for i, r := range qm.ready {
-		if got, want := testkit.IsClosed(r.ch), qm.m.Fired(r.ticket); got != want {
+		if got, want := testkit.IsClosed(r.Ch), qm.m.Fired(r.Ticket); got != want {
 			t.Fatalf("Ready channel #%d closed = %v, want %v", i, got, want)
 		}
 	}
