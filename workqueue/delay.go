@@ -62,7 +62,7 @@ type delays struct {
 // queues it at once and cancels its delay; Remove forgets it. Close
 // queues every delayed item at once, so none is lost (see Close).
 func (q *Queue[T]) AddAfter(item T, d time.Duration) bool {
-	return q.add(item, q.cfg.mode, markOpts{after: d})
+	return q.add(item, q.s.cfg.mode, markOpts{after: d})
 }
 
 // AddOpts are the options of one mark, for AddWith.
@@ -87,11 +87,7 @@ type AddOpts struct {
 // It is controller-runtime's AddWithOpts for one item: the earliest ready
 // time and the highest priority of the marks win.
 func (q *Queue[T]) AddWith(item T, o AddOpts) bool {
-	m := markOpts{after: o.After, prio: o.Priority}
-	if o.RateLimited {
-		return q.addRateLimited(item, m)
-	}
-	return q.add(item, q.cfg.mode, m)
+	return q.add(item, q.s.cfg.mode, markOpts{after: o.After, prio: o.Priority, retried: o.RateLimited})
 }
 
 // next returns the next tie-break number: the order ready times are set.
@@ -102,24 +98,10 @@ func (d *delays) next() uint64 {
 
 // schedule delays e until at, ordered among equal times by seq (0: a new
 // number, the time is set now). Only with mu held.
-func (q *Queue[T]) schedule(e *entry[T], at int64, seq uint64) {
+func (s *state[T]) schedule(e *entry[T], at int64, seq uint64) {
 	e.State = delayed
-	q.delays.add(e.ID, at, seq)
-	q.arm()
-}
-
-// reschedule moves the delayed item e to at, if that is sooner.
-func (q *Queue[T]) reschedule(e *entry[T], at int64) {
-	if q.delays.earlier(e.ID, at) {
-		q.arm()
-	}
-}
-
-// unschedule takes the delayed item e out of the heap and arms the timer
-// for the rest; the caller gives e its next state.
-func (q *Queue[T]) unschedule(e *entry[T]) {
-	q.delays.del(e.ID)
-	q.arm()
+	s.delays.add(e.ID, at, seq)
+	s.arm()
 }
 
 // add delays the item in slot e until at, ordered among equal times by
@@ -156,26 +138,20 @@ func (d *delays) del(e int32) {
 	d.n--
 }
 
-// due queues every delayed item whose time has come, in ready-time
-// order, and arms the timer for the rest.
-func (q *Queue[T]) due() { q.dueAt(q.cfg.clock.now(), false) }
-
-// dueAll is due that queues every delayed item if all is set (Close).
-func (q *Queue[T]) dueAll(all bool) { q.dueAt(q.cfg.clock.now(), all) }
-
-// dueAt is due at the reading now, or for every delayed item if all is
-// set.
-func (q *Queue[T]) dueAt(now int64, all bool) {
-	for w := q.delays.first(); w != nil; w = q.delays.first() {
+// dueAt queues every delayed item whose time has come by the reading now,
+// or every delayed item if all is set (Close), in ready-time order. It
+// arms the timer for the rest.
+func (s *state[T]) dueAt(now int64, all bool) {
+	for w := s.delays.first(); w != nil; w = s.delays.first() {
 		if w.at > now && !all {
 			break
 		}
-		e := q.slab.Entry(w.e)
-		q.delays.del(w.e)
-		q.enqueue(e)
+		e := s.slab.Entry(w.e)
+		s.delays.del(w.e)
+		s.enqueue(e)
 	}
-	q.delays.advance(now)
-	q.arm()
+	s.delays.advance(now)
+	s.arm()
 }
 
 // promote queues, on a user's clock, each delayed item whose time the
@@ -184,44 +160,33 @@ func (q *Queue[T]) dueAt(now int64, all bool) {
 // need for the timer's goroutine to run first. On the wall clock it costs
 // one test of a field: the compiler inlines it (mu.Lock and it together
 // would not be).
-func (q *Queue[T]) promote() {
-	if q.cfg.clock.user {
-		q.catchUp()
+func (s *state[T]) promote() {
+	if s.cfg.clock.user {
+		s.catchUp()
 	}
 }
 
 // catchUp queues the delayed items that are due on a user's clock and
 // serves blocked callers with them (settle). It reads the clock once, and
 // only if something is delayed. Only with mu held.
-func (q *Queue[T]) catchUp() {
-	w := q.delays.first()
+func (s *state[T]) catchUp() {
+	w := s.delays.first()
 	if w == nil {
 		return
 	}
-	if now := q.cfg.clock.userNow(); w.at <= now {
-		q.dueAt(now, false)
-		q.settle()
-	}
-}
-
-// sync brings the counters that observers read without the lock up to
-// date with a user's clock (see promote). It takes the lock only if an item
-// is delayed. It is for a user's clock only.
-func (q *Queue[T]) sync() {
-	if q.pub.delayed.Load() != 0 {
-		q.mu.Lock()
-		q.catchUp()
-		q.unlock()
+	if now := s.cfg.clock.userNow(); w.at <= now {
+		s.dueAt(now, false)
+		s.settle()
 	}
 }
 
 // fire is the timer's function.
-func (q *Queue[T]) fire() {
-	q.mu.Lock()
-	q.delays.armed = 0 // this run is the timer's; due arms it again for the rest
-	q.due()
-	q.settle()
-	q.unlock()
+func (s *state[T]) fire() {
+	s.mu.Lock()
+	s.delays.armed = 0 // this run is the timer's; dueAt arms it again for the rest
+	s.dueAt(s.cfg.clock.now(), false)
+	s.settle()
+	s.unlock()
 }
 
 // arm sets the timer for the earliest ready time, or stops it. It never
@@ -230,49 +195,55 @@ func (q *Queue[T]) fire() {
 // clock would fire such a timer at once. A user's clock may fire it only
 // when it is next moved, as k8s.io/utils/clock/testing's FakeClock does.
 // The caller settles what it queued.
-func (q *Queue[T]) arm() {
-	d := &q.delays
+func (s *state[T]) arm() {
+	d := &s.delays
 	w := d.first()
 	if w == nil {
-		if d.armed != 0 {
-			if q.cfg.clock.user {
-				d.user.Stop()
-			} else {
-				d.timer.Stop()
-			}
-			d.armed = 0
-		}
+		d.stop(s.cfg.clock.user)
 		return
 	}
-	at := w.at
-	if at == d.armed {
+	if w.at == d.armed {
 		return
 	}
-	now := q.cfg.clock.now()
-	if at <= now {
-		q.dueAt(now, false)
+	now := s.cfg.clock.now()
+	if w.at <= now {
+		s.dueAt(now, false)
 		return
 	}
-	wait := time.Duration(at - now)
+	d.set(&s.cfg.clock, w.at, time.Duration(w.at-now), s)
+}
+
+// A firer is what a timer calls when it fires: a queue's state.
+type firer interface{ fire() }
+
+// set arms the timer to fire f in wait, for the ready time at. It makes
+// the timer at the first delay on the queue's clock c.
+func (d *delays) set(c *timebase, at int64, wait time.Duration, f firer) {
 	switch {
-	case q.cfg.clock.user:
-		q.armUser(wait)
+	case c.user && d.user == (clk.Timer{}):
+		d.user = c.src.AfterFunc(wait, f.fire)
+	case c.user:
+		d.user.Reset(wait)
 	case d.timer == nil:
-		d.timer = time.AfterFunc(wait, q.fire)
+		d.timer = time.AfterFunc(wait, f.fire)
 	default:
 		d.timer.Reset(wait)
 	}
 	d.armed = at
 }
 
-// armUser is arm's setting of the timer on a user's clock.
-func (q *Queue[T]) armUser(wait time.Duration) {
-	d := &q.delays
-	if d.user == (clk.Timer{}) {
-		d.user = q.cfg.clock.src.AfterFunc(wait, q.fire)
-	} else {
-		d.user.Reset(wait)
+// stop stops the timer, if it is armed. The argument user is whether the
+// queue runs on a user's clock.
+func (d *delays) stop(user bool) {
+	if d.armed == 0 {
+		return
 	}
+	if user {
+		d.user.Stop()
+	} else {
+		d.timer.Stop()
+	}
+	d.armed = 0
 }
 
 // Priority returns the priority of an item the queue knows, and true.
@@ -281,12 +252,13 @@ func (q *Queue[T]) armUser(wait time.Duration) {
 // forgets it, so a consumer can read it after Wait (controller-runtime's
 // GetWithPriority).
 func (q *Queue[T]) Priority(item T) (int, bool) {
-	q.cfg.keys.Check(item)
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	e := q.lookup(item)
+	s := &q.s
+	s.cfg.keys.Check(item)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.lookup(item)
 	if e == nil || e.Flags&removed != 0 {
 		return 0, false
 	}
-	return q.extras.prio(e), true
+	return s.extras.prio(e), true
 }

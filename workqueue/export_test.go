@@ -16,19 +16,19 @@ func SetCopyHook(f func()) { copyHook = f }
 
 // Slots returns the size of q's ready-list array (0 before the first Add).
 func Slots[T comparable](q *Queue[T]) int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.list.Arr == nil {
+	q.s.mu.Lock()
+	defer q.s.mu.Unlock()
+	if q.s.lanes.list.Arr == nil {
 		return 0
 	}
-	return q.list.Arr.Len()
+	return q.s.lanes.list.Arr.Len()
 }
 
 // Locked reports whether q's state lock is held, by anyone: a call that
 // panicked must not leave it held.
 func Locked[T comparable](q *Queue[T]) bool {
-	if q.mu.TryLock() {
-		q.mu.Unlock()
+	if q.s.mu.TryLock() {
+		q.s.mu.Unlock()
 		return false
 	}
 	return true
@@ -36,4 +36,4 @@ func Locked[T comparable](q *Queue[T]) bool {
 
 // Probes reports whether q probes its items before it takes the lock
 // (internal/rq/keys.go).
-func Probes[T comparable](q *Queue[T]) bool { return q.cfg.keys.Probes() }
+func Probes[T comparable](q *Queue[T]) bool { return q.s.cfg.keys.Probes() }

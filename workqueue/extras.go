@@ -7,7 +7,7 @@ package workqueue
 type extra[T comparable] struct {
 	prio   int      // the highest priority of its marks since the queue last forgot it
 	tenant string   // Config.Fairness's answer
-	lane   *lane[T] // the lane it is queued on, or nil for q.list or not queued
+	lane   *lane[T] // the lane it is queued on, or nil for lanes.list or not queued
 
 	queuedAt, start int64 // for metrics, when it was queued and when handed out
 	prev, next      int32 // for metrics, the slots of its neighbours in the list of items in flight
@@ -47,6 +47,28 @@ func (xs *extras[T]) prio(e *entry[T]) int {
 		return 0
 	}
 	return xs.at(e.X).prio
+}
+
+// fresh sets up the extra part of e, an entry the queue starts to know
+// with the mark o, if it needs one: with a priority, with fair share
+// (fair), or if it has one already. The tenant is the item's.
+func (xs *extras[T]) fresh(e *entry[T], o markOpts, tenant string, fair bool) {
+	e.Retried = o.retried
+	if e.X == 0 && o.prio == 0 && !fair {
+		return
+	}
+	x := xs.of(e)
+	x.prio, x.tenant = o.prio, tenant
+}
+
+// raise gives e the priority prio if it is higher than e's, and reports
+// whether it was.
+func (xs *extras[T]) raise(e *entry[T], prio int) bool {
+	if prio <= xs.prio(e) {
+		return false
+	}
+	xs.of(e).prio = prio
+	return true
 }
 
 // alloc returns a new zero extra part and its number.

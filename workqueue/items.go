@@ -33,22 +33,22 @@ const (
 )
 
 // lookup returns the entry of item, or nil if the queue does not know it.
-func (q *Queue[T]) lookup(item T) *entry[T] {
-	e, _ := q.items.Find(&q.slab, item)
+func (s *state[T]) lookup(item T) *entry[T] {
+	e, _ := s.items.Find(&s.slab, item)
 	return e
 }
 
 // where returns the place of e, an entry the queue knows. An entry on
-// q.list stores listed. It is queued while its seq is at or past the
+// lanes.list stores listed. It is queued while its seq is at or past the
 // list's head, and in flight once a hand-out has moved the head past it.
-// So a hand-out of any size from q.list moves one index (internal/rq/fifo.go). An
+// So a hand-out of any size from lanes.list moves one index (internal/rq/fifo.go). An
 // entry on a lane stores queued, and inFlight once handed out. Only with
 // mu held.
-func (q *Queue[T]) where(e *entry[T]) place {
+func (s *state[T]) where(e *entry[T]) place {
 	if e.State != listed {
 		return e.State
 	}
-	if e.Seq < q.list.Head {
+	if e.Seq < s.lanes.list.Head {
 		return inFlight
 	}
 	return queued
@@ -72,7 +72,7 @@ func (q *Queue[T]) where(e *entry[T]) place {
 //
 // Add never blocks. If a Wait caller is blocked, the item is handed to
 // it.
-func (q *Queue[T]) Add(item T) bool { return q.add(item, q.cfg.mode, markOpts{}) }
+func (q *Queue[T]) Add(item T) bool { return q.add(item, q.s.cfg.mode, markOpts{}) }
 
 // AddMode is Add with mode m for an item the queue does not know yet. An
 // item's mode is fixed while the queue knows it. For edge and level items
@@ -95,199 +95,182 @@ type markOpts struct {
 }
 
 // add makes a mark. The user's code (the item's hash, the tenant
-// function) runs before the lock is taken.
+// function, the rate limiter) runs before the lock is taken.
 func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
-	q.cfg.keys.Check(item)
-	if q.pub.closed.Load() {
+	s := &q.s
+	s.cfg.keys.Check(item)
+	if s.pub.closed.Load() { // refused: no retry to count (mark handles a Close that comes next)
 		return false
 	}
-	return q.addAs(item, m, o, q.tenantOf(item))
+	tenant := s.cfg.tenantOf(item) // first: if it panics, no retry is counted
+	if o.retried {
+		o.after = s.cfg.retryAfter(item, o.after)
+	}
+	s.mu.Lock()
+	s.promote()
+	ok := s.mark(item, m, o, tenant)
+	if ok {
+		if s.cfg.metrics != nil {
+			s.mail.posting().adds++
+		}
+		s.settle()
+	}
+	s.unlock()
+	return ok
 }
 
 // tenantOf returns item's tenant with fair share, "" without. It runs the
 // user's function, so callers call it before the lock and before any
 // change.
-func (q *Queue[T]) tenantOf(item T) string {
-	if q.cfg.tenant == nil {
+func (c *settings[T]) tenantOf(item T) string {
+	if c.tenant == nil {
 		return ""
 	}
-	return q.cfg.tenant(item)
-}
-
-// addAs is add once the item's tenant is known.
-func (q *Queue[T]) addAs(item T, m Mode, o markOpts, tenant string) bool {
-	q.mu.Lock()
-	q.promote()
-	ok := q.mark(item, m, o, tenant)
-	if ok {
-		if q.cfg.metrics != nil {
-			q.mail.posting().adds++
-		}
-		q.settle()
-	}
-	q.unlock()
-	return ok
+	return c.tenant(item)
 }
 
 // mark records a mark of item (see Add and AddWith). Only with mu held.
-func (q *Queue[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
-	e, h := q.items.Find(&q.slab, item)
+func (s *state[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
+	e, h := s.items.Find(&s.slab, item)
 	if o.retried { // When counted a failure, so the limiter forgets it with the item
 		if e != nil {
 			e.Retried = true
-		} else if q.pub.closed.Load() {
-			p := q.mail.posting()
+		} else if s.pub.closed.Load() {
+			p := s.mail.posting()
 			p.forgot = append(p.forgot, item)
 		}
 	}
-	if q.pub.closed.Load() {
+	if s.pub.closed.Load() {
 		return false
 	}
 	if e == nil {
-		e = q.slab.Alloc() // a recycled entry, or one in a new slot
+		e = s.slab.Alloc() // a recycled entry, or one in a new slot
 		e.Item, e.Mode = item, rq.Mode(m)
-		q.items.Add(e, h)
-		q.fresh(e, o, tenant)
-		q.admit(e, o.after)
+		s.items.Add(e, h)
+		s.extras.fresh(e, o, tenant, s.cfg.tenant != nil)
+		s.admit(e, o.after)
 		return true
 	}
-	p := q.where(e)
+	p := s.where(e)
 	switch {
 	case p == idle:
-		q.raise(e, o)
-		q.admit(e, o.after)
+		s.extras.raise(e, o.prio)
+		s.admit(e, o.after)
 		return true
 	case e.Flags&removed != 0: // in flight and Removed, so known again, in mode m
 		e.Mode, e.Flags = rq.Mode(m), 0
-		q.fresh(e, o, tenant)
-		q.keepAside(e, o)
+		s.extras.fresh(e, o, tenant, s.cfg.tenant != nil)
+		s.keepAside(e, o)
 		return true
 	}
-	raised := q.raise(e, o)
+	raised := s.extras.raise(e, o.prio)
 	switch p {
 	case delayed:
 		if o.after > 0 {
-			n := q.delays.n
-			q.reschedule(e, q.cfg.clock.after(o.after))
-			if q.delays.n != n { // the timer's re-arm found items due: queued
-				q.settle()
+			n := s.delays.n
+			if s.delays.earlier(e.ID, s.cfg.clock.after(o.after)) {
+				s.arm()
+			}
+			if s.delays.n != n { // the timer's re-arm found items due: queued
+				s.settle()
 			}
 			return false
 		}
-		q.unschedule(e)
-		q.enqueue(e)
+		s.delays.del(e.ID)
+		s.arm()
+		s.enqueue(e)
 		return true
 	case queued:
 		if raised {
-			q.unqueue(e)
-			q.enqueue(e)
+			s.lanes.unqueue(e, &s.extras)
+			s.enqueue(e)
 		}
 		return false
 	}
 	if e.Mark.N != 0 { // in flight or disarmed, marked already
 		if o.after <= 0 {
 			e.Mark.At = 0
-		} else if at := q.cfg.clock.after(o.after); at < e.Mark.At {
-			e.Mark.At, e.Mark.Seq = at, q.delays.next() // the earliest ready time wins (0: due at once)
+		} else if at := s.cfg.clock.after(o.after); at < e.Mark.At {
+			e.Mark.At, e.Mark.Seq = at, s.delays.next() // the earliest ready time wins (0: due at once)
 		}
 		return false
 	}
-	q.keepAside(e, o) // in flight or disarmed, no mark yet
-	return true
-}
-
-// fresh sets up the extra part of an entry the queue starts to know, if
-// it needs one.
-func (q *Queue[T]) fresh(e *entry[T], o markOpts, tenant string) {
-	e.Retried = o.retried
-	if e.X == 0 && o.prio == 0 && q.cfg.tenant == nil {
-		return
-	}
-	x := q.extras.of(e)
-	x.prio, x.tenant = o.prio, tenant
-}
-
-// raise gives the known item e the priority of mark o if it is higher
-// and reports whether it was.
-func (q *Queue[T]) raise(e *entry[T], o markOpts) bool {
-	prio := q.extras.prio(e)
-	if o.prio <= prio {
-		return false
-	}
-	q.extras.of(e).prio = o.prio
+	s.keepAside(e, o) // in flight or disarmed, no mark yet
 	return true
 }
 
 // keepAside gives the item e, in flight or disarmed, a kept-aside mark.
-func (q *Queue[T]) keepAside(e *entry[T], o markOpts) {
-	q.marks++
-	e.Mark = keptMark{N: q.marks}
+func (s *state[T]) keepAside(e *entry[T], o markOpts) {
+	s.marks++
+	e.Mark = keptMark{N: s.marks}
 	if o.after > 0 {
-		e.Mark.At, e.Mark.Seq = q.cfg.clock.after(o.after), q.delays.next()
+		e.Mark.At, e.Mark.Seq = s.cfg.clock.after(o.after), s.delays.next()
 	}
-	if q.where(e) == inFlight && q.returns(e) {
-		q.pub.aside.Add(1)
+	if s.where(e) == inFlight && returns(e) {
+		s.pub.aside.Add(1)
 	}
 }
 
 // admit queues e now, or delays it by after. Only with mu held.
-func (q *Queue[T]) admit(e *entry[T], after time.Duration) {
+func (s *state[T]) admit(e *entry[T], after time.Duration) {
 	if after > 0 {
-		q.schedule(e, q.cfg.clock.after(after), 0)
+		s.schedule(e, s.cfg.clock.after(after), 0)
 		return
 	}
-	q.enqueue(e)
+	s.enqueue(e)
 }
 
 // forget deletes item and recycles its entry e. If AddRateLimited was
 // called for it, the limiter forgets it too, once the lock is released.
 // The argument item is e's item, which the caller has at hand. Only with
 // mu held.
-func (q *Queue[T]) forget(item T, e *entry[T]) {
-	q.items.Del(e)
+func (s *state[T]) forget(item T, e *entry[T]) {
+	s.items.Del(e)
 	if e.Retried {
-		p := q.mail.posting()
+		p := s.mail.posting()
 		p.forgot = append(p.forgot, item)
 	}
 	if e.X != 0 {
-		q.extras.release(e.X)
+		s.extras.release(e.X)
 	}
-	q.slab.Release(e)
+	s.slab.Release(e)
 }
 
 // unlock releases mu, then wakes the callers settled meanwhile (see
 // internal/waitq).
-func (q *Queue[T]) unlock() {
-	if q.cfg.metrics != nil && q.cfg.gauge.measure(q.list.Live, &q.lanes) {
-		q.mail.posting().depth = true
+func (s *state[T]) unlock() {
+	if s.cfg.metrics != nil && s.cfg.gauge.measure(s.lanes.list.Live, &s.lanes) {
+		s.mail.posting().depth = true
 	}
-	w, d, p := q.waiters.Woken(), q.drainers.Woken(), q.mail.take()
-	q.mu.Unlock()
+	w, d, p := s.waiters.Woken(), s.drainers.Woken(), s.mail.take()
+	s.mu.Unlock()
 	waitq.WakeAll(w)
 	waitq.WakeAll(d)
 	if p != nil {
-		q.deliver(p)
+		s.cfg.deliver(p)
+		s.mail.recycle(p)
 	}
 }
 
-// owner is a Queue as the waitq.Owner of its waiters. A cancelled caller
-// leaves under mu, and the Unlock serves those behind it.
-type owner[T comparable] Queue[T]
+// owner is a queue's state as the waitq.Owner of its waiters. A
+// cancelled caller leaves under mu, and the Unlock serves those behind
+// it.
+type owner[T comparable] state[T]
 
 // Lock takes the queue's lock.
 func (o *owner[T]) Lock() { o.mu.Lock() }
 
 // Unlock serves those behind a waiter that left and releases the lock.
 func (o *owner[T]) Unlock() {
-	q := (*Queue[T])(o)
-	q.settle()
-	q.unlock()
+	s := (*state[T])(o)
+	s.settle()
+	s.unlock()
 }
 
 // returns reports whether Done will queue the in-flight item e again
 // because of a kept-aside mark. That is what keeps Wait waiting after
 // Close. It is whether e is marked, in the sense of doc.go's table.
-func (q *Queue[T]) returns(e *entry[T]) bool {
+func returns[T comparable](e *entry[T]) bool {
 	return e.Mark.N != 0 && e.Flags&removed == 0 && (e.Mode != rq.OneShot || e.Flags&rearmed != 0)
 }
 
@@ -320,28 +303,23 @@ func (q *Queue[T]) returns(e *entry[T]) bool {
 // Done must be called by the consumer that holds the items. Done for an
 // item held by another consumer ends that consumer's hand-out.
 func (q *Queue[T]) Done(items ...T) int {
-	q.cfg.keys.CheckAll(items)
-	if q.cfg.recheck != nil {
-		return q.doneRechecked(items)
+	s := &q.s
+	s.cfg.keys.CheckAll(items)
+	var ready []bool
+	var pooled *[]bool
+	if s.cfg.recheck != nil {
+		var small [smallDone]bool // on the stack, so no allocation per Done
+		ready, pooled = s.cfg.rechecked(items, &small)
 	}
-	q.mu.Lock()
-	q.promote()
-	n := q.finish(items, nil)
-	q.settle()
-	q.unlock()
+	s.mu.Lock()
+	s.promote()
+	n := s.finish(items, ready)
+	s.settle()
+	s.unlock()
+	if pooled != nil {
+		repool(pooled)
+	}
 	return n
-}
-
-// doneRechecked is Done with a recheck function.
-func (q *Queue[T]) doneRechecked(items []T) int {
-	if len(items) > smallDone {
-		return q.doneBig(items)
-	}
-	var ready [smallDone]bool // on the stack, so no allocation per Done
-	for i, item := range items {
-		ready[i] = q.cfg.recheck(item)
-	}
-	return q.finishAll(items, ready[:len(items)])
 }
 
 // smallDone is the most items a Done with a recheck function rechecks
@@ -355,63 +333,67 @@ var readyBufs = sync.Pool{New: func() any { return new([]bool) }}
 // does not keep its buffer alive.
 const maxPooled = 1 << 16
 
-// doneBig is Done with a recheck function for more than smallDone items.
-// A panicking recheck leaves the buffer to the collector.
-func (q *Queue[T]) doneBig(items []T) int {
-	p := readyBufs.Get().(*[]bool)
-	ready := slices.Grow((*p)[:0], len(items))[:len(items)]
-	for i, item := range items {
-		ready[i] = q.cfg.recheck(item)
-	}
-	n := q.finishAll(items, ready)
-	if cap(ready) <= maxPooled {
-		*p = ready
-		readyBufs.Put(p)
-	}
-	return n
-}
-
-// finishAll is the locked section of a Done with a recheck function. It
-// finishes all the Done's items at once, as a Done without one does. So
+// rechecked runs the recheck function for each item and returns the
+// answers in order. They go to small, the
+// caller's stack array, if it has room. Otherwise they go to a pooled
+// buffer, returned as pooled for repool. A panicking recheck leaves the
+// buffer to the collector.
+//
+// All the rechecks run before the lock, so that all of a Done's items are
+// finished in one locked section, as a Done without one does. So
 // finish's rule for repeats covers the whole call. Finishing in several
 // sections would let a repeat in a later one find the item handed to
 // another consumer meanwhile. The repeat would then end that consumer's
 // hand-out.
-func (q *Queue[T]) finishAll(items []T, ready []bool) int {
-	q.mu.Lock()
-	q.promote()
-	n := q.finish(items, ready)
-	q.settle()
-	q.unlock()
-	return n
+func (c *settings[T]) rechecked(items []T, small *[smallDone]bool) (ready []bool, pooled *[]bool) {
+	n := len(items)
+	if n <= len(small) {
+		ready = small[:n]
+	} else {
+		pooled = readyBufs.Get().(*[]bool)
+		*pooled = slices.Grow((*pooled)[:0], n)[:n]
+		ready = *pooled
+	}
+	for i, item := range items {
+		ready[i] = c.recheck(item)
+	}
+	return ready, pooled
+}
+
+// repool puts back the pooled buffer of a large Done, unless it grew too
+// large to keep.
+func repool(pooled *[]bool) {
+	if cap(*pooled) <= maxPooled {
+		readyBufs.Put(pooled)
+	}
 }
 
 // later reports whether the in-flight item e has a kept-aside mark whose
 // ready time is still to come (before Close). Only with mu held.
-func (q *Queue[T]) later(e *entry[T]) bool {
-	return e.Mark.At != 0 && !q.pub.closed.Load() && e.Mark.At > q.cfg.clock.now()
+func (s *state[T]) later(e *entry[T]) bool {
+	return e.Mark.At != 0 && !s.pub.closed.Load() && e.Mark.At > s.cfg.clock.now()
 }
 
 // finish is Done under the lock. Its ready[i] is the recheck of items[i],
 // and ready is nil without a recheck function. Each item in flight goes
 // where decide sends it. A repeat of an item in the same call finds it no
 // longer in flight and is ignored.
-func (q *Queue[T]) finish(items []T, ready []bool) int {
+func (s *state[T]) finish(items []T, ready []bool) int {
 	n := 0
-	q.requeue = q.requeue[:0]
+	s.requeue = s.requeue[:0]
 	for i, item := range items {
-		e := q.lookup(item)
-		if e == nil || q.where(e) != inFlight {
+		e := s.lookup(item)
+		if e == nil || s.where(e) != inFlight {
 			continue
 		}
 		n++
-		q.inflight--
-		if q.cfg.metrics != nil {
-			q.finished(e)
+		s.inflight--
+		if s.cfg.metrics != nil {
+			s.finished(e)
 		}
-		q.decide(item, e, uint64(i), ready == nil || ready[i])
+		s.decide(item, e, uint64(i), ready == nil || ready[i])
 	}
-	q.putBack()
+	s.putBack()
 	return n
 }
 
@@ -420,48 +402,48 @@ func (q *Queue[T]) finish(items []T, ready []bool) int {
 // argument i is the item's index in Done's arguments. The argument still
 // is whether a level item is still ready. That is so if there is no
 // recheck function, or if it said so.
-func (q *Queue[T]) decide(item T, e *entry[T], i uint64, still bool) {
-	back := q.returns(e) // marked, in the table's sense
+func (s *state[T]) decide(item T, e *entry[T], i uint64, still bool) {
+	back := returns(e) // marked, in the table's sense
 	if back {
-		q.pub.aside.Add(-1)
+		s.pub.aside.Add(-1)
 	}
 	switch {
 	case e.Flags&removed != 0: // removed: forgotten
-		q.forget(item, e)
-	case back && q.discard && e.Mark.At > q.cfg.clock.now(): // marked, its time to come, delays dropped: forgotten
-		q.forget(item, e)
-	case back && q.later(e) && (e.Mode != rq.Level || !still): // marked for later, unless level and still ready: delayed
+		s.forget(item, e)
+	case back && s.discard && e.Mark.At > s.cfg.clock.now(): // marked, its time to come, delays dropped: forgotten
+		s.forget(item, e)
+	case back && s.later(e) && (e.Mode != rq.Level || !still): // marked for later, unless level and still ready: delayed
 		m := e.Mark
 		e.Mark, e.Flags = keptMark{}, 0
-		q.schedule(e, m.At, m.Seq)
-	case back && !q.later(e): // marked, due now: queued
-		q.putLater(e, e.Mark.N)
-	case e.Mode == rq.Level && !q.pub.closed.Load() && still: // level, still ready: queued
-		q.putLater(e, rq.LevelKey+i)
+		s.schedule(e, m.At, m.Seq)
+	case back && !s.later(e): // marked, due now: queued
+		s.putLater(e, e.Mark.N)
+	case e.Mode == rq.Level && !s.pub.closed.Load() && still: // level, still ready: queued
+		s.putLater(e, rq.LevelKey+i)
 	case e.Mode == rq.OneShot && e.Flags&rearmed != 0: // one-shot, re-armed: idle
 		e.State, e.Flags = idle, 0
 	case e.Mode == rq.OneShot: // one-shot: disarmed
 		e.State, e.Flags = disarmed, 0 // with its mark, if any, until Rearm
-		q.disarmed++
+		s.disarmed++
 	default: // anything else: forgotten
-		q.forget(item, e)
+		s.forget(item, e)
 	}
 }
 
 // putLater notes e for putBack, which queues the items Done puts back in
 // key order. Until then e stores queued, not inFlight.
-func (q *Queue[T]) putLater(e *entry[T], key uint64) {
-	q.requeue = append(q.requeue, rq.Requeue{Key: key, E: e.ID})
+func (s *state[T]) putLater(e *entry[T], key uint64) {
+	s.requeue = append(s.requeue, rq.Requeue{Key: key, E: e.ID})
 	e.State, e.Flags = queued, 0
 }
 
 // putBack queues Done's re-queued items in order (see Done).
-func (q *Queue[T]) putBack() {
-	r := q.requeue
+func (s *state[T]) putBack() {
+	r := s.requeue
 	rq.SortRequeues(r)
 	for _, x := range r {
-		e := q.slab.Entry(x.E)
-		q.enqueue(e)
+		e := s.slab.Entry(x.E)
+		s.enqueue(e)
 		e.Mark = keptMark{}
 	}
 }
@@ -476,42 +458,44 @@ func (q *Queue[T]) putBack() {
 //   - A delayed item is forgotten, its delay cancelled.
 //   - A disarmed or idle one-shot item is forgotten with its mode.
 func (q *Queue[T]) Remove(item T) bool {
-	q.cfg.keys.Check(item)
-	q.mu.Lock()
-	q.promote()
-	defer q.unlock()
-	e := q.lookup(item)
+	s := &q.s
+	s.cfg.keys.Check(item)
+	s.mu.Lock()
+	s.promote()
+	defer s.unlock()
+	e := s.lookup(item)
 	if e == nil {
 		return false
 	}
-	switch q.where(e) {
+	switch s.where(e) {
 	case queued:
-		q.unqueue(e)
-		q.forget(item, e)
+		s.lanes.unqueue(e, &s.extras)
+		s.forget(item, e)
 	case delayed:
-		q.unschedule(e)
-		q.forget(item, e)
+		s.delays.del(e.ID)
+		s.arm()
+		s.forget(item, e)
 	case inFlight:
 		if e.Flags&removed != 0 {
 			return false
 		}
-		if q.returns(e) {
-			q.pub.aside.Add(-1)
+		if returns(e) {
+			s.pub.aside.Add(-1)
 		}
 		e.Flags = removed
 		e.Mark = keptMark{}
 		if e.Retried { // gone from the queue, and so is its retry state
 			e.Retried = false
-			p := q.mail.posting()
+			p := s.mail.posting()
 			p.forgot = append(p.forgot, item)
 		}
 	case disarmed:
-		q.disarmed--
-		q.forget(item, e)
+		s.disarmed--
+		s.forget(item, e)
 	case idle:
-		q.forget(item, e)
+		s.forget(item, e)
 	}
-	q.settle()
+	s.settle()
 	return true
 }
 
@@ -523,37 +507,38 @@ func (q *Queue[T]) Remove(item T) bool {
 // one-shot, not known or already armed. It does so after Close too, since
 // re-arming would be a new mark.
 func (q *Queue[T]) Rearm(item T) bool {
-	q.cfg.keys.Check(item)
-	if q.pub.closed.Load() {
+	s := &q.s
+	s.cfg.keys.Check(item)
+	if s.pub.closed.Load() {
 		return false
 	}
-	q.mu.Lock()
-	q.promote()
-	defer q.unlock()
-	e := q.lookup(item)
-	if e == nil || e.Mode != rq.OneShot || q.pub.closed.Load() {
+	s.mu.Lock()
+	s.promote()
+	defer s.unlock()
+	e := s.lookup(item)
+	if e == nil || e.Mode != rq.OneShot || s.pub.closed.Load() {
 		return false
 	}
-	switch p := q.where(e); {
+	switch p := s.where(e); {
 	case p == disarmed:
-		q.disarmed--
+		s.disarmed--
 		e.State = idle
 		if m := e.Mark; m.N != 0 {
 			e.Mark = keptMark{}
-			if m.At != 0 && m.At > q.cfg.clock.now() {
-				q.schedule(e, m.At, m.Seq)
+			if m.At != 0 && m.At > s.cfg.clock.now() {
+				s.schedule(e, m.At, m.Seq)
 			} else {
-				q.enqueue(e)
+				s.enqueue(e)
 			}
 		}
 	case p == inFlight && e.Flags&(removed|rearmed) == 0:
 		e.Flags |= rearmed
-		if q.returns(e) {
-			q.pub.aside.Add(1)
+		if returns(e) {
+			s.pub.aside.Add(1)
 		}
 	default:
 		return false
 	}
-	q.settle()
+	s.settle()
 	return true
 }

@@ -21,16 +21,17 @@ type level[T comparable] struct {
 	touched bool // on the metrics' touched list
 }
 
-// lanes are the levels of a queue, highest priority first. Only with the
-// queue's lock held.
+// lanes are a queue's queued items: the ready list, and the levels of
+// other priorities, highest priority first. Only with the queue's lock
+// held.
 //
 // Priorities and fair share put queued items on lanes other than the
-// ready list q.list. There is one lane per priority, or with
-// Config.Fairness one lane per priority and tenant. The list q.list is
+// ready list l.list. There is one lane per priority, or with
+// Config.Fairness one lane per priority and tenant. The list l.list is
 // the lane of priority 0 without fair share. So a queue that uses neither
 // never looks at a lane, and keeps its O(1) splice (see internal/rq/fifo.go).
 //
-// A hand-out takes the levels from the highest priority down, with q.list
+// A hand-out takes the levels from the highest priority down, with l.list
 // in its place among them. A level is the lanes of one priority. Within
 // a level the hand-out goes round the lanes' ring, one item per lane per
 // turn. A lane that gets its first queued item joins the ring just before
@@ -44,35 +45,42 @@ type level[T comparable] struct {
 // and go. That costs a map lookup per item. So priorities and fair share
 // cost only the queues that use them.
 type lanes[T comparable] struct {
+	list   fifo[T] // the queued items of priority 0, without fair share (internal/rq/fifo.go)
 	levels []*level[T]
 	live   int       // queued items on all lanes
 	fair   bool      // Config.Fairness is set, so every item goes to a lane
 	watch  *gauge[T] // with metrics, where count notes the levels whose count changes
 }
 
-// onLane reports whether the queued item e is on a lane, not on q.list.
+// onLane reports whether the queued item e is on a lane, not on l.list.
 // Its state is then queued, not listed (see where).
 func onLane[T comparable](e *entry[T]) bool { return e.State == queued }
 
 // laned reports whether an item of priority prio goes to a lane.
 func (l *lanes[T]) laned(prio int) bool { return prio != 0 || l.fair }
 
-// enqueue queues e's item at the tail of its lane. That is q.list, or the
-// lane of its priority and tenant. Only with mu held.
-func (q *Queue[T]) enqueue(e *entry[T]) {
-	if q.cfg.metrics != nil {
-		q.extras.of(e).queuedAt = q.cfg.clock.now()
+// enqueue queues e's item at the tail of its lane (lanes.push), and with
+// metrics notes when.
+func (s *state[T]) enqueue(e *entry[T]) {
+	if s.cfg.metrics != nil {
+		s.extras.of(e).queuedAt = s.cfg.clock.now()
 	}
+	s.lanes.push(e, &s.extras)
+}
+
+// push queues e's item at the tail of its lane. That is l.list, or the
+// lane of its priority and tenant. The extra parts xs hold e's, if any.
+func (l *lanes[T]) push(e *entry[T], xs *extras[T]) {
 	if e.X == 0 {
-		e.Seq, e.State = q.list.Push(e.Item), listed
+		e.Seq, e.State = l.list.Push(e.Item), listed
 		return
 	}
-	x := q.extras.at(e.X)
-	if !q.lanes.laned(x.prio) {
-		e.Seq, e.State = q.list.Push(e.Item), listed
+	x := xs.at(e.X)
+	if !l.laned(x.prio) {
+		e.Seq, e.State = l.list.Push(e.Item), listed
 		return
 	}
-	q.lanes.enqueue(e, x)
+	l.enqueue(e, x)
 }
 
 // enqueue queues e's item, whose extra part is x, at the tail of the lane
@@ -84,17 +92,13 @@ func (l *lanes[T]) enqueue(e *entry[T], x *extra[T]) {
 }
 
 // unqueue takes the queued item e off its lane (Remove, a raised
-// priority). Only with mu held.
-func (q *Queue[T]) unqueue(e *entry[T]) {
+// priority). The extra parts xs hold e's, if any.
+func (l *lanes[T]) unqueue(e *entry[T], xs *extras[T]) {
 	if !onLane(e) {
-		q.list.Kill(e.Seq)
+		l.list.Kill(e.Seq)
 		return
 	}
-	q.lanes.unqueue(e, q.extras.at(e.X))
-}
-
-// unqueue takes the queued item e, whose extra part is x, off its lane.
-func (l *lanes[T]) unqueue(e *entry[T], x *extra[T]) {
+	x := xs.at(e.X)
 	ln := x.lane
 	ln.list.Kill(e.Seq)
 	x.lane = nil // its state is set by the enqueue or forget that follows
@@ -104,8 +108,8 @@ func (l *lanes[T]) unqueue(e *entry[T], x *extra[T]) {
 	}
 }
 
-// queuedLen is the number of queued items.
-func (q *Queue[T]) queuedLen() int { return q.list.Live + q.lanes.live }
+// queued is the number of queued items.
+func (l *lanes[T]) queued() int { return l.list.Live + l.live }
 
 // count changes the number of queued items on the lanes of lv by d. With
 // metrics it also notes lv for them, even once lv is dropped. The last
@@ -170,28 +174,28 @@ func (l *lanes[T]) drop(ln *lane[T]) {
 }
 
 // handOut takes up to max queued items, highest priority first, appends
-// them to buf and marks them in flight. It copies under the lock. It is
-// the hand-out of queues that have items on lanes. Only with mu held.
-func (q *Queue[T]) handOut(buf []T, max int) []T {
+// them to buf and marks them in flight. The caller counts them. It copies
+// under the lock. It is the hand-out of queues that have items on lanes.
+// The index ix, the slab sl and the extra parts xs are the queue's.
+func (l *lanes[T]) handOut(buf []T, max int, ix *index[T], sl *slab[T], xs *extras[T]) []T {
 	start := len(buf)
 	n := 0
 	for n < max {
-		lv := q.lanes.first()
-		if lv == nil || (lv.prio < 0 && q.list.Live > 0) {
+		lv := l.first()
+		if lv == nil || (lv.prio < 0 && l.list.Live > 0) {
 			break
 		}
-		buf = q.takeLevel(lv, buf, max-n)
+		buf = l.takeLevel(lv, buf, max-n, ix, sl, xs)
 		n = len(buf) - start
 	}
-	if k := min(max-n, q.list.Live); k > 0 {
-		arr := q.list.Arr
-		lo, hi := q.list.Splice(k)
-		q.inflight += k
+	if k := min(max-n, l.list.Live); k > 0 {
+		arr := l.list.Arr
+		lo, hi := l.list.Splice(k)
 		buf = arr.CopyOut(buf, lo, hi)
 		n += k
 	}
-	for n < max && q.lanes.live > 0 {
-		buf = q.takeLevel(q.lanes.first(), buf, max-n)
+	for n < max && l.live > 0 {
+		buf = l.takeLevel(l.first(), buf, max-n, ix, sl, xs)
 		n = len(buf) - start
 	}
 	return buf
@@ -205,16 +209,16 @@ func (l *lanes[T]) first() *level[T] {
 	return l.levels[0]
 }
 
-// takeLevel hands out up to max items of level lv (lanes.take), appends
-// them to buf and marks them in flight. Only with mu held.
-func (q *Queue[T]) takeLevel(lv *level[T], buf []T, max int) []T {
+// takeLevel hands out up to max items of level lv (take), appends them
+// to buf and marks them in flight. The caller counts them. The index ix,
+// the slab sl and the extra parts xs are the queue's.
+func (l *lanes[T]) takeLevel(lv *level[T], buf []T, max int, ix *index[T], sl *slab[T], xs *extras[T]) []T {
 	start := len(buf)
-	buf = q.lanes.take(lv, buf, max)
+	buf = l.take(lv, buf, max)
 	for _, item := range buf[start:] {
-		e := q.lookup(item)
-		e.State, q.extras.at(e.X).lane = inFlight, nil
+		e, _ := ix.Find(sl, item)
+		e.State, xs.at(e.X).lane = inFlight, nil
 	}
-	q.inflight += len(buf) - start
 	return buf
 }
 

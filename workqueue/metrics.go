@@ -51,15 +51,16 @@ type Metrics interface {
 // hand-outs. The total stays at the largest Duration once it would pass
 // it. It takes O(1) time with the lock held.
 func (q *Queue[T]) Running() (unfinished, longest time.Duration) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	r := &q.running
-	if q.cfg.metrics == nil || r.n == 0 {
+	s := &q.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := &s.running
+	if s.cfg.metrics == nil || r.n == 0 {
 		return 0, 0
 	}
-	now := q.cfg.clock.now()
-	head := q.slab.Entry(r.head)
-	return r.unfinished(now), since(now, q.extras.at(head.X).start)
+	now := s.cfg.clock.now()
+	head := s.slab.Entry(r.head)
+	return r.unfinished(now), since(now, s.extras.at(head.X).start)
 }
 
 // running is the list of items in flight, oldest hand-out first, kept
@@ -187,9 +188,10 @@ func (b *mailbox[T]) recycle(p *post[T]) {
 	b.spare.Store(p)
 }
 
-// deliver does what a locked section posted, after the unlock.
-func (q *Queue[T]) deliver(p *post[T]) {
-	if m := q.cfg.metrics; m != nil {
+// deliver does what a locked section posted, after the unlock. The
+// caller recycles p then.
+func (c *settings[T]) deliver(p *post[T]) {
+	if m := c.metrics; m != nil {
 		for range p.adds {
 			m.Added()
 		}
@@ -200,13 +202,12 @@ func (q *Queue[T]) deliver(p *post[T]) {
 			m.Worked(d)
 		}
 		if p.depth {
-			q.cfg.gauge.report(m)
+			c.gauge.report(m)
 		}
 	}
 	for _, item := range p.forgot {
-		q.limiter().Forget(item)
+		c.limiter().Forget(item)
 	}
-	q.mail.recycle(p)
 }
 
 // A gauge is a queue's depth reporting (Config.Metrics only). Its first
@@ -231,7 +232,7 @@ func (q *Queue[T]) deliver(p *post[T]) {
 // while the takes ahead of it are reported, at most one call per
 // priority each.
 type gauge[T comparable] struct {
-	list    int         // q.list.Live as last noted
+	list    int         // lanes.list.Live as last noted
 	touched []*level[T] // levels whose count changed since measure looked
 	noted   []prioDepth // the current section's changes
 
@@ -310,27 +311,27 @@ func (g *gauge[T]) report(m Metrics) {
 
 // started times the items just handed out. Only with mu held and metrics
 // set.
-func (q *Queue[T]) started(items []T) {
+func (s *state[T]) started(items []T) {
 	if len(items) == 0 {
 		return
 	}
-	now := q.cfg.clock.now()
-	p := q.mail.posting()
+	now := s.cfg.clock.now()
+	p := s.mail.posting()
 	for _, item := range items {
-		e := q.lookup(item)
-		x := q.extras.of(e)
+		e := s.lookup(item)
+		x := s.extras.of(e)
 		p.waited = append(p.waited, since(now, x.queuedAt))
-		q.running.add(&q.slab, &q.extras, e.ID, x, now)
+		s.running.add(&s.slab, &s.extras, e.ID, x, now)
 	}
 }
 
 // finished times the item e, Done. Only with mu held and metrics set.
-func (q *Queue[T]) finished(e *entry[T]) {
+func (s *state[T]) finished(e *entry[T]) {
 	if e.X == 0 { // handed out before metrics were set, which cannot happen since metrics are set by New
 		return
 	}
-	x := q.extras.at(e.X)
-	p := q.mail.posting()
-	p.worked = append(p.worked, since(q.cfg.clock.now(), x.start))
-	q.running.remove(&q.slab, &q.extras, e.ID, x)
+	x := s.extras.at(e.X)
+	p := s.mail.posting()
+	p.worked = append(p.worked, since(s.cfg.clock.now(), x.start))
+	s.running.remove(&s.slab, &s.extras, e.ID, x)
 }

@@ -36,43 +36,39 @@ type RateLimiter[T comparable] interface {
 // delay even while it stays in the queue. After Close, AddRateLimited
 // marks nothing and returns false.
 func (q *Queue[T]) AddRateLimited(item T) bool {
-	return q.addRateLimited(item, markOpts{})
+	return q.add(item, q.s.cfg.mode, markOpts{retried: true})
 }
 
-// addRateLimited is AddRateLimited with the options of an AddWith.
-func (q *Queue[T]) addRateLimited(item T, o markOpts) bool {
-	q.cfg.keys.Check(item)
-	if q.pub.closed.Load() { // refused: no retry to count (mark handles a Close that comes next)
-		return false
+// retryAfter is the delay of a retry of item (AddRateLimited) that an
+// AddWith would delay by after (≤ 0: not at all): the limiter's When, or
+// after if that is sooner. It counts the retry, and runs outside the lock.
+func (c *settings[T]) retryAfter(item T, after time.Duration) time.Duration {
+	d := c.limiter().When(item)
+	if after <= 0 || d < after {
+		after = d
 	}
-	tenant := q.tenantOf(item) // first: if it panics, no retry is counted
-	d := q.limiter().When(item)
-	if o.after <= 0 || d < o.after {
-		o.after = d
+	if c.metrics != nil {
+		c.metrics.Retried()
 	}
-	o.retried = true
-	if q.cfg.metrics != nil {
-		q.cfg.metrics.Retried()
-	}
-	return q.addAs(item, q.cfg.mode, o, tenant)
+	return after
 }
 
 // Forget tells the rate limiter that item is done with retries (client-go's
 // Forget). Its next AddRateLimited waits the first delay again.
-func (q *Queue[T]) Forget(item T) { q.limiter().Forget(item) }
+func (q *Queue[T]) Forget(item T) { q.s.cfg.limiter().Forget(item) }
 
 // NumRequeues returns the rate limiter's count of item's retries.
-func (q *Queue[T]) NumRequeues(item T) int { return q.limiter().NumRequeues(item) }
+func (q *Queue[T]) NumRequeues(item T) int { return q.s.cfg.limiter().NumRequeues(item) }
 
 // limiter returns the queue's rate limiter, making the default one at the
 // first use.
-func (q *Queue[T]) limiter() RateLimiter[T] {
-	q.cfg.limOnce.Do(func() {
-		if q.cfg.lim == nil {
-			q.cfg.lim = defaultRateLimiter[T](q.cfg.clock.src)
+func (c *settings[T]) limiter() RateLimiter[T] {
+	c.limOnce.Do(func() {
+		if c.lim == nil {
+			c.lim = defaultRateLimiter[T](c.clock.src)
 		}
 	})
-	return q.cfg.lim
+	return c.lim
 }
 
 // DefaultRateLimiter returns a new limiter equal to client-go's

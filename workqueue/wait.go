@@ -29,14 +29,15 @@ func (q *Queue[T]) Wait(ctx context.Context, max int) ([]T, error) {
 // back its previous batch, as buf[:0], allocates nothing once buf is
 // large enough. On error it returns buf unchanged.
 func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error) {
+	s := &q.s
 	if ctx == nil || max <= 0 {
 		return buf, ErrInvalid
 	}
 	if err := ctx.Err(); err != nil {
 		return buf, err
 	}
-	q.mu.Lock()
-	q.promote()
+	s.mu.Lock()
+	s.promote()
 	return q.waitAndUnlock(ctx, buf, max)
 }
 
@@ -63,20 +64,21 @@ func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error
 //		... work on batch ...
 //	}
 func (q *Queue[T]) Next(ctx context.Context, done []T, max int) ([]T, error) {
+	s := &q.s
 	if ctx == nil || max <= 0 {
 		return done, ErrInvalid
 	}
-	if q.cfg.recheck != nil { // the recheck runs outside the lock
+	if s.cfg.recheck != nil { // the recheck runs outside the lock
 		q.Done(done...)
 		return q.WaitAppend(ctx, done[:0], max)
 	}
-	q.cfg.keys.CheckAll(done)
-	q.mu.Lock()
-	q.promote()
-	q.finish(done, nil)
-	q.settle()
+	s.cfg.keys.CheckAll(done)
+	s.mu.Lock()
+	s.promote()
+	s.finish(done, nil)
+	s.settle()
 	if err := ctx.Err(); err != nil {
-		q.unlock()
+		s.unlock()
 		return done[:0], err
 	}
 	return q.waitAndUnlock(ctx, done[:0], max)
@@ -84,21 +86,22 @@ func (q *Queue[T]) Next(ctx context.Context, done []T, max int) ([]T, error) {
 
 // waitAndUnlock is WaitAppend with mu held. It releases mu.
 func (q *Queue[T]) waitAndUnlock(ctx context.Context, buf []T, max int) ([]T, error) {
-	if q.queuedLen() > 0 {
+	s := &q.s
+	if s.lanes.queued() > 0 {
 		return q.takeAndUnlock(buf, max), nil
 	}
-	if q.exhausted() {
-		q.unlock()
+	if s.exhausted() {
+		s.unlock()
 		return buf, ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
-		q.unlock()
+		s.unlock()
 		return buf, err
 	}
-	w := q.waiters.Push(ctx.Done(), take[T]{buf, max})
-	q.unlock()
+	w := s.waiters.Push(ctx.Done(), take[T]{buf, max})
+	s.unlock()
 	woke := w.Sleep()
-	p, r := q.waiters.Finish((*owner[T])(q), w, woke)
+	p, r := s.waiters.Finish((*owner[T])(s), w, woke)
 	switch r {
 	case waitq.Closed:
 		return buf, ErrClosed
@@ -122,20 +125,21 @@ type take[T comparable] struct {
 // Done that puts back many kept-aside or level items. So a Done's grant
 // is the one hand-out whose copy is not O(1) under the lock (see the
 // package doc).
-func (q *Queue[T]) grant(w *waitq.Waiter[take[T]]) {
+func (s *state[T]) grant(w *waitq.Waiter[take[T]]) {
 	p := w.P
-	p.buf = q.takeLocked(p.buf, p.max)
-	q.waiters.Grant(w, p)
+	p.buf = s.takeLocked(p.buf, p.max)
+	s.waiters.Grant(w, p)
 }
 
 // takeLocked hands out up to max queued items, highest priority first,
 // appends them to buf and times them for the metrics. It copies under the
 // lock. Only with mu held.
-func (q *Queue[T]) takeLocked(buf []T, max int) []T {
+func (s *state[T]) takeLocked(buf []T, max int) []T {
 	start := len(buf)
-	buf = q.handOut(buf, max)
-	if q.cfg.metrics != nil {
-		q.started(buf[start:])
+	buf = s.lanes.handOut(buf, max, &s.items, &s.slab, &s.extras)
+	s.inflight += len(buf) - start
+	if s.cfg.metrics != nil {
+		s.started(buf[start:])
 	}
 	return buf
 }
@@ -153,14 +157,15 @@ func (q *Queue[T]) TryTake(max int) []T {
 
 // TryTakeAppend is TryTake appending the items to buf (see WaitAppend).
 func (q *Queue[T]) TryTakeAppend(buf []T, max int) []T {
+	s := &q.s
 	if max <= 0 {
 		return buf
 	}
-	if q.pub.empty(q.cfg.clock.user) {
+	if s.pub.empty(s.cfg.clock.user) {
 		return buf
 	}
-	q.mu.Lock()
-	q.promote()
+	s.mu.Lock()
+	s.promote()
 	return q.takeAndUnlock(buf, max)
 }
 
@@ -169,28 +174,29 @@ func (q *Queue[T]) TryTakeAppend(buf []T, max int) []T {
 // large batch is copied out after the lock is released, so producers
 // never wait behind the copy.
 func (q *Queue[T]) takeAndUnlock(buf []T, max int) []T {
-	if q.lanes.live > 0 || q.cfg.metrics != nil {
-		buf = q.takeLocked(buf, max)
-		q.publish()
-		q.unlock()
+	s := &q.s
+	if s.lanes.live > 0 || s.cfg.metrics != nil {
+		buf = s.takeLocked(buf, max)
+		s.publish()
+		s.unlock()
 		return buf
 	}
-	k := min(max, q.list.Live)
+	k := min(max, s.lanes.list.Live)
 	if k == 0 {
-		q.unlock()
+		s.unlock()
 		return buf
 	}
-	arr := q.list.Arr
-	lo, hi := q.list.Splice(k)
-	q.inflight += k
+	arr := s.lanes.list.Arr
+	lo, hi := s.lanes.list.Splice(k)
+	s.inflight += k
 	big := copyOutside && hi-lo > bigBatch
 	if !big {
 		buf = arr.CopyOut(buf, lo, hi)
 	} else {
 		arr.Scans.Add(1) // before the unlock: a push that needs room sees it
 	}
-	q.publish()
-	q.unlock()
+	s.publish()
+	s.unlock()
 	if big {
 		if copyHook != nil {
 			copyHook()
@@ -218,29 +224,30 @@ var copyHook func()
 // may end at once. A queue with level items and no recheck function, or
 // with queued items and no consumer, does not drain by itself.
 func (q *Queue[T]) Drain(ctx context.Context) error {
+	s := &q.s
 	if ctx == nil {
 		return ErrInvalid
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	q.mu.Lock()
-	q.promote()
-	idle := q.idle()
+	s.mu.Lock()
+	s.promote()
+	idle := s.idle()
 	var w *waitq.Waiter[struct{}]
 	if !idle {
-		w = q.drainers.Push(ctx.Done(), struct{}{})
+		w = s.drainers.Push(ctx.Done(), struct{}{})
 	}
-	if q.cfg.clock.user {
-		q.unlock() // wakes the callers that promote served
+	if s.cfg.clock.user {
+		s.unlock() // wakes the callers that promote served
 	} else {
-		q.mu.Unlock()
+		s.mu.Unlock()
 	}
 	if idle {
 		return nil
 	}
 	woke := w.Sleep()
-	if _, r := q.drainers.Finish((*owner[T])(q), w, woke); r == waitq.Cancelled {
+	if _, r := s.drainers.Finish((*owner[T])(s), w, woke); r == waitq.Cancelled {
 		return ctx.Err()
 	}
 	return nil // drainers are only ever granted
@@ -254,16 +261,17 @@ func (q *Queue[T]) Drain(ctx context.Context) error {
 // a goroutine calls Ready again. On a closed queue, Wait tells the two
 // cases apart.
 func (q *Queue[T]) Ready() <-chan struct{} {
-	if q.pub.queued.Load() != 0 {
+	s := &q.s
+	if s.pub.queued.Load() != 0 {
 		return waitq.ClosedChan()
 	}
-	q.mu.Lock()
-	q.promote()
-	c := q.ready.Arm(q.readyNow())
-	if q.cfg.clock.user {
-		q.unlock() // wakes the callers that promote served
+	s.mu.Lock()
+	s.promote()
+	c := s.ready.Arm(s.readyNow())
+	if s.cfg.clock.user {
+		s.unlock() // wakes the callers that promote served
 	} else {
-		q.mu.Unlock()
+		s.mu.Unlock()
 	}
 	return c
 }

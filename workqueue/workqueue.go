@@ -93,39 +93,45 @@ func validMode(m Mode) bool { return m <= OneShot }
 // the items with a nil error. So no item is lost between the queue and a
 // caller that gives up.
 type Queue[T comparable] struct {
-	_  noCopy
+	_ noCopy
+	s state[T] // everything the queue holds; its methods are the steps of the calls
+}
+
+// state is everything a Queue holds: its lock, the state the lock guards,
+// what observers read without it (pub) and the configuration (cfg). Its
+// methods are the steps that Queue's calls are made of. A step runs only
+// with mu held, unless its comment says otherwise. The exceptions within
+// the guarded fields are atomic. Stats counts the waiters and drainers
+// without the lock, and deliver puts the spare post in mail after the
+// unlock.
+type state[T comparable] struct {
 	mu sync.Mutex
 
-	guarded[T] // the state mu guards, embedded so that q.list is q.guarded.list
+	items      index[T]     // every item the queue knows, mapped to its entry's slot
+	slab       slab[T]      // the entries (internal/rq/slab.go)
+	extras     extras[T]    // their extra parts (extras.go)
+	lanes      lanes[T]     // the queued items: the ready list and the lanes (lanes.go)
+	marks      uint64       // kept-aside marks so far, which number their arrivals
+	inflight   int          // items handed out, not yet Done
+	disarmed   int          // one-shot items waiting for Rearm
+	discard    bool         // closed by CloseDiscardingDelays, so marks still to come are dropped at Done
+	requeue    []rq.Requeue // Done's scratch space
+	callers[T]              // the blocked callers, which settle serves
+	delays     delays       // delayed items and the timer (delay.go)
+
+	mail    mailbox[T] // what the current locked section leaves for after the unlock
+	running running[T] // the items in flight, with metrics
 
 	pub published   // what observers read without the lock
 	cfg settings[T] // the configuration, read without the lock
 }
 
-// guarded is the state of a Queue that its mu guards. It is used only
-// with mu held. The exceptions are atomic. Stats counts the waiters and
-// drainers without the lock, and deliver puts the spare post in mail
-// after the unlock.
-type guarded[T comparable] struct {
-	items    index[T]     // every item the queue knows, mapped to its entry's slot
-	slab     slab[T]      // the entries (internal/rq/slab.go)
-	extras   extras[T]    // their extra parts (extras.go)
-	list     fifo[T]      // the queued items of priority 0, without fair share (internal/rq/fifo.go)
-	marks    uint64       // kept-aside marks so far, which number their arrivals
-	inflight int          // items handed out, not yet Done
-	disarmed int          // one-shot items waiting for Rearm
-	discard  bool         // closed by CloseDiscardingDelays, so marks still to come are dropped at Done
-	requeue  []rq.Requeue // Done's scratch space
-
+// callers are the calls that wait for a queue's state to change. It is
+// embedded in state, so that s.waiters is s.callers.waiters.
+type callers[T comparable] struct {
 	waiters  waitq.Queue[take[T]]  // blocked Wait callers
 	drainers waitq.Queue[struct{}] // blocked Drain callers
 	ready    waitq.Notifier        // Ready()
-
-	lanes  lanes[T] // queued items of other priorities and tenants (lanes.go)
-	delays delays   // delayed items and the timer (delay.go)
-
-	mail    mailbox[T] // what the current locked section leaves for after the unlock
-	running running[T] // the items in flight, with metrics
 }
 
 // published is what a Queue shows without its lock. It holds the counters
@@ -187,7 +193,7 @@ const defaultBigBatch = 256
 // recheck, the default rate limiter, no fair share and no metrics.
 func New[T comparable](opts ...Option) *Queue[T] {
 	q := new(Queue[T])
-	q.cfg.clock = timebaseOf(apply(opts).clock)
+	q.s.cfg.clock = timebaseOf(apply(opts).clock)
 	return q
 }
 
@@ -199,11 +205,13 @@ func NewWithConfig[T comparable](c Config[T], opts ...Option) *Queue[T] {
 		panic("workqueue: Config.Mode is not a Mode")
 	}
 	o := apply(opts)
-	q := &Queue[T]{cfg: settings[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, lim: c.RateLimiter, metrics: c.Metrics, clock: timebaseOf(o.clock)}}
-	q.lanes.fair = c.Fairness != nil
+	q := new(Queue[T])
+	s := &q.s
+	s.cfg = settings[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, lim: c.RateLimiter, metrics: c.Metrics, clock: timebaseOf(o.clock)}
+	s.lanes.fair = c.Fairness != nil
 	if c.Metrics != nil {
-		q.cfg.gauge = new(gauge[T])
-		q.lanes.watch = q.cfg.gauge
+		s.cfg.gauge = new(gauge[T])
+		s.lanes.watch = s.cfg.gauge
 	}
 	return q
 }
@@ -225,13 +233,14 @@ func NewWithConfig[T comparable](c Config[T], opts ...Option) *Queue[T] {
 //
 // Close is idempotent.
 func (q *Queue[T]) Close() {
-	q.mu.Lock()
-	defer q.unlock()
-	if !q.pub.closed.Load() {
-		q.dueAll(true) // before closed is seen without the lock: a refused Add
-		q.publish()    // must not find the delayed items still uncounted
-		q.pub.closed.Store(true)
-		q.settle()
+	s := &q.s
+	s.mu.Lock()
+	defer s.unlock()
+	if !s.pub.closed.Load() {
+		s.dueAt(s.cfg.clock.now(), true) // before closed is seen without the lock: a refused Add
+		s.publish()                      // must not find the delayed items still uncounted
+		s.pub.closed.Store(true)
+		s.settle()
 	}
 }
 
@@ -243,23 +252,24 @@ func (q *Queue[T]) Close() {
 // how many delayed items it forgot, and their retry state goes with them. After Close it changes
 // nothing and returns 0.
 func (q *Queue[T]) CloseDiscardingDelays() int {
-	q.mu.Lock()
-	q.promote() // an item due on a user's clock is queued, not forgotten
-	defer q.unlock()
-	if q.pub.closed.Load() {
+	s := &q.s
+	s.mu.Lock()
+	s.promote() // an item due on a user's clock is queued, not forgotten
+	defer s.unlock()
+	if s.pub.closed.Load() {
 		return 0
 	}
-	n := q.delays.n
-	for w := q.delays.first(); w != nil; w = q.delays.first() {
-		e := q.slab.Entry(w.e)
-		q.delays.del(w.e)
-		q.forget(e.Item, e)
+	n := s.delays.n
+	for w := s.delays.first(); w != nil; w = s.delays.first() {
+		e := s.slab.Entry(w.e)
+		s.delays.del(w.e)
+		s.forget(e.Item, e)
 	}
-	q.arm()
-	q.discard = true
-	q.publish() // before closed is seen without the lock, as in Close
-	q.pub.closed.Store(true)
-	q.settle()
+	s.arm()
+	s.discard = true
+	s.publish() // before closed is seen without the lock, as in Close
+	s.pub.closed.Store(true)
+	s.settle()
 	return n
 }
 
@@ -271,58 +281,58 @@ func (q *Queue[T]) CloseDiscardingDelays() int {
 //   - Drain callers are released once nothing is queued or in flight.
 //   - An armed Ready channel fires if a Wait would not block.
 //   - The counters are published.
-func (q *Queue[T]) settle() {
-	for q.queuedLen() > 0 {
-		w := q.waiters.Front()
+func (s *state[T]) settle() {
+	for s.lanes.queued() > 0 {
+		w := s.waiters.Front()
 		if w == nil {
 			break
 		}
-		q.grant(w)
+		s.grant(w)
 	}
-	if q.exhausted() {
-		q.waiters.RejectAll()
+	if s.exhausted() {
+		s.waiters.RejectAll()
 	}
-	if q.idle() {
-		for w := q.drainers.Front(); w != nil; w = q.drainers.Front() {
-			q.drainers.Grant(w, struct{}{})
+	if s.idle() {
+		for w := s.drainers.Front(); w != nil; w = s.drainers.Front() {
+			s.drainers.Grant(w, struct{}{})
 		}
 	}
-	q.ready.Fire(q.readyNow())
-	q.publish()
+	s.ready.Fire(s.readyNow())
+	s.publish()
 }
 
 // exhausted reports whether a closed queue has nothing left to hand out.
 // That means nothing is queued, and no Done could queue an item again.
-func (q *Queue[T]) exhausted() bool {
-	return q.pub.closed.Load() && q.queuedLen() == 0 && q.pub.aside.Load() == 0
+func (s *state[T]) exhausted() bool {
+	return s.pub.closed.Load() && s.lanes.queued() == 0 && s.pub.aside.Load() == 0
 }
 
 // idle reports whether nothing is queued, delayed or in flight (Drain).
-func (q *Queue[T]) idle() bool {
-	return q.queuedLen() == 0 && q.inflight == 0 && q.delays.n == 0
+func (s *state[T]) idle() bool {
+	return s.lanes.queued() == 0 && s.inflight == 0 && s.delays.n == 0
 }
 
 // readyNow reports whether a Wait would return at once.
-func (q *Queue[T]) readyNow() bool { return q.queuedLen() > 0 || q.exhausted() }
+func (s *state[T]) readyNow() bool { return s.lanes.queued() > 0 || s.exhausted() }
 
 // Len returns the number of queued items. On a user's clock (WithClock)
 // that counts each delayed item whose time the clock has passed.
 func (q *Queue[T]) Len() int {
-	if q.cfg.clock.user {
-		q.sync()
+	if q.s.cfg.clock.user {
+		return q.Stats().Queued
 	}
-	return int(q.pub.queued.Load())
+	return int(q.s.pub.queued.Load())
 }
 
 // InFlight returns the number of items handed out and not yet Done.
-func (q *Queue[T]) InFlight() int { return int(q.pub.inflight.Load()) }
+func (q *Queue[T]) InFlight() int { return int(q.s.pub.inflight.Load()) }
 
 // publish stores the counters that changed. Only with mu held.
-func (q *Queue[T]) publish() {
-	store(&q.pub.queued, q.queuedLen())
-	store(&q.pub.delayed, q.delays.n)
-	store(&q.pub.inflight, q.inflight)
-	store(&q.pub.disarmed, q.disarmed)
+func (s *state[T]) publish() {
+	store(&s.pub.queued, s.lanes.queued())
+	store(&s.pub.delayed, s.delays.n)
+	store(&s.pub.inflight, s.inflight)
+	store(&s.pub.disarmed, s.disarmed)
 }
 
 func store(a *atomic.Int64, v int) {
@@ -350,18 +360,21 @@ type Stats struct {
 // fields are read one by one and may be mutually inconsistent under
 // concurrent use.
 func (q *Queue[T]) Stats() Stats {
-	if q.cfg.clock.user {
-		q.sync()
+	s := &q.s
+	if s.cfg.clock.user && s.pub.delayed.Load() != 0 { // items may be due (see promote)
+		s.mu.Lock()
+		s.catchUp()
+		s.unlock()
 	}
 	return Stats{
-		Queued:   int(q.pub.queued.Load()),
-		Delayed:  int(q.pub.delayed.Load()),
-		InFlight: int(q.pub.inflight.Load()),
-		Aside:    int(q.pub.aside.Load()),
-		Disarmed: int(q.pub.disarmed.Load()),
-		Waiting:  q.waiters.Len(),
-		Draining: q.drainers.Len(),
-		Closed:   q.pub.closed.Load(),
+		Queued:   int(s.pub.queued.Load()),
+		Delayed:  int(s.pub.delayed.Load()),
+		InFlight: int(s.pub.inflight.Load()),
+		Aside:    int(s.pub.aside.Load()),
+		Disarmed: int(s.pub.disarmed.Load()),
+		Waiting:  s.waiters.Len(),
+		Draining: s.drainers.Len(),
+		Closed:   s.pub.closed.Load(),
 	}
 }
 
