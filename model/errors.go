@@ -22,4 +22,12 @@ var (
 	// ErrOverRelease is returned by Limiter.Release of more units than
 	// are held. It is semaphore.ErrOverRelease.
 	ErrOverRelease = evserr.ErrOverRelease
+
+	// ErrExists is returned by Set.Add for a source already in the Set,
+	// as epoll_ctl's EEXIST.
+	ErrExists = evserr.ErrExists
+
+	// ErrNotFound is returned by Set.Modify and Set.Remove for a source
+	// not in the Set, as epoll_ctl's ENOENT.
+	ErrNotFound = evserr.ErrNotFound
 )

@@ -93,6 +93,8 @@ type Counter struct {
 
 	warmed bool   // a Writable channel is out and has not fired yet
 	wfires uint64 // how many times an armed Writable channel has fired
+
+	sets []*Set // the Sets it is in, told of its wakeups
 }
 
 // NewSemaphore returns a model of semaphore.New(initial, WithLimit(limit)).
@@ -163,6 +165,7 @@ func (c *Counter) Write(n uint64) error {
 	c.debt -= pay
 	c.count += n - pay
 	c.settle()
+	c.wake(In)
 	return nil
 }
 
@@ -189,6 +192,7 @@ func (c *Counter) SetLimit(limit uint64) error {
 	c.count, c.debt = Resize(c.count, c.limit, c.debt, limit)
 	c.limit = limit
 	c.settle()
+	c.wake(In | Out)
 	return nil
 }
 
@@ -274,6 +278,7 @@ func (c *Counter) Acquire(ctx Ctx, n uint64) error {
 	case len(c.queue) == 0 && n <= c.count:
 		c.count -= n
 		c.settle()
+		c.wake(Out)
 		return nil
 	case c.closed:
 		return evserr.ErrClosed
@@ -296,6 +301,7 @@ func (c *Counter) TryAcquire(n uint64) bool {
 	}
 	c.count -= n
 	c.settle()
+	c.wake(Out)
 	return true
 }
 
@@ -305,6 +311,9 @@ func (c *Counter) Take() uint64 {
 	v := c.count
 	c.count = 0
 	c.settle()
+	if v != 0 {
+		c.wake(Out)
+	}
 	return v
 }
 
@@ -343,6 +352,7 @@ func (c *Counter) AcquireUpTo(ctx Ctx, max uint64) (uint64, error) {
 		n := min(c.count, max)
 		c.count -= n
 		c.settle()
+		c.wake(Out)
 		return n, nil
 	case c.closed && c.count == 0:
 		return 0, evserr.ErrClosed
@@ -360,6 +370,9 @@ func (c *Counter) TakeAll() uint64 {
 	n := c.count
 	c.count = 0
 	c.settle()
+	if n != 0 {
+		c.wake(Out)
+	}
 	return n
 }
 
@@ -399,6 +412,28 @@ func (c *Counter) Close() {
 	}
 	c.closed = true
 	c.settle()
+	c.wake(Hup)
+}
+
+// moved returns the wakeup of a call that found the count at was, left
+// it at now and did not write: In if the count went up, Out if it went
+// down, none if it stayed.
+func moved(was, now uint64) Events {
+	switch {
+	case now > was:
+		return In
+	case now < was:
+		return Out
+	}
+	return 0
+}
+
+// wake tells the Sets c is in of a wakeup with events ev (none: no
+// wakeup).
+func (c *Counter) wake(ev Events) {
+	for _, s := range c.sets {
+		s.wake(c, ev)
+	}
 }
 
 // A Ticket names the channel that one call of Ready or Writable returned.

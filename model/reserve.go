@@ -54,7 +54,9 @@ func (c *Counter) Reserve(n uint64) (*Reservation, error) {
 	} else {
 		c.queue = append(c.queue, r)
 	}
+	was := c.count
 	c.settle()
+	c.wake(moved(was, c.count))
 	if r.state == rejected {
 		return nil, evserr.ErrClosed
 	}
@@ -101,6 +103,7 @@ func (r *Reservation) Cancel() bool {
 	}
 	r.cancelled = true
 	c := r.c
+	was := c.count
 	switch r.state {
 	case pending:
 		c.remove(r)
@@ -114,6 +117,7 @@ func (r *Reservation) Cancel() bool {
 		c.count += r.need - pay
 	}
 	c.settle()
+	c.wake(moved(was, c.count))
 	return true
 }
 

@@ -24,4 +24,12 @@ var (
 	// ErrOverRelease is returned by a semaphore.Limiter's Release of more
 	// units than its holders hold.
 	ErrOverRelease = errors.New("evsync: released more units than are held")
+
+	// ErrExists is returned by the Add of a source already in a poll
+	// set (epoll_ctl's EEXIST).
+	ErrExists = errors.New("evsync: already in the set")
+
+	// ErrNotFound is returned by the Modify or Remove of a source not in
+	// a poll set (epoll_ctl's ENOENT).
+	ErrNotFound = errors.New("evsync: not in the set")
 )

@@ -11,7 +11,7 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestErrorsAreDistinct(t *testing.T) {
-	errs := []error{evserr.ErrWouldBlock, evserr.ErrInvalid, evserr.ErrClosed}
+	errs := []error{evserr.ErrWouldBlock, evserr.ErrInvalid, evserr.ErrClosed, evserr.ErrOverRelease, evserr.ErrExists, evserr.ErrNotFound}
 	for i, a := range errs {
 		for j, b := range errs {
 			if errors.Is(a, b) != (i == j) {

@@ -1,0 +1,367 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/evsync/evsync/internal/evserr"
+)
+
+// Events is a set of readiness events of a Set's source, numbered as
+// poll's.
+type Events uint8
+
+// The events. A Set is asked for In and Out. It reports Hup whether asked
+// or not.
+const (
+	In  Events = 1 << iota // readable: EPOLLIN, Poll's in
+	Out                    // writable: EPOLLOUT, Poll's out
+	Hup                    // closed: EPOLLHUP (a Go value has no fd, so Close stands for the hang-up)
+)
+
+// String returns the events as "in|out|hup", or "none".
+func (e Events) String() string {
+	var s []byte
+	for _, x := range []struct {
+		ev   Events
+		name string
+	}{{In, "in"}, {Out, "out"}, {Hup, "hup"}} {
+		if e&x.ev != 0 {
+			if len(s) > 0 {
+				s = append(s, '|')
+			}
+			s = append(s, x.name...)
+		}
+	}
+	if e&^(In|Out|Hup) != 0 {
+		s = fmt.Appendf(s, "|%#x", uint8(e&^(In|Out|Hup)))
+	}
+	if len(s) == 0 {
+		return "none"
+	}
+	return string(s)
+}
+
+// A SetEvent is one report of a Set's Wait: the key a source was added
+// with and its events, as epoll_wait's struct epoll_event.
+type SetEvent struct {
+	Key    int
+	Events Events
+}
+
+// A Set models a poll.Set[int] over Counters: epoll over eventfds. It
+// holds the interest list, a registration per source, and the ready list,
+// the registrations a source's wakeup has queued, each at most once.
+//
+// A Counter tells the Sets it is in of its wakeups, as an eventfd does
+// its epoll instances:
+//   - Write wakes In, a Write(0) included.
+//   - A read that takes units (Read, Take, Acquire and the other takes)
+//     wakes Out.
+//   - Reserve and Cancel wake In if they raise the count and Out if they
+//     lower it.
+//   - SetLimit wakes In and Out, and Close wakes Hup.
+//
+// A wakeup queues a registration that asks for one of its events (Hup
+// always counts), unless it is queued already or is a one-shot
+// registration that has fired.
+//
+// A Wait harvests the ready list from its head. It polls each source
+// again (Counter.Poll). A registration with none of its events left is
+// dropped. Otherwise it is reported with the events it asked for that
+// hold, plus Hup on a closed source. Then it is queued at the tail again
+// if level, left alone if edge, and disarmed until Modify if one-shot.
+// The items a Wait did not reach stay at the head, so level items go
+// round-robin under max.
+//
+// The calls map onto the model as follows:
+//
+//	poll.Set[int]                 Set
+//	New[int]()                    NewSet()
+//	Add(src, key, events, mode)   Add(c, key, events, mode)
+//	Modify(src, events, mode)     Modify(c, events, mode)
+//	Remove(src)                   Remove(c)
+//	Wait(ctx, buf, max)           Wait(ctx, max)
+//	TryWait(buf, max)             TryWait(max)
+//	Ready()                       Ready(), Fired(ticket)
+//	Len()                         Len()
+//	Close()                       Close()
+//
+// The kernel's epoll does the same over eventfds, but for what a Go value
+// cannot have: a closed eventfd leaves the epoll set, while a closed
+// Counter stays in the Set and reports Hup.
+type Set struct {
+	regs   map[*Counter]*setReg // the interest list
+	ready  []*setReg            // the ready list, head first
+	closed bool
+
+	armed bool   // a Ready channel is out and has not fired yet
+	fires uint64 // how many times an armed Ready channel has fired
+}
+
+// A setReg is one source's registration in a Set.
+type setReg struct {
+	src      *Counter
+	key      int
+	events   Events // the events asked for: In, Out or both
+	mode     Mode
+	disarmed bool // one-shot and reported: deaf until Modify
+	queued   bool // on the ready list
+}
+
+// NewSet returns an empty, open Set.
+func NewSet() *Set { return &Set{regs: map[*Counter]*setReg{}} }
+
+// Len is the number of sources in the Set.
+func (s *Set) Len() int { return len(s.regs) }
+
+// Queued is the number of registrations on the ready list. Some may have
+// no event left, which the next Wait finds and drops.
+func (s *Set) Queued() int { return len(s.ready) }
+
+// Closed reports whether Close has been called.
+func (s *Set) Closed() bool { return s.closed }
+
+// valid reports whether events and m are arguments Add and Modify take:
+// In, Out or both, and one of the modes.
+func valid(events Events, m Mode) bool {
+	return events != 0 && events&^(In|Out) == 0 && m <= OneShot
+}
+
+// Add models poll.Set.Add (EPOLL_CTL_ADD). It adds c with key, asking for
+// events in mode m, and queues it at once if it has one of them now. It
+// returns:
+//   - ErrInvalid for a nil c, for events other than In, Out or both, or
+//     for a Mode that is none of the three
+//   - ErrClosed after Close
+//   - ErrExists if c is in the Set already
+//   - nil otherwise
+//
+// A call that returns an error changes nothing.
+func (s *Set) Add(c *Counter, key int, events Events, m Mode) error {
+	switch {
+	case c == nil || !valid(events, m):
+		return evserr.ErrInvalid
+	case s.closed:
+		return evserr.ErrClosed
+	case s.regs[c] != nil:
+		return ErrExists
+	}
+	r := &setReg{src: c, key: key, events: events, mode: m}
+	s.regs[c] = r
+	c.sets = append(c.sets, s)
+	if r.has() != 0 {
+		s.queue(r)
+	}
+	return nil
+}
+
+// Modify models poll.Set.Modify (EPOLL_CTL_MOD). It sets the events and
+// mode of c's registration, re-arms it if it is a one-shot that fired,
+// and queues it if it has one of its events now. It returns ErrInvalid,
+// ErrClosed or ErrNotFound (c is not in the Set) as Add does, and nil
+// otherwise.
+func (s *Set) Modify(c *Counter, events Events, m Mode) error {
+	switch {
+	case c == nil || !valid(events, m):
+		return evserr.ErrInvalid
+	case s.closed:
+		return evserr.ErrClosed
+	}
+	r := s.regs[c]
+	if r == nil {
+		return ErrNotFound
+	}
+	r.events, r.mode, r.disarmed = events, m, false
+	if r.has() != 0 {
+		s.queue(r)
+	}
+	return nil
+}
+
+// Remove models poll.Set.Remove (EPOLL_CTL_DEL). It takes c out of the
+// Set and off the ready list. No Wait reports it after Remove returns.
+// It returns ErrInvalid for a nil c, ErrNotFound if c is not in the Set
+// and nil otherwise. Remove works on a closed Set too.
+func (s *Set) Remove(c *Counter) error {
+	if c == nil {
+		return evserr.ErrInvalid
+	}
+	r := s.regs[c]
+	if r == nil {
+		return ErrNotFound
+	}
+	delete(s.regs, c)
+	c.sets = slices.DeleteFunc(c.sets, func(x *Set) bool { return x == s })
+	if r.queued {
+		s.ready = slices.DeleteFunc(s.ready, func(x *setReg) bool { return x == r })
+		r.queued = false
+	}
+	return nil
+}
+
+// has returns the events of r's registration that hold now: those it asks
+// for that its source's Poll reports, plus Hup if the source is closed.
+func (r *setReg) has() Events {
+	in, out := r.src.Poll()
+	var ev Events
+	if in && r.events&In != 0 {
+		ev |= In
+	}
+	if out && r.events&Out != 0 {
+		ev |= Out
+	}
+	if r.src.closed {
+		ev |= Hup
+	}
+	return ev
+}
+
+// queue puts r at the tail of the ready list, unless it is there already,
+// and fires an armed Ready channel.
+func (s *Set) queue(r *setReg) {
+	if r.queued {
+		return
+	}
+	r.queued = true
+	s.ready = append(s.ready, r)
+	if s.armed {
+		s.armed = false
+		s.fires++
+	}
+}
+
+// wake is a wakeup of c with events ev (ep_poll_callback): it queues c's
+// registration if it asks for one of them (Hup always counts), unless it
+// is a one-shot that fired.
+func (s *Set) wake(c *Counter, ev Events) {
+	r := s.regs[c]
+	if r == nil || r.disarmed || ev&(r.events|Hup) == 0 {
+		return
+	}
+	s.queue(r)
+}
+
+// Wait models poll.Set.Wait (epoll_wait). It returns, in this order of
+// checks:
+//   - nil and ErrInvalid for max ≤ 0
+//   - nil and context.Canceled if ctx is Done
+//   - up to max events and nil, harvested as Set's doc says, if the
+//     ready list holds a registration with an event left
+//   - nil and ErrClosed after Close, with nothing to report
+//   - nil and ErrWouldBlock otherwise, where the real Wait waits
+//
+// A Wait that finds nothing to report may still drop registrations with
+// no event left from the ready list. No call can tell, since only a
+// wakeup gives such a source an event again, and the wakeup queues it.
+func (s *Set) Wait(ctx Ctx, max int) ([]SetEvent, error) {
+	if max <= 0 {
+		return nil, evserr.ErrInvalid
+	}
+	if err := stopped(ctx); err != nil {
+		return nil, err
+	}
+	if evs := s.harvest(max); len(evs) != 0 {
+		return evs, nil
+	}
+	if s.closed {
+		return nil, evserr.ErrClosed
+	}
+	return nil, evserr.ErrWouldBlock
+}
+
+// TryWait models poll.Set.TryWait, epoll_wait with a timeout of 0. It
+// returns what Wait would, or nil where Wait would wait or return an
+// error.
+func (s *Set) TryWait(max int) []SetEvent {
+	if max <= 0 {
+		return nil
+	}
+	return s.harvest(max)
+}
+
+// harvest takes up to max events off the ready list (ep_send_events).
+func (s *Set) harvest(max int) []SetEvent {
+	list := s.ready
+	s.ready = nil
+	var evs []SetEvent
+	var again []*setReg // the level registrations reported, queued at the tail
+	i := 0
+	for ; i < len(list) && len(evs) < max; i++ {
+		r := list[i]
+		r.queued = false
+		ev := r.has()
+		if ev == 0 {
+			continue // dropped until its next wakeup
+		}
+		evs = append(evs, SetEvent{r.key, ev})
+		switch r.mode {
+		case Level:
+			again = append(again, r)
+		case OneShot:
+			r.disarmed = true
+		}
+	}
+	s.ready = append(list[i:len(list):len(list)], again...)
+	for _, r := range again {
+		r.queued = true
+	}
+	return evs
+}
+
+// Close models poll.Set.Close. From then on Add and Modify return
+// ErrClosed. Wait still reports what is ready, and returns ErrClosed once
+// nothing is. A blocked Wait returns ErrClosed. Close fires an armed Ready
+// channel. A second Close changes nothing.
+func (s *Set) Close() {
+	if s.closed {
+		return
+	}
+	s.closed = true
+	if s.armed {
+		s.armed = false
+		s.fires++
+	}
+}
+
+// Ready models a call to Ready and returns the ticket of its channel. The
+// channel is closed at once if a registration is queued or the Set is
+// closed. Otherwise the next registration queued closes it, or Close
+// does. A goroutine woken by it may find that Wait has nothing to report,
+// as epoll's readiness may be stale.
+func (s *Set) Ready() Ticket {
+	if len(s.ready) != 0 || s.closed {
+		return Ticket(s.fires)
+	}
+	s.armed = true
+	return Ticket(s.fires + 1)
+}
+
+// Fired reports whether the channel of a ticket that Ready returned is
+// closed by now.
+func (s *Set) Fired(t Ticket) bool { return uint64(t) <= s.fires }
+
+var errSet = errors.New("model: Set in an impossible state")
+
+// Validate checks the Set's invariants: each registration is on the
+// ready list at most once, exactly when it says so, and its source names
+// the Set; a disarmed registration is a one-shot one.
+func (s *Set) Validate() error {
+	seen := map[*setReg]bool{}
+	for _, r := range s.ready {
+		if seen[r] || !r.queued || s.regs[r.src] != r {
+			return errSet
+		}
+		seen[r] = true
+	}
+	for c, r := range s.regs {
+		if r.src != c || r.queued != seen[r] || (r.disarmed && r.mode != OneShot) || !slices.Contains(c.sets, s) {
+			return errSet
+		}
+	}
+	if s.armed && (len(s.ready) != 0 || s.closed) {
+		return errSet
+	}
+	return nil
+}
