@@ -20,7 +20,7 @@ type kernelSet struct {
 	fds []int
 }
 
-func newKernelSet(t *rapid.T, sems []bool) *kernelSet {
+func newKernelSet(t fataler, sems []bool) *kernelSet {
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		t.Fatalf("epoll_create1: %v", err)
@@ -106,7 +106,7 @@ func (k *kernelSet) read(i int) (uint64, error) {
 }
 
 // wait is epoll_wait with maxevents max and a timeout of 0.
-func (k *kernelSet) wait(t *rapid.T, max int) []model.SetEvent {
+func (k *kernelSet) wait(t fataler, max int) []model.SetEvent {
 	buf := make([]unix.EpollEvent, max)
 	var n int
 	for {
@@ -139,6 +139,84 @@ func (k *kernelSet) wait(t *rapid.T, max int) []model.SetEvent {
 // and past the counter's maximum.
 var kernelWrites = []uint64{0, 1, 2, 3, model.Max - 1, model.Max, model.Max + 1}
 
+// fataler is what the differential needs of a *testing.T or *rapid.T.
+type fataler interface {
+	Fatalf(format string, args ...any)
+}
+
+// A setOp is one step of the differential.
+type setOp struct {
+	kind   int // 0, 1, 2: ADD, MOD, DEL; 3: write; 4: read; 5: wait
+	i      int // the eventfd's index
+	events model.Events
+	mode   model.Mode
+	v      uint64 // a write's value
+	max    int    // a wait's maxevents
+}
+
+// kernelDiff is both sides of the differential: eventfds in a real epoll
+// instance, and Counters in a Set.
+type kernelDiff struct {
+	k        *kernelSet
+	set      *model.Set
+	src      []*model.Counter
+	reported int // events the waits reported, on both sides
+}
+
+// newKernelDiff makes both sides with an eventfd and a Counter for each
+// entry of sems: with EFD_SEMAPHORE (a semaphore's Counter) if it is
+// true, without (a signal's) if not.
+func newKernelDiff(t fataler, sems []bool) *kernelDiff {
+	d := &kernelDiff{k: newKernelSet(t, sems), set: model.NewSet()}
+	for _, sem := range sems {
+		if sem {
+			d.src = append(d.src, model.NewSemaphore(0, model.Max))
+		} else {
+			d.src = append(d.src, model.NewSignal(0))
+		}
+	}
+	return d
+}
+
+// step makes op on both sides and fails unless both return the same.
+func (d *kernelDiff) step(t fataler, n int, op setOp) {
+	k, set, src, i := d.k, d.set, d.src, op.i
+	switch op.kind {
+	case 0, 1, 2:
+		var got, want error
+		switch op.kind {
+		case 0:
+			got, want = k.ctl(unix.EPOLL_CTL_ADD, i, op.events, op.mode), set.Add(src[i], i, op.events, op.mode)
+		case 1:
+			got, want = k.ctl(unix.EPOLL_CTL_MOD, i, op.events, op.mode), set.Modify(src[i], op.events, op.mode)
+		case 2:
+			got, want = k.ctl(unix.EPOLL_CTL_DEL, i, 0, 0), set.Remove(src[i])
+		}
+		if got != want {
+			t.Fatalf("step %d: epoll_ctl(%d, fd %d, %v, mode %d) = %v, the model's %v", n, op.kind, i, op.events, op.mode, got, want)
+		}
+	case 3:
+		if got, want := k.write(i, op.v), src[i].Write(op.v); got != want {
+			t.Fatalf("step %d: write(fd %d, %d) = %v, the model's %v", n, i, op.v, got, want)
+		}
+	case 4:
+		got, gerr := k.read(i)
+		want, werr := src[i].Read()
+		if got != want || gerr != werr {
+			t.Fatalf("step %d: read(fd %d) = %d, %v, the model's %d, %v", n, i, got, gerr, want, werr)
+		}
+	case 5:
+		got, want := k.wait(t, op.max), set.TryWait(op.max)
+		d.reported += len(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("step %d: epoll_wait(max %d) = %v, the model's %v", n, op.max, got, want)
+		}
+	}
+	if err := set.Validate(); err != nil {
+		t.Fatalf("step %d: %v", n, err)
+	}
+}
+
 // TestSetMatchesTheKernel runs one random sequence on both sides: eventfds
 // (with and without EFD_SEMAPHORE) in a real epoll instance, and Counters
 // in a Set. The sequence mixes writes (write(0) included), reads,
@@ -152,64 +230,69 @@ func TestSetMatchesTheKernel(t *testing.T) {
 	var steps, reported int
 	rapid.Check(t, func(t *rapid.T) {
 		sems := rapid.SliceOfN(rapid.Bool(), 1, 5).Draw(t, "semaphores")
-		k := newKernelSet(t, sems)
-		defer k.close()
-		set := model.NewSet()
-		var src []*model.Counter
-		for _, sem := range sems {
-			if sem {
-				src = append(src, model.NewSemaphore(0, model.Max))
-			} else {
-				src = append(src, model.NewSignal(0))
-			}
-		}
+		d := newKernelDiff(t, sems)
+		defer d.k.close()
 		events := rapid.SampledFrom([]model.Events{model.In, model.Out, model.In | model.Out})
 		mode := rapid.SampledFrom([]model.Mode{model.Edge, model.Level, model.OneShot})
 		n := rapid.IntRange(1, 300).Draw(t, "steps")
 		steps += n
 		for step := range n {
-			i := rapid.IntRange(0, len(src)-1).Draw(t, "i")
-			switch op := rapid.IntRange(0, 6).Draw(t, "op"); op {
+			op := setOp{i: rapid.IntRange(0, len(sems)-1).Draw(t, "i")}
+			switch kind := rapid.IntRange(0, 6).Draw(t, "op"); kind {
 			case 0, 1, 2:
-				ev, m := events.Draw(t, "events"), mode.Draw(t, "mode")
-				var got, want error
-				switch op {
-				case 0:
-					got, want = k.ctl(unix.EPOLL_CTL_ADD, i, ev, m), set.Add(src[i], i, ev, m)
-				case 1:
-					got, want = k.ctl(unix.EPOLL_CTL_MOD, i, ev, m), set.Modify(src[i], ev, m)
-				case 2:
-					got, want = k.ctl(unix.EPOLL_CTL_DEL, i, 0, 0), set.Remove(src[i])
-				}
-				if got != want {
-					t.Fatalf("step %d: epoll_ctl(%d, fd %d, %v, mode %d) = %v, the model's %v", step, op, i, ev, m, got, want)
-				}
+				op.kind, op.events, op.mode = kind, events.Draw(t, "events"), mode.Draw(t, "mode")
 			case 3, 4:
-				v := rapid.SampledFrom(kernelWrites).Draw(t, "v")
-				if got, want := k.write(i, v), src[i].Write(v); got != want {
-					t.Fatalf("step %d: write(fd %d, %d) = %v, the model's %v", step, i, v, got, want)
-				}
+				op.kind, op.v = 3, rapid.SampledFrom(kernelWrites).Draw(t, "v")
 			case 5:
-				got, gerr := k.read(i)
-				want, werr := src[i].Read()
-				if got != want || gerr != werr {
-					t.Fatalf("step %d: read(fd %d) = %d, %v, the model's %d, %v", step, i, got, gerr, want, werr)
-				}
+				op.kind = 4
 			case 6:
-				max := rapid.IntRange(1, len(src)+1).Draw(t, "max")
-				got, want := k.wait(t, max), set.TryWait(max)
-				reported += len(got)
-				if !slices.Equal(got, want) {
-					t.Fatalf("step %d: epoll_wait(max %d) = %v, the model's %v", step, max, got, want)
-				}
+				op.kind, op.max = 5, rapid.IntRange(1, len(sems)+1).Draw(t, "max")
 			}
-			if err := set.Validate(); err != nil {
-				t.Fatalf("step %d: %v", step, err)
-			}
+			d.step(t, step, op)
 		}
+		reported += d.reported
 	})
 	t.Logf("%d steps, %d events reported alike", steps, reported)
 	if reported == 0 {
 		t.Fatal("no wait reported an event: the differential compared nothing")
 	}
+}
+
+// FuzzSetMatchesTheKernel is TestSetMatchesTheKernel driven by bytes. The
+// first byte's low bits choose the kinds of up to 5 eventfds (bit set:
+// EFD_SEMAPHORE), and its top bits how many. Then every 2 bytes are a
+// step: the first chooses the call and the eventfd, the second its
+// argument (events and mode, the value written, or maxevents). The seeds
+// are the probes of the spec's kernel-epoll.md.
+func FuzzSetMatchesTheKernel(f *testing.F) {
+	// The probes of the spec's kernel-epoll.md, one eventfd (a) or five (a to e).
+	f.Add([]byte{0x00, 0x00, 0x03, 0x60, 0x01, 0xa0, 0x07, 0xa0, 0x07})                                                                                                                                     // level a: write; two waits report a
+	f.Add([]byte{0x00, 0x00, 0x00, 0x60, 0x01, 0xa0, 0x07, 0xa0, 0x07, 0x60, 0x00, 0xa0, 0x07, 0x80, 0x00, 0xa0, 0x07})                                                                                     // edge a: write(0) wakes it, a read does not
+	f.Add([]byte{0x00, 0x00, 0x06, 0x60, 0x01, 0xa0, 0x07, 0xa0, 0x07, 0x60, 0x01, 0xa0, 0x07, 0x20, 0x06, 0xa0, 0x07, 0xa0, 0x07})                                                                         // one-shot a: deaf until MOD
+	f.Add([]byte{0x80, 0x00, 0x03, 0x01, 0x03, 0x02, 0x03, 0x03, 0x03, 0x04, 0x03, 0x60, 0x01, 0x61, 0x01, 0x62, 0x01, 0x63, 0x01, 0x64, 0x01, 0xa0, 0x01, 0xa0, 0x01, 0xa0, 0x01, 0xa0, 0x01, 0xa0, 0x01}) // level a to e: round-robin under maxevents 2
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 {
+			return
+		}
+		sems := make([]bool, 1+int(data[0]>>5)%5)
+		for j := range sems {
+			sems[j] = data[0]>>j&1 != 0
+		}
+		d := newKernelDiff(t, sems)
+		defer d.k.close()
+		for n := 0; 2*n+2 < len(data); n++ {
+			b, arg := data[1+2*n], data[2+2*n]
+			op := setOp{kind: int(b>>5) % 6, i: int(b&0x1f) % len(sems)}
+			switch op.kind {
+			case 0, 1, 2:
+				op.events = []model.Events{model.In, model.Out, model.In | model.Out}[arg%3]
+				op.mode = model.Mode(arg / 3 % 3)
+			case 3:
+				op.v = kernelWrites[int(arg)%len(kernelWrites)]
+			case 5:
+				op.max = 1 + int(arg)%8
+			}
+			d.step(t, n, op)
+		}
+	})
 }
