@@ -13,8 +13,8 @@
 //     low bits are then 0. Every change of big takes the lock, and Count
 //     reads big without the lock.
 //   - slow: a locked section is under way, or needsSlow says one is
-//     needed. That is the case with waiters queued, a channel armed or a
-//     debt.
+//     needed. That is the case with waiters queued, a channel armed, a
+//     debt, or a poll set's watcher armed (watch.go).
 //   - lone: one reader waits in the lone slot.
 //   - busy: the lone slot's record is owned, by its reader or by a writer
 //     handing it units.
@@ -132,6 +132,7 @@ import (
 
 	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/waitq"
+	"github.com/evsync/evsync/internal/watch"
 )
 
 // Max is the largest count, eventfd's 1<<64-2.
@@ -210,8 +211,9 @@ type Counter struct {
 
 	lone loneSlot // the lone slot (lone.go)
 
-	delay Delayer // a wake delay, or nil for none
-	stops bool    // Close refuses every later read (a limiter's Close)
+	delay Delayer    // a wake delay, or nil for none
+	stops bool       // Close refuses every later read (a limiter's Close)
+	watch watch.List // the poll sets watching it (watch.go)
 }
 
 // Init sets the limit (Max if 0), the starting count and a Delayer (nil
@@ -550,8 +552,8 @@ func (c *Counter) write(m Mode, n uint64) error {
 		w, limit, ok := c.look()
 		v := w & countMask
 		switch {
-		case n == 0 && w&closedBit == 0:
-			return nil
+		case n == 0 && w&(closedBit|slowBit) == 0:
+			return nil // with slow set, armed watchers may want the wakeup of a write of 0
 		case !ok || w&closedBit != 0:
 			return c.writeLocked(m, n)
 		case n > limit:
@@ -715,6 +717,9 @@ func (c *Counter) Serve() {
 func (c *Counter) Close() {
 	l := c.lock()
 	defer c.unlock(l)
+	if !c.closed() && l.armed != 0 {
+		l.events |= watch.Hup
+	}
 	c.setBits(closedBit)
 }
 
@@ -767,6 +772,9 @@ func (c *Counter) SetLimit(limit uint64) error {
 	if limit != old {
 		c.lim.Store(limit)
 		c.newGeneration()
+	}
+	if l.armed != 0 {
+		l.events |= watch.In | watch.Out
 	}
 	hook(pSetLimit)
 	return nil

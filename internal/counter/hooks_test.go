@@ -22,6 +22,7 @@ import (
 	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/testsupport/gates"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
+	"github.com/evsync/evsync/internal/watch"
 )
 
 // hookBubble is inBubble for a hook test: c.Close at the end frees any
@@ -596,6 +597,28 @@ func TestHookWriteFast(t *testing.T) {
 		testkit.SameErr(t, "WriteWait", result(t, "WriteWait", ww), nil)
 		wantWord(t, c, 5)
 	}, 5, 5, nil)
+}
+
+// TestHookWriteFastWhileAWatcherArms: a writer has read the word and is
+// about to add with a CAS when a poll set arms its watcher. Arm's section
+// leaves slow set, so the writer's CAS fails, and it takes the lock and
+// tells the watcher: the write after Arm returned is not lost to it.
+func TestHookWriteFastWhileAWatcherArms(t *testing.T) {
+	hookBubble(t, "a watcher arms", func(t *testing.T, c *counter.Counter) {
+		r := new(recorder)
+		counter.Watchers(c).Add(r)
+		g := gates.Arm(t, counter.PWriteFast)
+		w := start(func() error { return c.Write(counter.Plain, 1) })
+		g.Wait(t)
+		counter.Arm(c, 1)
+		wantWord(t, c, counter.SlowBit)
+		g.Open()
+		testkit.SameErr(t, "Write", result(t, "Write", w), nil)
+		if ev, n := r.take(); ev != watch.In || n != 1 {
+			t.Fatalf("the armed watcher was told %v in %d wakeups of the write, want in once", ev, n)
+		}
+		wantWord(t, c, counter.SlowBit|1)
+	}, 0, 0, nil)
 }
 
 // ---- TryRead and Write's locked path -------------------------------------

@@ -1,7 +1,10 @@
 package counter
 
-import "github.com/evsync/evsync/internal/evserr"
-import "github.com/evsync/evsync/internal/waitq"
+import (
+	"github.com/evsync/evsync/internal/evserr"
+	"github.com/evsync/evsync/internal/waitq"
+	"github.com/evsync/evsync/internal/watch"
+)
 
 // A locked is what only a locked section may touch. It holds the working
 // count, valid between lock and unlock, and the state that mu guards. The
@@ -18,6 +21,8 @@ type locked struct {
 	drainers waitq.Queue[req] // Drain callers
 	ready    waitq.Notifier   // Ready
 	writable waitq.Notifier   // Writable
+	armed    int              // watchers that want every change (Arm)
+	events   watch.Events     // what the section did, for the armed watchers
 }
 
 // Lock begins a locked section for waitq's Queue.Finish (see lock).
@@ -74,6 +79,8 @@ func (c *Counter) unlock(l *locked) {
 	l.serving = false
 	note := held && l.cnt > l.was && !c.closed() // the section wrote to a count readers wait for
 	count := l.cnt
+	ev := l.events // noted only while a watcher is armed
+	l.events = 0
 	r, w, d := l.readers.Woken(), l.writers.Woken(), l.drainers.Woken()
 	c.mu.Unlock()
 	waitq.WakeAll(r)
@@ -82,6 +89,9 @@ func (c *Counter) unlock(l *locked) {
 	if note {
 		c.delay.Note(count)
 	}
+	if ev != 0 {
+		c.watch.Wake(ev)
+	}
 }
 
 // lean reports whether only readers and Ready can be waiting: no Delayer,
@@ -89,7 +99,7 @@ func (c *Counter) unlock(l *locked) {
 // Close. Then serve only serves readers and fires Ready. And needsSlow is
 // readersWait, since each of its other lines is false.
 func (c *Counter) lean(l *locked) bool {
-	return c.delay == nil && l.writers.Len()|l.drainers.Len() == 0 &&
+	return c.delay == nil && l.writers.Len()|l.drainers.Len()|l.armed == 0 &&
 		!l.writable.Armed() && c.debt.Load() == 0 && !c.closed()
 }
 
@@ -127,6 +137,7 @@ func (c *Counter) needsSlow(l *locked) bool {
 		l.writable.Armed() || // Writable: a read must fire it
 		l.drainers.Len() != 0 || // Drain: a write must release it at the limit
 		c.debt.Load() != 0 || // a debt: a write must pay it before it adds (add)
+		l.armed != 0 || // armed watchers: every change must tell them (unlock)
 		c.delay == nil && l.readersWait() // readers and Ready: a write must serve them
 }
 
@@ -238,6 +249,9 @@ func (c *Counter) add(l *locked, m Mode, n uint64) error {
 	}
 	c.debt.Store(debt - pay)
 	l.cnt += n - pay
+	if l.armed != 0 {
+		l.events |= watch.In
+	}
 	return nil
 }
 
@@ -254,6 +268,9 @@ func (c *Counter) take(l *locked, need, max uint64) (uint64, bool) {
 		}
 	}
 	l.cnt -= need
+	if l.armed != 0 {
+		l.events |= watch.Out
+	}
 	return need, true
 }
 
