@@ -17,10 +17,9 @@
 //   - [WorkQueue], a workqueue.Queue[int], the controller work queue: the
 //     ready list with delays, priorities, fair share and a rate limiter, on
 //     a clock of its own.
-//   - [Set], epoll over Counters: the interest list and the ready list of
-//     a poll set, with a Counter's writes and reads as its wakeups. It is
-//     checked against the kernel's epoll over eventfds, call by call. It
-//     is the model of the poll package to come.
+//   - [Set], a poll.Set[int] over Counters: epoll's interest list and
+//     ready list, with a Counter's writes and reads as its wakeups. It is
+//     checked against the kernel's epoll over eventfds, call by call.
 //
 // Each type's doc has a table of the real calls and the model's. A model
 // uses no goroutines, no real clock and no locks. It is cheap to make, so a

@@ -64,8 +64,8 @@ type SetEvent struct {
 //   - SetLimit wakes In and Out, and Close wakes Hup.
 //
 // A wakeup queues a registration that asks for one of its events (Hup
-// always counts), unless it is queued already or is a one-shot
-// registration that has fired.
+// always counts), unless it is queued already, is a one-shot registration
+// that has fired, or the Set is closed.
 //
 // A Wait harvests the ready list from its head. It polls each source
 // again (Counter.Poll). A registration with none of its events left is
@@ -237,7 +237,7 @@ func (s *Set) queue(r *setReg) {
 // is a one-shot that fired.
 func (s *Set) wake(c *Counter, ev Events) {
 	r := s.regs[c]
-	if r == nil || r.disarmed || ev&(r.events|Hup) == 0 {
+	if r == nil || r.disarmed || s.closed || ev&(r.events|Hup) == 0 {
 		return
 	}
 	s.queue(r)
@@ -252,9 +252,10 @@ func (s *Set) wake(c *Counter, ev Events) {
 //   - nil and ErrClosed after Close, with nothing to report
 //   - nil and ErrWouldBlock otherwise, where the real Wait waits
 //
-// A Wait that finds nothing to report may still drop registrations with
-// no event left from the ready list. No call can tell, since only a
-// wakeup gives such a source an event again, and the wakeup queues it.
+// Where the real Wait waits, the model changes nothing. The real Wait
+// drops the registrations with no event left before it blocks, which
+// moves them to the tail at their next wakeup. A test that skips the real
+// call skips that too, and a TryWait drops them as the real one does.
 func (s *Set) Wait(ctx Ctx, max int) ([]SetEvent, error) {
 	if max <= 0 {
 		return nil, evserr.ErrInvalid
@@ -262,13 +263,13 @@ func (s *Set) Wait(ctx Ctx, max int) ([]SetEvent, error) {
 	if err := stopped(ctx); err != nil {
 		return nil, err
 	}
+	if !s.closed && !slices.ContainsFunc(s.ready, func(r *setReg) bool { return r.has() != 0 }) {
+		return nil, evserr.ErrWouldBlock
+	}
 	if evs := s.harvest(max); len(evs) != 0 {
 		return evs, nil
 	}
-	if s.closed {
-		return nil, evserr.ErrClosed
-	}
-	return nil, evserr.ErrWouldBlock
+	return nil, evserr.ErrClosed
 }
 
 // TryWait models poll.Set.TryWait, epoll_wait with a timeout of 0. It
@@ -296,10 +297,10 @@ func (s *Set) harvest(max int) []SetEvent {
 			continue // dropped until its next wakeup
 		}
 		evs = append(evs, SetEvent{r.key, ev})
-		switch r.mode {
-		case Level:
+		switch {
+		case r.mode == Level && !s.closed:
 			again = append(again, r)
-		case OneShot:
+		case r.mode == OneShot:
 			r.disarmed = true
 		}
 	}
@@ -310,10 +311,14 @@ func (s *Set) harvest(max int) []SetEvent {
 	return evs
 }
 
-// Close models poll.Set.Close. From then on Add and Modify return
-// ErrClosed. Wait still reports what is ready, and returns ErrClosed once
-// nothing is. A blocked Wait returns ErrClosed. Close fires an armed Ready
-// channel. A second Close changes nothing.
+// Close models poll.Set.Close. From then on:
+//   - Add and Modify return ErrClosed; Remove still works
+//   - a source's wakeup queues nothing, and a level registration is not
+//     queued again once reported
+//   - Wait reports what is queued and still ready, each registration at
+//     most once more, then returns ErrClosed, as a blocked Wait does
+//
+// Close fires an armed Ready channel. A second Close changes nothing.
 func (s *Set) Close() {
 	if s.closed {
 		return

@@ -176,8 +176,12 @@ func TestSetDropsWhatIsNoLongerReady(t *testing.T) {
 	if evs, err := r.set.Wait(model.Live, 8); !errors.Is(err, model.ErrWouldBlock) || evs != nil {
 		t.Fatalf("Wait with nothing ready = %v, %v, want ErrWouldBlock", evs, err)
 	}
+	if n := r.set.Queued(); n != 1 {
+		t.Fatalf("Queued = %d after a Wait that would block, want 1: it changes nothing", n)
+	}
+	r.wait(8, "", true) // TryWait drops b, which has no event left
 	if n := r.set.Queued(); n != 0 {
-		t.Fatalf("Queued = %d after a Wait that found nothing, want 0", n)
+		t.Fatalf("Queued = %d after a TryWait that found nothing, want 0", n)
 	}
 }
 
@@ -243,8 +247,9 @@ func TestSetBadArgumentsChangeNothing(t *testing.T) {
 }
 
 func TestSetCloseEndsWaitsOnceNothingIsReady(t *testing.T) {
-	r := newSetRig(t, 1)
+	r := newSetRig(t, 2)
 	r.add(0, model.In, model.Edge)
+	r.add(1, model.In, model.Level)
 	ready := r.set.Ready()
 	if r.set.Fired(ready) {
 		t.Fatal("Ready fired on an empty set")
@@ -253,15 +258,17 @@ func TestSetCloseEndsWaitsOnceNothingIsReady(t *testing.T) {
 	if !r.set.Fired(ready) {
 		t.Fatal("Ready did not fire at a wakeup")
 	}
+	r.write(1, 1) // b: level, queued before Close
 	r.set.Close()
 	if err := r.set.Add(model.NewSignal(1), 1, model.In, model.Level); !errors.Is(err, model.ErrClosed) {
 		t.Fatalf("Add after Close = %v, want ErrClosed", err)
 	}
-	if evs, err := r.set.Wait(model.Live, 8); err != nil || len(evs) != 1 {
-		t.Fatalf("Wait after Close with a = %v, %v, want [a]", evs, err)
+	r.write(0, 1) // a wakeup after Close queues nothing more
+	if evs, err := r.set.Wait(model.Live, 8); err != nil || len(evs) != 2 {
+		t.Fatalf("Wait after Close with a and b queued = %v, %v, want [a b]", evs, err)
 	}
-	if _, err := r.set.Wait(model.Live, 8); !errors.Is(err, model.ErrClosed) {
-		t.Fatalf("Wait after Close with nothing ready = %v, want ErrClosed", err)
+	if _, err := r.set.Wait(model.Live, 8); !errors.Is(err, model.ErrClosed) { // b, level, is not queued again
+		t.Fatalf("Wait after Close with nothing queued = %v, want ErrClosed", err)
 	}
 	if !r.set.Fired(r.set.Ready()) {
 		t.Fatal("Ready of a closed set did not fire")

@@ -39,3 +39,34 @@ func Arm(c *Counter, d int) {
 	}
 	c.unlock(l)
 }
+
+// Source returns c as a poll set's source. Its Poll reads c as an
+// eventfd is polled: In while the count is above 0 or c is closed, Out
+// while c is open and below its limit, Hup once closed.
+func Source(c *Counter) watch.Source { return source{c} }
+
+// source is a Counter as a watch.Source.
+type source struct{ c *Counter }
+
+func (s source) Watchers() *watch.List { return &s.c.watch }
+
+func (s source) Arm(d int) { Arm(s.c, d) }
+
+func (s source) Poll() watch.Events {
+	w := s.c.word.Load()
+	count := w & countMask
+	if w&bigBit != 0 {
+		count = s.c.big.Load()
+	}
+	if w&closedBit != 0 {
+		return watch.In | watch.Hup
+	}
+	var ev watch.Events
+	if count != 0 {
+		ev |= watch.In
+	}
+	if count < s.c.Limit() {
+		ev |= watch.Out
+	}
+	return ev
+}

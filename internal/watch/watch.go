@@ -9,12 +9,11 @@
 // and queues itself on its set's ready list.
 //
 // Wake costs a source nothing while no watcher wants it: the source then
-// does not call it at all (see internal/counter's armed watchers). The
-// List is copied on write, so Wake takes no lock.
+// does not call it at all (see internal/counter's armed watchers). Wake
+// takes no lock.
 package watch
 
 import (
-	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -36,21 +35,26 @@ type Watcher interface{ Wake(ev Events) }
 
 // A List is a source's watchers. The zero value is an empty List. A List
 // must not be copied after first use.
+//
+// It is a linked list that Add and Remove never change in place: Add
+// puts a node in front, Remove copies the nodes in front of the one it
+// takes out. So a Wake walks the version it loaded, whole. A source's
+// first watcher costs one node of 24 bytes.
 type List struct {
-	mu sync.Mutex                // serializes Add and Remove
-	ws atomic.Pointer[[]Watcher] // the watchers, replaced whole by Add and Remove
+	mu   sync.Mutex           // serializes Add and Remove
+	head atomic.Pointer[node] // the newest watcher first
+}
+
+type node struct {
+	w    Watcher
+	next *node
 }
 
 // Add adds w.
 func (l *List) Add(w Watcher) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var ws []Watcher
-	if p := l.ws.Load(); p != nil {
-		ws = slices.Clone(*p)
-	}
-	ws = append(ws, w)
-	l.ws.Store(&ws)
+	l.head.Store(&node{w, l.head.Load()})
 }
 
 // Remove removes w and reports whether it was there. A Wake that loaded
@@ -59,32 +63,70 @@ func (l *List) Add(w Watcher) {
 func (l *List) Remove(w Watcher) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	p := l.ws.Load()
-	if p == nil || !slices.Contains(*p, w) {
-		return false
+	var front []*node
+	for n := l.head.Load(); n != nil; n = n.next {
+		if n.w != w {
+			front = append(front, n)
+			continue
+		}
+		rest := n.next
+		for i := len(front) - 1; i >= 0; i-- {
+			rest = &node{front[i].w, rest}
+		}
+		l.head.Store(rest)
+		return true
 	}
-	ws := slices.DeleteFunc(slices.Clone(*p), func(x Watcher) bool { return x == w })
-	if len(ws) == 0 {
-		l.ws.Store(nil)
-	} else {
-		l.ws.Store(&ws)
-	}
-	return true
+	return false
 }
 
 // Len returns the number of watchers.
 func (l *List) Len() int {
-	if p := l.ws.Load(); p != nil {
-		return len(*p)
+	n := 0
+	for x := l.head.Load(); x != nil; x = x.next {
+		n++
 	}
-	return 0
+	return n
 }
 
-// Wake calls each watcher's Wake with ev, in the order they were added.
+// Wake calls each watcher's Wake with ev, the newest first.
 func (l *List) Wake(ev Events) {
-	if p := l.ws.Load(); p != nil {
-		for _, w := range *p {
-			w.Wake(ev)
+	for n := l.head.Load(); n != nil; n = n.next {
+		n.w.Wake(ev)
+	}
+}
+
+// A Source is a value a poll set can watch, as the set sees it.
+type Source interface {
+	// Watchers returns the source's watch list.
+	Watchers() *List
+	// Arm changes the number of the source's armed watchers by d: +1
+	// when a registration starts to need the next wakeup, -1 when it no
+	// longer does (queued, disarmed or removed). Only armed watchers are
+	// sure to be told of a change. After arming, the set polls the source
+	// again, since only changes after Arm returns are told.
+	Arm(d int)
+	// Poll returns the events that hold now, with atomic loads only: In
+	// if a read would not block, Out if a write of 1 would not, Hup once
+	// the source is closed.
+	Poll() Events
+}
+
+// finders are the functions Register added, one per package of sources.
+// They are added by the packages' init functions, before any lookup.
+var finders []func(v any) (Source, bool)
+
+// Register adds f, which returns the Source of a value of its package's
+// source types and reports whether v is one. A package of sources calls
+// it from its init function.
+func Register(f func(v any) (Source, bool)) { finders = append(finders, f) }
+
+// Of returns the Source of v, and false if v is not a source any package
+// registered (or is a nil pointer to one).
+func Of(v any) (Source, bool) {
+	for _, f := range finders {
+		if s, ok := f(v); ok {
+			return s, true
 		}
 	}
+	return nil, false
 }

@@ -25,7 +25,7 @@ func (n *named) Wake(ev watch.Events) {
 	n.t.mu.Unlock()
 }
 
-func TestListWakesItsWatchersInOrder(t *testing.T) {
+func TestListWakesItsWatchersNewestFirst(t *testing.T) {
 	var l watch.List
 	l.Wake(watch.In) // an empty List wakes nobody
 	tp := new(tape)
@@ -38,7 +38,7 @@ func TestListWakesItsWatchersInOrder(t *testing.T) {
 		t.Fatal("Remove(b) did not report true, then false")
 	}
 	l.Wake(watch.Out | watch.Hup)
-	want := []string{"a:1", "b:1", "c:1", "a:6", "c:6"}
+	want := []string{"c:1", "b:1", "a:1", "c:6", "a:6"} // the newest first
 	if !slices.Equal(tp.got, want) {
 		t.Fatalf("wakeups %q, want %q", tp.got, want)
 	}

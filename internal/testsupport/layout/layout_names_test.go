@@ -30,7 +30,7 @@ var misnamed = []string{
 // goFixed are the test files named by Go's conventions, not for a file.
 var goFixed = []string{"main_test.go", "example_test.go", "export_test.go"}
 
-// TestTestFileNames checks the scheme of readyq, workqueue and the
+// TestTestFileNames checks the scheme of readyq, workqueue, poll and the
 // production internals: a test file is named for the file it tests. The
 // tests of x.go are in x_test.go or x_<aspect>_test.go, whatever build
 // tags either has. Tests through the whole API (model, fuzz,
@@ -41,7 +41,7 @@ var goFixed = []string{"main_test.go", "example_test.go", "export_test.go"}
 func TestTestFileNames(t *testing.T) {
 	checkRoot(t)
 	var bad []string
-	for _, rel := range scope(t, []string{"workqueue"}, []string{"readyq", "workqueue"}) {
+	for _, rel := range scope(t, []string{"workqueue"}, []string{"readyq", "workqueue", "poll"}) {
 		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(rel)))
 		if err != nil {
 			t.Fatal(err)

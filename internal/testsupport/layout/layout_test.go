@@ -15,7 +15,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 const module = "github.com/evsync/evsync"
 
 // public are the packages a user imports.
-var public = []string{"semaphore", "signal", "coalesce", "readyq", "workqueue", "clock", "model"}
+var public = []string{"semaphore", "signal", "coalesce", "readyq", "workqueue", "poll", "clock", "model"}
 
 // production are the internal packages the public ones run on.
 var production = []string{"internal/clk", "internal/counter", "internal/evserr", "internal/rq", "internal/waitq", "internal/watch", "internal/window"}

@@ -40,7 +40,7 @@ var overLimit = map[limitKey]int{
 }
 
 // TestTypeLimits counts the methods and fields of every type of readyq,
-// workqueue, model and the production internals, as the default build
+// workqueue, poll, model and the production internals, as the default build
 // sees them (go/types over the source, so of two build-tagged twins only
 // the default one is read). A type may have 30 methods, and a struct 16
 // fields, unless overLimit lists it.
@@ -54,7 +54,7 @@ func TestTypeLimits(t *testing.T) {
 	checkRoot(t)
 	imp := importer.ForCompiler(token.NewFileSet(), "source", nil)
 	counts := map[limitKey]int{}
-	for _, rel := range scope(t, []string{"workqueue", "model"}, []string{"readyq", "workqueue", "model"}) {
+	for _, rel := range scope(t, []string{"workqueue", "model"}, []string{"readyq", "workqueue", "poll", "model"}) {
 		p, err := imp.Import(module + "/" + rel)
 		if err != nil {
 			t.Fatal(err)

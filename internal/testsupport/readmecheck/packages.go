@@ -8,6 +8,7 @@ var packages = map[string]string{
 	"coalesce":  "github.com/evsync/evsync/coalesce",
 	"kube":      "github.com/evsync/evsync/kube",
 	"model":     "github.com/evsync/evsync/model",
+	"poll":      "github.com/evsync/evsync/poll",
 	"readyq":    "github.com/evsync/evsync/readyq",
 	"semaphore": "github.com/evsync/evsync/semaphore",
 	"signal":    "github.com/evsync/evsync/signal",

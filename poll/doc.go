@@ -1,0 +1,72 @@
+// Package poll is epoll for evsync's own primitives: one Set that waits
+// on many sources at once. A source's wakeup puts it on the Set's ready
+// list, so a Wait costs what is ready, not what is registered.
+//
+// Go has no such thing. A program that waits on N channels uses
+// reflect.Select, whose cost grows with N on every wait, or N goroutines
+// fanning in to one channel. A Set holds N registrations and a ready
+// list, and its Wait takes from the list.
+//
+// # The epoll mapping
+//
+//	poll                          epoll (fs/eventpoll.c)
+//	Set[K]                        an epoll instance
+//	Add(src, key, events, mode)   EPOLL_CTL_ADD; key is epoll_data
+//	Modify(src, events, mode)     EPOLL_CTL_MOD (re-arms a one-shot source)
+//	Remove(src)                   EPOLL_CTL_DEL
+//	Wait(ctx, buf, max)           epoll_wait with maxevents max
+//	TryWait(buf, max)             epoll_wait with a timeout of 0
+//	In, Out, Hup                  EPOLLIN, EPOLLOUT, EPOLLHUP
+//	Edge, Level, OneShot          EPOLLET, the default (LT), EPOLLONESHOT
+//	a source's wakeup             ep_poll_callback
+//	Ready()                       poll on the epoll fd itself
+//
+// # Sources
+//
+// A source is one of:
+//
+//   - a *signal.Signal: In while its count is above 0, Out below Max
+//   - a *semaphore.Semaphore: In while it holds units, Out below its
+//     limit
+//
+// Each wakes its Sets as an eventfd wakes its epoll instances: a write
+// (Add, Release, a write of 0 included) with In, a read that takes units
+// with Out, SetLimit with both, Close with Hup. A closed source reports
+// Hup whether asked for or not, and In, since a read no longer blocks.
+// That is where a Set differs from epoll: a Go value has no fd, so a
+// closed source stays in the Set and says so, while a closed eventfd
+// leaves its epoll instance. A source may be in several Sets.
+//
+// # Modes
+//
+// The events of a registration are those it asks for (In, Out or both)
+// that hold when a Wait polls the source again, plus Hup. A source with
+// none left is dropped from the ready list until its next wakeup.
+//
+//   - Level: reported, then queued again at the tail, so that sources
+//     that stay ready are reported round-robin under max.
+//   - Edge: reported once per wakeup. A source that stays ready is not
+//     reported again until its next wakeup, a write of 0 included.
+//   - OneShot: reported once, then deaf until Modify re-arms it.
+//
+// Package model's Set is the sequential model of a Set over counters. It
+// is checked against the kernel's epoll over eventfds, call by call, and
+// a Set is checked against it.
+//
+// # Cost
+//
+// A source pays for its Sets only while one of its registrations waits
+// for its next wakeup (armed). Then every change of the source takes its
+// lock and wakes the registration, which queues it and releases the
+// source again. A source nobody watches, or whose registrations are all
+// queued, runs its lock-free paths as before. A Wait holds the Set's lock
+// while it polls the sources it reports, which is a few atomic loads
+// each.
+//
+// # Waiters
+//
+// Blocked Wait callers are served in FIFO order, each with up to its max
+// events. A wakeup that queues a source hands it to one caller, epoll's
+// EPOLLEXCLUSIVE, so several goroutines can wait on one Set without a
+// thundering herd.
+package poll

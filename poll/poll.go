@@ -1,0 +1,508 @@
+package poll
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/evsync/evsync/internal/evserr"
+	"github.com/evsync/evsync/internal/waitq"
+	"github.com/evsync/evsync/internal/watch"
+	"github.com/evsync/evsync/readyq"
+)
+
+// Errors returned by this package. They are the same values in every
+// evsync package and work with errors.Is.
+var (
+	// ErrInvalid is returned for arguments that can never succeed: a
+	// value that is not a source, events other than In and Out, a mode
+	// that is not a Mode, a nil context or max ≤ 0.
+	ErrInvalid = evserr.ErrInvalid
+	// ErrClosed is returned by Add and Modify after Close, and by Wait
+	// once the Set is closed and nothing is left to report.
+	ErrClosed = evserr.ErrClosed
+	// ErrExists is returned by Add for a source already in the Set
+	// (EEXIST).
+	ErrExists = evserr.ErrExists
+	// ErrNotFound is returned by Modify and Remove for a source not in
+	// the Set (ENOENT).
+	ErrNotFound = evserr.ErrNotFound
+)
+
+// Events is a set of readiness events.
+type Events uint8
+
+// The events. A registration asks for In, Out or both. Hup is reported
+// whether asked for or not.
+const (
+	In  = Events(watch.In)  // readable: a read would not block (EPOLLIN)
+	Out = Events(watch.Out) // writable: a write of 1 would not block (EPOLLOUT)
+	Hup = Events(watch.Hup) // the source is closed (EPOLLHUP)
+)
+
+// String returns the events as "in|out|hup", or "none".
+func (e Events) String() string {
+	var names []string
+	for _, x := range []struct {
+		ev   Events
+		name string
+	}{{In, "in"}, {Out, "out"}, {Hup, "hup"}} {
+		if e&x.ev != 0 {
+			names = append(names, x.name)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, "|")
+}
+
+// A Mode is how a registration is queued again after it was reported.
+// The modes are readyq's.
+type Mode = readyq.Mode
+
+// The modes: Edge (EPOLLET), Level (epoll's default) and OneShot
+// (EPOLLONESHOT). See the package documentation.
+const (
+	Edge    = readyq.Edge
+	Level   = readyq.Level
+	OneShot = readyq.OneShot
+)
+
+// An Event is one report of a Wait: the key a source was added with, and
+// its events (epoll's struct epoll_event).
+type Event[K comparable] struct {
+	Key    K
+	Events Events
+}
+
+// A Set is a set of sources and the ready list of those whose wakeup
+// queued them. The zero value is an empty, open Set. A Set must not be
+// copied after first use.
+//
+// Every call may be made from any goroutine. Add, Modify, Remove and Close
+// synchronize before the Waits that report what they changed. A source's
+// change synchronizes before the Wait that reports it.
+//
+// Cancel safety: a Wait that returns ctx.Err() reported nothing and
+// changed nothing. Events are never handed to a caller whose context is
+// already done. They may be handed over while the context is still live,
+// and the context may end before the caller wakes. Then the Wait took
+// effect first and returns the events with a nil error.
+type Set[K comparable] struct {
+	_ noCopy
+
+	mu      sync.Mutex
+	regs    map[any]*reg[K] // the interest list, by source
+	head    *reg[K]         // the ready list, oldest first
+	tail    *reg[K]
+	closed  bool
+	waiters waitq.Queue[take[K]] // blocked Wait callers
+	ready   waitq.Notifier       // Ready()
+	again   []*reg[K]            // harvest's scratch: the level registrations to queue again
+}
+
+// New returns an empty, open Set, the same as the zero value.
+func New[K comparable]() *Set[K] { return new(Set[K]) }
+
+// A state is where a registration is.
+type state uint8
+
+const (
+	armed    state = iota // waiting for its next wakeup: its source tells it of every change
+	queued                // on the ready list: every wakeup is absorbed
+	disarmed              // one-shot and reported: deaf until Modify
+	off                   // removed, or left over at Close: deaf for good
+)
+
+// A reg is one source's registration in a Set. Its fields are guarded by
+// the Set's mu, but set, src and key, which never change.
+type reg[K comparable] struct {
+	set    *Set[K]
+	src    watch.Source
+	key    K
+	events Events // asked for: In, Out or both
+	mode   Mode
+	state  state
+	prev   *reg[K] // the ready list's links, while queued
+	next   *reg[K]
+}
+
+// Wake is the source's wakeup (ep_poll_callback).
+func (r *reg[K]) Wake(ev watch.Events) { r.set.wake(r, Events(ev)) }
+
+// has returns the events of r that hold now: those it asks for that its
+// source reports, plus Hup.
+func (r *reg[K]) has() Events {
+	return Events(r.src.Poll()) & (r.events | Hup)
+}
+
+// valid reports whether events and m are what Add and Modify take.
+func valid(events Events, m Mode) bool {
+	return events != 0 && events&^(In|Out) == 0 && m <= OneShot
+}
+
+// Add adds src with key, asking for events in mode m (EPOLL_CTL_ADD). If
+// src has one of them now, it is queued at once. It returns:
+//   - nil once src is in the Set
+//   - ErrInvalid if src is not a source (see the package documentation),
+//     or is a nil pointer, if events are not In, Out or both, or if m is
+//     not a Mode
+//   - ErrClosed after Close
+//   - ErrExists if src is in the Set already
+//
+// A call that returns an error changes nothing.
+func (s *Set[K]) Add(src any, key K, events Events, m Mode) error {
+	if !valid(events, m) {
+		return ErrInvalid
+	}
+	ws, ok := watch.Of(src)
+	if !ok {
+		return ErrInvalid
+	}
+	s.mu.Lock()
+	defer s.unlock()
+	switch {
+	case s.closed:
+		return ErrClosed
+	case s.regs[src] != nil:
+		return ErrExists
+	}
+	if s.regs == nil {
+		s.regs = make(map[any]*reg[K])
+	}
+	r := &reg[K]{set: s, src: ws, key: key, events: events, mode: m}
+	s.regs[src] = r
+	ws.Watchers().Add(r)
+	ws.Arm(1)
+	if r.has() != 0 { // polled after Arm: a change since is told to r
+		s.queue(r)
+	}
+	return nil
+}
+
+// Modify sets the events and mode of src's registration (EPOLL_CTL_MOD).
+// It re-arms a one-shot registration that was reported, and queues it if
+// it has one of its events now. It returns nil, ErrInvalid or ErrClosed
+// as Add does, or ErrNotFound if src is not in the Set.
+func (s *Set[K]) Modify(src any, events Events, m Mode) error {
+	if !valid(events, m) {
+		return ErrInvalid
+	}
+	s.mu.Lock()
+	defer s.unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	r := s.regs[src]
+	if r == nil {
+		return ErrNotFound
+	}
+	r.events, r.mode = events, m
+	if r.state == disarmed {
+		r.state = armed
+		r.src.Arm(1)
+	}
+	if r.state == armed && r.has() != 0 {
+		s.queue(r)
+	}
+	return nil
+}
+
+// Remove takes src out of the Set (EPOLL_CTL_DEL). No Wait reports it
+// once Remove has returned. It returns nil, or ErrNotFound if src is not
+// in the Set. Remove works on a closed Set too.
+func (s *Set[K]) Remove(src any) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.regs[src]
+	if r == nil {
+		return ErrNotFound
+	}
+	delete(s.regs, src)
+	s.drop(r)
+	r.src.Watchers().Remove(r)
+	return nil
+}
+
+// drop turns r off: it leaves the ready list, or releases its source if
+// it was armed.
+func (s *Set[K]) drop(r *reg[K]) {
+	switch r.state {
+	case queued:
+		s.unlink(r)
+	case armed:
+		r.src.Arm(-1)
+	}
+	r.state = off
+}
+
+// Len returns the number of sources in the Set.
+func (s *Set[K]) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.regs)
+}
+
+// wake is a wakeup of r with events ev. An armed registration that asks
+// for one of them (Hup always counts) is queued; any other absorbs it.
+//
+// A source may call it after Remove or Close has taken r off its list, if
+// it loaded the list before. Both turn r off first, so it is ignored.
+func (s *Set[K]) wake(r *reg[K], ev Events) {
+	hook(pointWake)
+	s.mu.Lock()
+	if r.state != armed || ev&(r.events|Hup) == 0 {
+		s.mu.Unlock()
+		return
+	}
+	s.queue(r)
+	s.unlock()
+}
+
+// queue puts the armed registration r at the tail of the ready list and
+// releases its source, since a queued registration absorbs every wakeup.
+// Then it serves the blocked callers.
+func (s *Set[K]) queue(r *reg[K]) {
+	r.src.Arm(-1)
+	s.link(r)
+	s.settle()
+}
+
+// link puts r at the tail of the ready list.
+func (s *Set[K]) link(r *reg[K]) {
+	r.state, r.prev, r.next = queued, s.tail, nil
+	if s.tail == nil {
+		s.head = r
+	} else {
+		s.tail.next = r
+	}
+	s.tail = r
+}
+
+// unlink takes r off the ready list.
+func (s *Set[K]) unlink(r *reg[K]) {
+	if r.prev == nil {
+		s.head = r.next
+	} else {
+		r.prev.next = r.next
+	}
+	if r.next == nil {
+		s.tail = r.prev
+	} else {
+		r.next.prev = r.prev
+	}
+	r.prev, r.next = nil, nil
+}
+
+// harvest takes up to max events off the ready list, appends them to buf
+// and returns it (ep_send_events). It polls each registration it takes.
+//   - One with no event left is dropped, armed for its next wakeup.
+//   - A level one is reported and queued again at the tail, after the
+//     registrations it did not reach.
+//   - An edge one is reported and armed for its next wakeup.
+//   - A one-shot one is reported and disarmed until Modify.
+//
+// An edge registration is armed before the poll, so a change after the
+// poll wakes it again, as a wakeup during epoll's scan goes to its
+// overflow list. A level or one-shot one that is still ready needs no
+// arming. After Close nothing is armed or queued again.
+func (s *Set[K]) harvest(buf []Event[K], max int) []Event[K] {
+	again := s.again[:0]
+	for n := 0; n < max && s.head != nil; {
+		r := s.head
+		s.unlink(r)
+		ev := Events(0)
+		if r.mode != Edge || s.closed {
+			ev = r.has() // a level or one-shot one still ready stays released
+		}
+		if ev == 0 && !s.closed {
+			r.state = armed
+			r.src.Arm(1)
+			hook(pointHarvest)
+			ev = r.has() // polled after Arm: a change since is told to r
+		}
+		if ev == 0 {
+			if s.closed {
+				r.state = off
+			}
+			continue // dropped: armed until its next wakeup
+		}
+		buf = append(buf, Event[K]{r.key, ev})
+		n++
+		wasArmed := r.state == armed
+		switch {
+		case s.closed:
+			r.state = off
+		case r.mode == Level:
+			again = append(again, r)
+		case r.mode == OneShot:
+			r.state = disarmed
+		default: // edge: stays armed
+			continue
+		}
+		if wasArmed {
+			r.src.Arm(-1)
+		}
+	}
+	for _, r := range again {
+		s.link(r)
+	}
+	clear(again)
+	s.again = again[:0]
+	return buf
+}
+
+// A take is a blocked Wait caller's payload. The granter appends up to max
+// events to buf under the lock, and the caller gets buf back after waking.
+type take[K comparable] struct {
+	buf []Event[K]
+	max int
+}
+
+// settle serves blocked callers after a change: queued registrations go
+// to the callers, oldest first, each with up to its max events. After
+// Close, once nothing is queued, they get ErrClosed. An armed Ready
+// channel fires if a Wait would not block.
+func (s *Set[K]) settle() {
+	for s.head != nil {
+		w := s.waiters.Front()
+		if w == nil {
+			break
+		}
+		p := w.P
+		n := len(p.buf)
+		if p.buf = s.harvest(p.buf, p.max); len(p.buf) > n {
+			s.waiters.Grant(w, p)
+		}
+	}
+	if s.closed && s.head == nil {
+		s.waiters.RejectAll()
+	}
+	s.ready.Fire(s.head != nil || s.closed)
+}
+
+// unlock releases mu and wakes the callers settled meanwhile.
+func (s *Set[K]) unlock() {
+	w := s.waiters.Woken()
+	s.mu.Unlock()
+	waitq.WakeAll(w)
+}
+
+// owner is a Set as the waitq.Owner of its waiters: a cancelled caller
+// leaves under mu, and the Unlock serves those behind it.
+type owner[K comparable] Set[K]
+
+// Lock takes the Set's lock.
+func (o *owner[K]) Lock() { o.mu.Lock() }
+
+// Unlock serves those behind a waiter that left and releases the lock.
+func (o *owner[K]) Unlock() {
+	s := (*Set[K])(o)
+	s.settle()
+	s.unlock()
+}
+
+// Wait waits until a source is ready, then reports up to max events,
+// appended to buf (epoll_wait). Sources queued but no longer ready are
+// dropped and not reported; Wait goes on waiting if nothing else is
+// ready. It returns:
+//   - buf with the events and nil
+//   - buf and ErrInvalid at once for a nil ctx or max ≤ 0
+//   - buf and ctx.Err() at once if ctx is already done, or when ctx ends
+//     while it waits
+//   - buf and ErrClosed once the Set is closed and nothing is left to
+//     report
+//
+// A caller that passes back its previous batch, as buf[:0], allocates
+// nothing once buf is large enough.
+func (s *Set[K]) Wait(ctx context.Context, buf []Event[K], max int) ([]Event[K], error) {
+	if ctx == nil || max <= 0 {
+		return buf, ErrInvalid
+	}
+	if err := ctx.Err(); err != nil {
+		return buf, err
+	}
+	s.mu.Lock()
+	n := len(buf)
+	if buf = s.harvest(buf, max); len(buf) > n {
+		s.unlock()
+		return buf, nil
+	}
+	if s.closed {
+		s.mu.Unlock()
+		return buf, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		s.mu.Unlock()
+		return buf, err
+	}
+	w := s.waiters.Push(ctx.Done(), take[K]{buf, max})
+	s.mu.Unlock()
+	woke := w.Sleep()
+	p, r := s.waiters.Finish((*owner[K])(s), w, woke)
+	switch r {
+	case waitq.Closed:
+		return buf, ErrClosed
+	case waitq.Cancelled:
+		return buf, ctx.Err()
+	}
+	return p.buf, nil // granted, also if ctx ended after the hand-over
+}
+
+// TryWait reports up to max events without waiting (epoll_wait with a
+// timeout of 0), appended to buf. It returns buf unchanged if nothing is
+// ready or max ≤ 0.
+func (s *Set[K]) TryWait(buf []Event[K], max int) []Event[K] {
+	if max <= 0 {
+		return buf
+	}
+	s.mu.Lock()
+	buf = s.harvest(buf, max)
+	s.mu.Unlock()
+	return buf
+}
+
+// Ready returns a channel that is closed once a Wait would not block on a
+// queued source: when a source is queued, or when the Set is closed. Each
+// call returns a channel for the next such moment. The queued source may
+// turn out no longer ready, or be taken by another caller, when a Wait or
+// TryWait gets to it, as epoll's readiness may be stale. So a goroutine
+// woken by it calls TryWait, and Ready again if that reports nothing.
+func (s *Set[K]) Ready() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ready.Arm(s.head != nil || s.closed)
+}
+
+// Close closes the Set. From then on:
+//   - Add and Modify return ErrClosed; Remove still works
+//   - no source queues anything, and sources pay nothing for the Set
+//   - Wait reports what is queued and still ready, each source at most
+//     once more, then returns ErrClosed; blocked Waits return ErrClosed
+//
+// Close fires an armed Ready channel. It is idempotent.
+func (s *Set[K]) Close() {
+	s.mu.Lock()
+	defer s.unlock()
+	if s.closed {
+		return
+	}
+	s.closed = true
+	for _, r := range s.regs {
+		if r.state == armed || r.state == disarmed {
+			s.drop(r)
+		}
+		r.src.Watchers().Remove(r)
+	}
+	s.settle()
+}
+
+// noCopy lets go vet's copylocks check flag copies of a Set.
+type noCopy struct{}
+
+// Lock is a no-op. Its presence is what go vet looks for.
+func (*noCopy) Lock() {}
+
+// Unlock is a no-op, the pair of Lock.
+func (*noCopy) Unlock() {}

@@ -1,0 +1,185 @@
+package poll_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"runtime"
+	"testing"
+
+	"github.com/evsync/evsync/poll"
+	"github.com/evsync/evsync/signal"
+)
+
+// waitSizes are the numbers of registered sources of BenchmarkWaitOneReady.
+var waitSizes = []int{10, 1_000, 100_000}
+
+// BenchmarkWaitOneReady is one ready event among n registered sources: an
+// op writes 1 to one source (round-robin), waits for the one event it
+// makes, and reads the source. The impls:
+//
+//   - evsync: n signals in a Set, edge-triggered; Wait with max 1.
+//   - reflect: reflect.Select over the n signals' Ready channels, each
+//     renewed once it fired (not above 65,536 cases).
+//   - fanin: one goroutine per signal, blocked in its Wait, sends the
+//     signal's key to one channel.
+//   - epoll: the kernel's epoll over n eventfds (Linux; fdlimit permitting),
+//     with write, epoll_wait and read (poll_bench_linux_test.go).
+func BenchmarkWaitOneReady(b *testing.B) {
+	for _, n := range waitSizes {
+		b.Run(fmt.Sprintf("n=%d/impl=evsync", n), func(b *testing.B) { benchSet(b, n) })
+		if n <= 65536 {
+			b.Run(fmt.Sprintf("n=%d/impl=reflect", n), func(b *testing.B) { benchReflect(b, n) })
+		}
+		b.Run(fmt.Sprintf("n=%d/impl=fanin", n), func(b *testing.B) { benchFanIn(b, n) })
+		b.Run(fmt.Sprintf("n=%d/impl=epoll", n), func(b *testing.B) { benchEpoll(b, n) })
+	}
+}
+
+func signals(n int) []*signal.Signal {
+	sigs := make([]*signal.Signal, n)
+	for i := range sigs {
+		sigs[i] = signal.New(0)
+	}
+	return sigs
+}
+
+func benchSet(b *testing.B, n int) {
+	sigs := signals(n)
+	var set poll.Set[int]
+	defer set.Close()
+	for i, s := range sigs {
+		if err := set.Add(s, i, poll.In, poll.Edge); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	buf := make([]poll.Event[int], 0, 1)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		sigs[i].Add(1)
+		buf, _ = set.Wait(ctx, buf[:0], 1)
+		if len(buf) != 1 || buf[0].Key != i || sigs[i].Take() != 1 {
+			b.Fatalf("Wait = %v after a write to %d", buf, i)
+		}
+		if i++; i == n {
+			i = 0
+		}
+	}
+}
+
+func benchReflect(b *testing.B, n int) {
+	sigs := signals(n)
+	cases := make([]reflect.SelectCase, n)
+	for i, s := range sigs {
+		cases[i] = reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(s.Ready())}
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		sigs[i].Add(1)
+		chosen, _, _ := reflect.Select(cases)
+		if chosen != i || sigs[i].Take() != 1 {
+			b.Fatalf("Select chose %d after a write to %d", chosen, i)
+		}
+		cases[i].Chan = reflect.ValueOf(sigs[i].Ready())
+		if i++; i == n {
+			i = 0
+		}
+	}
+}
+
+func benchFanIn(b *testing.B, n int) {
+	sigs := signals(n)
+	ctx, cancel := context.WithCancel(context.Background())
+	out := make(chan int)
+	done := make(chan struct{})
+	for i, s := range sigs {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for {
+				if _, err := s.Wait(ctx); err != nil {
+					return
+				}
+				select {
+				case out <- i:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	defer func() {
+		cancel()
+		for range sigs {
+			<-done
+		}
+	}()
+	b.ReportMetric(float64(runtime.NumGoroutine()), "goroutines")
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		sigs[i].Add(1)
+		if k := <-out; k != i {
+			b.Fatalf("got %d after a write to %d", k, i)
+		}
+		if i++; i == n {
+			i = 0
+		}
+	}
+}
+
+// BenchmarkQueuedWrite is a write to a source: Add(1), with a Take every
+// 1,024 writes. source=alone is a signal in no Set; source=queued is one
+// in a Set whose registration is queued (reported by no Wait yet), which
+// is what a busy source is between two Waits.
+func BenchmarkQueuedWrite(b *testing.B) {
+	for _, state := range []string{"alone", "queued"} {
+		b.Run("source="+state, func(b *testing.B) {
+			s := signal.New(0)
+			var set poll.Set[int]
+			defer set.Close()
+			if state == "queued" {
+				if err := set.Add(s, 1, poll.In, poll.Edge); err != nil {
+					b.Fatal(err)
+				}
+				s.Add(1) // queued from now on
+			}
+			i := 0
+			for b.Loop() {
+				s.Add(1)
+				if i++; i&1023 == 0 {
+					s.Take()
+					s.Add(1)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkMemoryPerSource reports the heap a registration holds: the
+// live heap after n signals are added to a Set, less the live heap
+// before, per signal (B/source), and the bytes allocated meanwhile,
+// growth of the Set's map included (alloc-B/source).
+func BenchmarkMemoryPerSource(b *testing.B) {
+	const n = 100_000
+	for b.Loop() {
+		sigs := signals(n)
+		set := new(poll.Set[int])
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for i, s := range sigs {
+			if err := set.Add(s, i, poll.In, poll.Edge); err != nil {
+				b.Fatal(err)
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/source")
+		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/n, "alloc-B/source")
+		runtime.KeepAlive(sigs)
+		set.Close()
+	}
+}

@@ -1,0 +1,104 @@
+//go:build evsynchooks
+
+package poll_test
+
+// The windows of a Set (points.go): each test stops a goroutine at one
+// point, makes the other side's call exactly then, lets it go on, and
+// checks the outcome. Run with
+//
+//	go test -race -tags evsynchooks ./poll/
+
+import (
+	"sync/atomic"
+	"testing"
+
+	"github.com/evsync/evsync/poll"
+	"github.com/evsync/evsync/signal"
+)
+
+// stopAt registers a hook that stops the first goroutine to reach p until
+// the test closes the returned release channel, and reports on hits each
+// time any goroutine reaches the point given as watch. The hook goes at
+// the test's end.
+func stopAt(t *testing.T, p, watch poll.Point) (stopped <-chan struct{}, release chan<- struct{}, hits <-chan struct{}) {
+	in, out, hit := make(chan struct{}), make(chan struct{}), make(chan struct{}, 16)
+	var stopping atomic.Bool
+	poll.SetHook(func(q poll.Point) {
+		if q == watch {
+			select {
+			case hit <- struct{}{}:
+			default:
+			}
+		}
+		if q == p && stopping.CompareAndSwap(false, true) {
+			in <- struct{}{}
+			<-out
+		}
+	})
+	t.Cleanup(func() { poll.SetHook(nil) })
+	return in, out, hit
+}
+
+// TestHookWakeAfterRemoveIsIgnored stops a source's wakeup in wake, after
+// the source read its list of watchers and before the Set's lock. Remove
+// runs to the end meanwhile. The wakeup must then find the registration
+// off: nothing is reported after Remove returned. Had Remove left it
+// armed, the late wakeup would queue a source the Set no longer holds.
+func TestHookWakeAfterRemoveIsIgnored(t *testing.T) {
+	var set poll.Set[int]
+	defer set.Close()
+	sig := signal.New(0)
+	if err := set.Add(sig, 1, poll.In, poll.Edge); err != nil {
+		t.Fatal(err)
+	}
+	stopped, release, _ := stopAt(t, poll.PointWake, poll.PointWake)
+	added := make(chan error)
+	go func() { added <- sig.Add(1) }()
+	<-stopped // the writer's wakeup is in the window
+	if err := set.Remove(sig); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-added; err != nil {
+		t.Fatal(err)
+	}
+	if evs := set.TryWait(nil, 4); len(evs) != 0 {
+		t.Fatalf("TryWait after Remove returned = %v, want nothing", evs)
+	}
+}
+
+// TestHookWriteWhileHarvestArms stops a TryWait in harvest, with an edge
+// registration armed and its source, empty, not yet polled. A write is
+// made in the window. The harvest's poll must see it, since the write
+// came after the Arm: the source is reported, now or at the next wait.
+// Had harvest polled before arming, the write would find the
+// registration not yet armed, tell nobody, and its edge would be lost.
+func TestHookWriteWhileHarvestArms(t *testing.T) {
+	var set poll.Set[int]
+	defer set.Close()
+	sig := signal.New(0)
+	if err := set.Add(sig, 1, poll.In, poll.Edge); err != nil {
+		t.Fatal(err)
+	}
+	sig.Add(1) // queued
+	sig.Take() // empty, still queued
+	stopped, release, woke := stopAt(t, poll.PointHarvest, poll.PointWake)
+	reported := make(chan []poll.Event[int])
+	go func() { reported <- set.TryWait(nil, 4) }()
+	<-stopped // the harvest holds the lock, the registration armed
+	added := make(chan error, 1)
+	go func() { added <- sig.Add(1) }()
+	select { // the write is made: it reached its wakeup, or returned without one
+	case <-woke:
+	case err := <-added:
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(release)
+	evs := <-reported
+	evs = set.TryWait(evs, 4)
+	if len(evs) == 0 {
+		t.Fatal("a write made while the harvest armed the source was never reported")
+	}
+}
