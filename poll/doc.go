@@ -28,6 +28,8 @@
 //   - a *signal.Signal: In while its count is above 0, Out below Max
 //   - a *semaphore.Semaphore: In while it holds units, Out below its
 //     limit
+//   - a *semaphore.Limiter: In while it has free units, Out while some
+//     are held
 //
 // Each wakes its Sets as an eventfd wakes its epoll instances: a write
 // (Add, Release, a write of 0 included) with In, a read that takes units

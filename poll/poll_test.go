@@ -258,3 +258,36 @@ func TestSetEventsAreModelEvents(t *testing.T) {
 		t.Error("the modes are not model's")
 	}
 }
+
+// TestALimiterIsASource: a Limiter is readable while it has free units,
+// and a Release that frees one wakes it.
+func TestALimiterIsASource(t *testing.T) {
+	l := semaphore.NewLimiter(2)
+	var set poll.Set[string]
+	defer set.Close()
+	if err := set.Add(l, "l", poll.In|poll.Out, poll.Edge); err != nil {
+		t.Fatal(err)
+	}
+	want := func(ev poll.Events) {
+		t.Helper()
+		got := set.TryWait(nil, 4)
+		if ev == 0 && len(got) == 0 {
+			return
+		}
+		if len(got) != 1 || got[0].Events != ev {
+			t.Fatalf("TryWait = %v, want [{l %v}]", got, ev)
+		}
+	}
+	want(poll.In) // all free: readable, nothing held to release
+	if !l.TryAcquire(2) {
+		t.Fatal("TryAcquire(2) of 2 free failed")
+	}
+	want(poll.Out) // the acquire woke it: nothing free, all held
+	if err := l.Release(1); err != nil {
+		t.Fatal(err)
+	}
+	want(poll.In | poll.Out)
+	want(0)
+	l.Close()
+	want(poll.In | poll.Hup)
+}

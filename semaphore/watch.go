@@ -5,12 +5,22 @@ import (
 	"github.com/evsync/evsync/internal/watch"
 )
 
-// A *Semaphore is a source of poll sets: readable while it holds units,
-// writable below its limit, closed once Close ran.
+// A *Semaphore and a *Limiter are sources of poll sets. A Semaphore is
+// readable while it holds units, and writable below its limit. A Limiter
+// is readable while it has free units, and writable while some are held.
+// Both are closed once Close ran, and then readable too, since an acquire
+// no longer blocks.
 func init() {
 	watch.Register(func(v any) (watch.Source, bool) {
-		if s, ok := v.(*Semaphore); ok && s != nil {
-			return counter.Source(&s.c), true
+		switch s := v.(type) {
+		case *Semaphore:
+			if s != nil {
+				return counter.Source(&s.c), true
+			}
+		case *Limiter:
+			if s != nil {
+				return counter.Source(&s.c), true
+			}
 		}
 		return nil, false
 	})
