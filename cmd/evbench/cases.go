@@ -88,6 +88,11 @@ type bench struct {
 	against string // the evsync row it is compared with, if not the reference
 	ceiling bool   // not an alternative: the summary leaves it out
 	run     func(stop *atomic.Bool) (tally, error)
+	// prep, if set, is called before each run and off the clock: it
+	// makes the run's state (100,000 registered sources), and returns
+	// the run and a function that frees the state after it. run is then
+	// unused.
+	prep func() (run func(stop *atomic.Bool) (tally, error), free func(), err error)
 }
 
 // tally is what a driver counts: operations (writes in the notify
@@ -128,6 +133,8 @@ func workloadsOf(groups []string, cpus []int) []workload {
 			ws = append(ws, sweepWorkloads()...)
 		case "scaling":
 			ws = append(ws, scalingWorkloads(cpus)...)
+		case "poll":
+			ws = append(ws, pollWorkloads()...)
 		default:
 			panic("evbench: no workload group " + g)
 		}

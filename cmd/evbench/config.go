@@ -33,6 +33,7 @@ var groupOrder = []struct{ name, about string }{
 	{"notify", "paced writers and one reader: what waking the reader costs per write, coalescing policies"},
 	{"sweep", "the notify workload across write rates (100/s to unthrottled): the coalescing trade-off"},
 	{"scaling", "semaphore cost against the number of goroutines (1 to 128), limits 1 and 4; with -cpu, g 8 and 64 at each GOMAXPROCS"},
+	{"poll", "one ready source among 10 to 100,000 registered: a poll.Set against reflect.Select, a goroutine per source, and epoll"},
 }
 
 // defaultGroups run when -workloads is not given (without -plot).
@@ -40,7 +41,7 @@ var defaultGroups = []string{"semaphore", "readyq", "signal", "notify"}
 
 // plotGroups are the groups whose results -plot draws; they are the
 // default groups when -plot is given.
-var plotGroups = []string{"sweep", "scaling"}
+var plotGroups = []string{"sweep", "scaling", "poll"}
 
 // Default run lengths: long enough for stable medians, short enough that
 // the default run stays under a minute. The sweep's low rates need a

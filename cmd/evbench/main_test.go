@@ -378,10 +378,10 @@ func TestConfigDefaults(t *testing.T) {
 	if c := parse("-json"); c.format != "json" {
 		t.Errorf("-json: format %q", c.format)
 	}
-	if c := parse("-plot"); strings.Join(c.groups, ",") != "sweep,scaling" || c.plotDir != defaultPlotDir {
+	if c := parse("-plot"); strings.Join(c.groups, ",") != "sweep,scaling,poll" || c.plotDir != defaultPlotDir {
 		t.Errorf("-plot: groups %v, into %q", c.groups, c.plotDir)
 	}
-	if c := parse("-plotdir", "charts"); c.plotDir != "charts" || strings.Join(c.groups, ",") != "sweep,scaling" {
+	if c := parse("-plotdir", "charts"); c.plotDir != "charts" || strings.Join(c.groups, ",") != "sweep,scaling,poll" {
 		t.Errorf("-plotdir charts: into %q, groups %v", c.plotDir, c.groups)
 	}
 	if c := parse(); c.plotDir != "" {
@@ -408,7 +408,7 @@ func TestConfigDefaults(t *testing.T) {
 	if c := parse("-cpu", "3", "-workloads", "scaling,semaphore"); !slices.Equal(c.cpus, []int{3}) || strings.Join(c.groups, ",") != "semaphore,scaling" {
 		t.Errorf("-cpu 3 -workloads scaling,semaphore: cpus %v, groups %v", c.cpus, c.groups)
 	}
-	if c := parse("-plot", "-cpu", "1,2"); strings.Join(c.groups, ",") != "sweep,scaling" {
+	if c := parse("-plot", "-cpu", "1,2"); strings.Join(c.groups, ",") != "sweep,scaling,poll" {
 		t.Errorf("-plot -cpu 1,2: groups %v, want -plot's", c.groups)
 	}
 }

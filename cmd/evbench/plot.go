@@ -19,7 +19,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// The charts -plot writes, from the sweep and scaling workloads:
+// The charts -plot writes, from the sweep, scaling and poll workloads:
 //
 //	sweep-cpu.svg        CPU per write relative to immediate wake-ups,
 //	                     against the write rate, one line per policy, the
@@ -29,6 +29,8 @@ import (
 //	scaling-limit4.svg   one line per implementation, limits 1 and 4
 //	scaling-cpu.svg      with -cpu: semaphore ns/op against GOMAXPROCS, one
 //	                     line per implementation, limit 4, 64 goroutines
+//	poll.svg             ns per ready event against the registered
+//	                     sources, one line per way of waiting
 //
 // Every point is the median of its runs; its bar spans the fastest and
 // the slowest run. On sweep-cpu.svg a point is the policy's median cost
@@ -184,6 +186,15 @@ func writeCharts(dir string, rs []result, caption string) ([]string, error) {
 			p.X.Tick.Marker = valueTicks(ns)
 		}
 		if err := save(p, err, "scaling-cpu.svg"); err != nil {
+			return files, err
+		}
+	}
+	n := func(w workload) float64 { return float64(w.paramN("n")) }
+	every := func(result) bool { return true }
+	if ns := collect(rs, "poll", metricOf(mNsPerOp), n, every); len(ns) != 0 {
+		p, err := lineChart(ns, "one ready event among n registered sources",
+			"registered sources", "ns per ready event (lower is better)", true, false)
+		if err := save(p, err, "poll.svg"); err != nil {
 			return files, err
 		}
 	}

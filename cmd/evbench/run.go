@@ -66,12 +66,21 @@ const maxRun = time.Second
 
 // measureFor runs c once for about d.
 func measureFor(c bench, d time.Duration) (sample, error) {
+	run := c.run
+	if c.prep != nil {
+		r, free, err := c.prep()
+		if err != nil {
+			return sample{}, err
+		}
+		defer free()
+		run = r
+	}
 	runtime.GC()
 	var stop atomic.Bool
 	before := snap()
 	t := time.AfterFunc(d, func() { stop.Store(true) })
 	defer t.Stop()
-	n, err := c.run(&stop)
+	n, err := run(&stop)
 	after := snap()
 	return sample{n: n, wall: after.at.Sub(before.at), cpu: after.cpu - before.cpu,
 		mallocs: after.mallocs - before.mallocs}, err

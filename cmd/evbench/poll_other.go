@@ -1,0 +1,16 @@
+//go:build !linux
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+)
+
+// pollEpollCase is the kernel's epoll, which only Linux has.
+func pollEpollCase(int) prep {
+	return func() (func(*atomic.Bool) (tally, error), func(), error) {
+		return nil, nil, fmt.Errorf("epoll: %w", errors.ErrUnsupported)
+	}
+}
