@@ -30,8 +30,10 @@
 //     limit
 //   - a *semaphore.Limiter: In while it has free units, Out while some
 //     are held
+//   - a *Set of any key type: In while it has a source queued (epoll
+//     nests); a source queued on it wakes the Sets it is in
 //
-// Each wakes its Sets as an eventfd wakes its epoll instances: a write
+// Each counter wakes its Sets as an eventfd wakes its epoll instances: a write
 // (Add, Release, a write of 0 included) with In, a read that takes units
 // with Out, SetLimit with both, Close with Hup. A closed source reports
 // Hup whether asked for or not, and In, since a read no longer blocks.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/waitq"
@@ -100,6 +101,12 @@ type Set[K comparable] struct {
 	waiters waitq.Queue[take[K]] // blocked Wait callers
 	ready   waitq.Notifier       // Ready()
 	again   []*reg[K]            // harvest's scratch: the level registrations to queue again
+
+	// As a source of other Sets (nesting, nest.go):
+	watch  watch.List    // the registrations of the Sets it is in
+	armed  int           // how many of them are armed
+	notify Events        // what this locked section tells them after the unlock
+	shown  atomic.Uint32 // what Poll reads: shownQueued, shownClosed
 }
 
 // New returns an empty, open Set, the same as the zero value.
@@ -146,8 +153,8 @@ func valid(events Events, m Mode) bool {
 // src has one of them now, it is queued at once. It returns:
 //   - nil once src is in the Set
 //   - ErrInvalid if src is not a source (see the package documentation),
-//     or is a nil pointer, if events are not In, Out or both, or if m is
-//     not a Mode
+//     or is a nil pointer, or is a Set that would make a loop, if events
+//     are not In, Out or both, or if m is not a Mode
 //   - ErrClosed after Close
 //   - ErrExists if src is in the Set already
 //
@@ -156,7 +163,11 @@ func (s *Set[K]) Add(src any, key K, events Events, m Mode) error {
 	if !valid(events, m) {
 		return ErrInvalid
 	}
-	ws, ok := watch.Of(src)
+	if _, nesting := src.(nestable); nesting {
+		nestMu.Lock() // no other Add of a Set until this one is done (nest.go)
+		defer nestMu.Unlock()
+	}
+	ws, ok := s.sourceOf(src)
 	if !ok {
 		return ErrInvalid
 	}
@@ -214,7 +225,7 @@ func (s *Set[K]) Modify(src any, events Events, m Mode) error {
 // in the Set. Remove works on a closed Set too.
 func (s *Set[K]) Remove(src any) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	r := s.regs[src]
 	if r == nil {
 		return ErrNotFound
@@ -269,8 +280,12 @@ func (s *Set[K]) queue(r *reg[K]) {
 	s.settle()
 }
 
-// link puts r at the tail of the ready list.
+// link puts r at the tail of the ready list. For the Sets this Set is in,
+// that is a write: it wakes their armed registrations with In.
 func (s *Set[K]) link(r *reg[K]) {
+	if s.armed != 0 {
+		s.notify |= In
+	}
 	r.state, r.prev, r.next = queued, s.tail, nil
 	if s.tail == nil {
 		s.head = r
@@ -382,11 +397,26 @@ func (s *Set[K]) settle() {
 	s.ready.Fire(s.head != nil || s.closed)
 }
 
-// unlock releases mu and wakes the callers settled meanwhile.
+// unlock publishes what Poll reads, releases mu, wakes the callers
+// settled meanwhile, and tells the Sets this Set is in what the section
+// did (nest.go). Every section that may change the ready list ends with
+// it.
 func (s *Set[K]) unlock() {
-	w := s.waiters.Woken()
+	var shown uint32
+	if s.head != nil {
+		shown |= shownQueued
+	}
+	if s.closed {
+		shown |= shownClosed
+	}
+	s.shown.Store(shown)
+	w, ev := s.waiters.Woken(), s.notify
+	s.notify = 0
 	s.mu.Unlock()
 	waitq.WakeAll(w)
+	if ev != 0 {
+		s.watch.Wake(watch.Events(ev))
+	}
 }
 
 // owner is a Set as the waitq.Owner of its waiters: a cancelled caller
@@ -430,15 +460,15 @@ func (s *Set[K]) Wait(ctx context.Context, buf []Event[K], max int) ([]Event[K],
 		return buf, nil
 	}
 	if s.closed {
-		s.mu.Unlock()
+		s.unlock()
 		return buf, ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
-		s.mu.Unlock()
+		s.unlock()
 		return buf, err
 	}
 	w := s.waiters.Push(ctx.Done(), take[K]{buf, max})
-	s.mu.Unlock()
+	s.unlock()
 	woke := w.Sleep()
 	p, r := s.waiters.Finish((*owner[K])(s), w, woke)
 	switch r {
@@ -459,7 +489,7 @@ func (s *Set[K]) TryWait(buf []Event[K], max int) []Event[K] {
 	}
 	s.mu.Lock()
 	buf = s.harvest(buf, max)
-	s.mu.Unlock()
+	s.unlock()
 	return buf
 }
 
@@ -489,6 +519,9 @@ func (s *Set[K]) Close() {
 		return
 	}
 	s.closed = true
+	if s.armed != 0 {
+		s.notify |= Hup
+	}
 	for _, r := range s.regs {
 		if r.state == armed || r.state == disarmed {
 			s.drop(r)

@@ -1,0 +1,112 @@
+package poll
+
+import (
+	"sync"
+
+	"github.com/evsync/evsync/internal/watch"
+)
+
+// A Set is a source of other Sets, as an epoll instance can be added to
+// another. It is readable (In) while it has a source queued, and closed
+// (In|Hup) once Close ran. A source queued on it is a write: it wakes
+// the armed registrations of the Sets it is in, after its lock is
+// released. Close wakes them with Hup.
+//
+// A Set cannot be added to itself, nor to a Set it holds, directly or
+// through others: that Add returns ErrInvalid (epoll's ELOOP). Adds of
+// Sets take one package-wide lock for that check, as epoll's take its
+// epnested_mutex.
+
+// What a Set's Poll reads (Set.shown).
+const (
+	shownQueued = 1 << iota // a source is queued
+	shownClosed             // Close ran
+)
+
+// nestable is a Set of any key type, as another Set sees it.
+type nestable interface {
+	asSource() watch.Source
+	nested() []nestable
+}
+
+// asSource returns s as a source, or nil for a nil s.
+func (s *Set[K]) asSource() watch.Source {
+	if s == nil {
+		return nil
+	}
+	return setSource[K]{s}
+}
+
+// nested returns the Sets that s holds.
+func (s *Set[K]) nested() []nestable {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ns []nestable
+	for src := range s.regs {
+		if n, ok := src.(nestable); ok {
+			ns = append(ns, n)
+		}
+	}
+	return ns
+}
+
+// setSource is a Set as a watch.Source.
+type setSource[K comparable] struct{ s *Set[K] }
+
+func (x setSource[K]) Watchers() *watch.List { return &x.s.watch }
+
+// Arm counts the armed registrations of the Sets s is in. Its section
+// queues nothing, so its unlock tells nobody: a Set may call it with its
+// own lock held.
+func (x setSource[K]) Arm(d int) {
+	s := x.s
+	s.mu.Lock()
+	s.armed += d
+	if s.armed < 0 {
+		s.mu.Unlock()
+		panic("poll: more registrations disarmed than armed")
+	}
+	s.unlock()
+}
+
+func (x setSource[K]) Poll() watch.Events {
+	switch v := x.s.shown.Load(); {
+	case v&shownClosed != 0:
+		return watch.In | watch.Hup
+	case v&shownQueued != 0:
+		return watch.In
+	}
+	return 0
+}
+
+// nestMu serializes the Adds of Sets, so that two cannot make a loop
+// together.
+var nestMu sync.Mutex
+
+// sourceOf returns src as a source that s can hold, and whether it is
+// one. The caller holds nestMu if src is a Set.
+func (s *Set[K]) sourceOf(src any) (watch.Source, bool) {
+	n, ok := src.(nestable)
+	if !ok {
+		return watch.Of(src)
+	}
+	ws := n.asSource()
+	if ws == nil || reaches(n, s) {
+		return nil, false
+	}
+	return ws, true
+}
+
+// reaches reports whether to is from, or a Set that from holds, directly
+// or through others.
+func reaches(from nestable, to any) bool {
+	if any(from) == to {
+		return true
+	}
+	for _, n := range from.nested() {
+		if reaches(n, to) {
+			return true
+		}
+	}
+	return false
+}
