@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/internal/evserr"
+	"github.com/evsync/evsync/internal/watch"
 	"github.com/evsync/evsync/internal/window"
 )
 
@@ -92,6 +93,10 @@ type outbox struct {
 	once      sync.Once     // makes c on first use, so that the zero value works
 	c         chan struct{} // the wakeup token, read through ch and closed by Close
 	shut      sync.Once     // closes c, once the window is closed
+
+	watch  watch.List   // the poll sets watching the Waker (watch.go)
+	armed  atomic.Int32 // their registrations waiting for the next wakeup
+	closed atomic.Bool  // Close ran, for their polls
 }
 
 // New returns a Waker with the given delay, which may be any non-negative
@@ -133,6 +138,9 @@ func (b *outbox) Deliver(n uint64) {
 	select {
 	case b.ch() <- struct{}{}:
 	default:
+	}
+	if b.armed.Load() != 0 { // after delivered: a set that arms, then polls, sees one or the other
+		b.watch.Wake(watch.In)
 	}
 }
 
@@ -239,6 +247,9 @@ func (w *Waker) received(open bool) (uint64, error) {
 func (w *Waker) Close() {
 	w.win.Close()
 	w.out.shut.Do(w.out.close) // no wakeup comes now to send on C
+	if !w.out.closed.Swap(true) && w.out.armed.Load() != 0 {
+		w.out.watch.Wake(watch.Hup)
+	}
 }
 
 // Stats is a snapshot of a Waker's state.

@@ -30,6 +30,10 @@
 //     limit
 //   - a *semaphore.Limiter: In while it has free units, Out while some
 //     are held
+//   - a *coalesce.Waker: In while a wakeup is pending; each wakeup it
+//     delivers wakes its Sets (the events it coalesces do not)
+//   - a *readyq.Queue of any item type: In while items are queued; a
+//     locked section that leaves items queued wakes its Sets
 //   - a *Set of any key type: In while it has a source queued (epoll
 //     nests); a source queued on it wakes the Sets it is in
 //

@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evsync/evsync/coalesce"
 	"github.com/evsync/evsync/model"
 	"github.com/evsync/evsync/poll"
+	"github.com/evsync/evsync/readyq"
 	"github.com/evsync/evsync/semaphore"
 	"github.com/evsync/evsync/signal"
 	"pgregory.net/rapid"
@@ -289,5 +291,71 @@ func TestALimiterIsASource(t *testing.T) {
 	want(poll.In | poll.Out)
 	want(0)
 	l.Close()
+	want(poll.In | poll.Hup)
+}
+
+// TestAWakerIsASource: a coalesce.Waker is readable while a wakeup is
+// pending. Each wakeup it delivers wakes its Sets, and Close too.
+func TestAWakerIsASource(t *testing.T) {
+	w := coalesce.New(0) // every Wake is a wakeup at once
+	var set poll.Set[string]
+	defer set.Close()
+	if err := set.Add(w, "w", poll.In, poll.Edge); err != nil {
+		t.Fatal(err)
+	}
+	want := func(ev poll.Events) {
+		t.Helper()
+		got := set.TryWait(nil, 4)
+		if ev == 0 && len(got) == 0 {
+			return
+		}
+		if len(got) != 1 || got[0].Events != ev {
+			t.Fatalf("TryWait = %v, want [{w %v}]", got, ev)
+		}
+	}
+	want(0)
+	w.Wake()
+	want(poll.In)
+	want(0) // edge: the wakeup was reported
+	w.Wake()
+	if n := w.Events(); n != 2 {
+		t.Fatalf("Events = %d, want 2", n)
+	}
+	want(0) // the wakeup was consumed before the Set polled it
+	w.Close()
+	want(poll.In | poll.Hup)
+}
+
+// TestAReadyqIsASource: a readyq.Queue is readable while items are
+// queued; a section that leaves items queued wakes its Sets, and Close
+// too.
+func TestAReadyqIsASource(t *testing.T) {
+	q := readyq.New[int]()
+	var set poll.Set[string]
+	defer set.Close()
+	if err := set.Add(q, "q", poll.In, poll.Edge); err != nil {
+		t.Fatal(err)
+	}
+	want := func(ev poll.Events) {
+		t.Helper()
+		got := set.TryWait(nil, 4)
+		if ev == 0 && len(got) == 0 {
+			return
+		}
+		if len(got) != 1 || got[0].Events != ev {
+			t.Fatalf("TryWait = %v, want [{q %v}]", got, ev)
+		}
+	}
+	want(0)
+	q.Add(1)
+	want(poll.In)
+	want(0) // edge: reported once
+	if items := q.TryTake(4); len(items) != 1 {
+		t.Fatalf("TryTake = %v", items)
+	}
+	q.Done(1)
+	want(0) // nothing queued
+	q.Add(2)
+	q.Close()
 	want(poll.In | poll.Hup)
 }

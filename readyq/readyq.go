@@ -8,6 +8,7 @@ import (
 	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/rq"
 	"github.com/evsync/evsync/internal/waitq"
+	"github.com/evsync/evsync/internal/watch"
 )
 
 // Errors returned by this package. They are the same values in every
@@ -120,6 +121,9 @@ type Queue[T comparable] struct {
 type published struct {
 	queued, inflight, disarmed, aside atomic.Int64
 	closed                            atomic.Bool
+
+	watchers watch.List   // the poll sets watching the queue (watch.go)
+	armed    atomic.Int32 // their registrations waiting for the next wakeup
 }
 
 // New returns an empty edge-triggered queue, the same as the zero Queue.
@@ -146,8 +150,12 @@ func (q *Queue[T]) lock() *rq.Locked[T] {
 // the callers settled meanwhile (internal/waitq). A section that changed
 // nothing releases mu alone.
 func (q *Queue[T]) unlock(l *rq.Locked[T]) {
+	var ev watch.Events
 	if q.watched.Load() {
-		q.publish(l)
+		q.publish(l) // before the load of armed: a set that arms, then polls, sees one or the other
+		if l.Queued() > 0 && q.pub.armed.Load() != 0 {
+			ev = watch.In // a poll set's armed registration wants the next section that leaves items queued (watch.go)
+		}
 	}
 	w, d := l.Waiters.Woken(), l.Drainers.Woken()
 	q.mu.Unlock()
@@ -156,6 +164,9 @@ func (q *Queue[T]) unlock(l *rq.Locked[T]) {
 	}
 	if d != nil {
 		waitq.WakeAll(d)
+	}
+	if ev != 0 {
+		q.pub.watchers.Wake(ev)
 	}
 }
 
@@ -305,11 +316,15 @@ func (q *Queue[T]) Rearm(item T) bool {
 // Close is idempotent.
 func (q *Queue[T]) Close() {
 	l := q.lock()
-	if l.Close() {
+	closing := l.Close()
+	if closing {
 		q.pub.closed.Store(true)
 		l.Settle()
 	}
 	q.unlock(l)
+	if closing && q.pub.armed.Load() != 0 {
+		q.pub.watchers.Wake(watch.Hup)
+	}
 }
 
 // bigBatch is the largest hand-out copied under the lock. A larger one is

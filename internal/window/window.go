@@ -36,7 +36,8 @@ type Policy struct {
 // In the lock order, the window's lock comes before any lock Deliver
 // takes. Package signal's Deliver takes the counter's lock in Serve. The
 // counter calls Note, which takes the window's lock, never with its own
-// held.
+// held. Package coalesce's Deliver takes the lock of each poll set whose
+// registration it wakes; a set never takes a window's lock.
 type Owner interface{ Deliver(events uint64) }
 
 // A Window coalesces events into wakeups. Its policy works as follows.

@@ -1,0 +1,40 @@
+package coalesce
+
+import "github.com/evsync/evsync/internal/watch"
+
+// A *Waker is a source of poll sets: readable while a wakeup is pending
+// (delivered, and not yet reported by Wait or Events), closed once Close
+// ran. Each wakeup it delivers wakes the sets with In, and Close with
+// Hup. Wake itself does not: a set hears the Waker's wakeups, not the
+// events they coalesce.
+func init() {
+	watch.Register(func(v any) (watch.Source, bool) {
+		if w, ok := v.(*Waker); ok && w != nil {
+			return source{&w.out}, true
+		}
+		return nil, false
+	})
+}
+
+// source is a Waker's outbox as a watch.Source. Arm counts with an atomic
+// add, and Deliver loads the count after it stores what it delivers, so a
+// set that arms, then polls, sees the wakeup or is woken by it.
+type source struct{ b *outbox }
+
+func (s source) Watchers() *watch.List { return &s.b.watch }
+
+func (s source) Arm(d int) {
+	if s.b.armed.Add(int32(d)) < 0 {
+		panic("coalesce: more watchers disarmed than armed")
+	}
+}
+
+func (s source) Poll() watch.Events {
+	switch {
+	case s.b.closed.Load():
+		return watch.In | watch.Hup
+	case s.b.delivered.Load() != 0:
+		return watch.In
+	}
+	return 0
+}
