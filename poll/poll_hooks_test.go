@@ -12,7 +12,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/evsync/evsync/coalesce"
 	"github.com/evsync/evsync/poll"
+	"github.com/evsync/evsync/readyq"
 	"github.com/evsync/evsync/signal"
 )
 
@@ -67,38 +69,70 @@ func TestHookWakeAfterRemoveIsIgnored(t *testing.T) {
 	}
 }
 
+// A hookSource is a source for the window tests: write makes it ready
+// (a wakeup), drain makes it not ready.
+type hookSource struct {
+	name         string
+	src          any
+	write, drain func()
+}
+
+// hookSources are one source of each kind, each with an edge-triggered
+// registration's view of a write.
+func hookSources() []hookSource {
+	sig := signal.New(0)
+	w := coalesce.New(0)
+	q := readyq.New[int]()
+	item := 0
+	inner, innerSig := poll.New[int](), signal.New(0)
+	if err := inner.Add(innerSig, 0, poll.In, poll.Edge); err != nil {
+		panic(err)
+	}
+	return []hookSource{
+		{"signal", sig, func() { sig.Add(1) }, func() { sig.Take() }},
+		{"waker", w, w.Wake, func() { w.Events() }},
+		{"readyq", q, func() { item++; q.Add(item) }, func() { q.Done(q.TryTake(8)...) }},
+		{"set", inner, func() { innerSig.Add(1) }, func() { inner.TryWait(nil, 8); innerSig.Take() }},
+	}
+}
+
 // TestHookWriteWhileHarvestArms stops a TryWait in harvest, with an edge
-// registration armed and its source, empty, not yet polled. A write is
-// made in the window. The harvest's poll must see it, since the write
+// registration armed and its source, not ready, not yet polled. A write
+// is made in the window. The harvest's poll must see it, since the write
 // came after the Arm: the source is reported, now or at the next wait.
 // Had harvest polled before arming, the write would find the
 // registration not yet armed, tell nobody, and its edge would be lost.
+// It runs for a source of each kind.
 func TestHookWriteWhileHarvestArms(t *testing.T) {
-	var set poll.Set[int]
-	defer set.Close()
-	sig := signal.New(0)
-	if err := set.Add(sig, 1, poll.In, poll.Edge); err != nil {
-		t.Fatal(err)
-	}
-	sig.Add(1) // queued
-	sig.Take() // empty, still queued
-	stopped, release, woke := stopAt(t, poll.PointHarvest, poll.PointWake)
-	reported := make(chan []poll.Event[int])
-	go func() { reported <- set.TryWait(nil, 4) }()
-	<-stopped // the harvest holds the lock, the registration armed
-	added := make(chan error, 1)
-	go func() { added <- sig.Add(1) }()
-	select { // the write is made: it reached its wakeup, or returned without one
-	case <-woke:
-	case err := <-added:
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	close(release)
-	evs := <-reported
-	evs = set.TryWait(evs, 4)
-	if len(evs) == 0 {
-		t.Fatal("a write made while the harvest armed the source was never reported")
+	for _, hs := range hookSources() {
+		t.Run(hs.name, func(t *testing.T) {
+			var set poll.Set[int]
+			defer set.Close()
+			if err := set.Add(hs.src, 1, poll.In, poll.Edge); err != nil {
+				t.Fatal(err)
+			}
+			hs.write() // queued
+			hs.drain() // not ready, still queued
+			stopped, release, woke := stopAt(t, poll.PointHarvest, poll.PointWake)
+			reported := make(chan []poll.Event[int])
+			go func() { reported <- set.TryWait(nil, 4) }()
+			<-stopped // the harvest holds the lock, the registration armed
+			written := make(chan struct{})
+			go func() {
+				hs.write()
+				close(written)
+			}()
+			select { // the write is made: it reached its wakeup, or returned without one
+			case <-woke:
+			case <-written:
+			}
+			close(release)
+			evs := <-reported
+			<-written
+			evs = set.TryWait(evs, 4)
+			if len(evs) == 0 {
+				t.Fatal("a write made while the harvest armed the source was never reported")
+			}
+		})
 	}
 }
