@@ -21,14 +21,17 @@ func init() {
 // set that arms, then polls, sees the wakeup or is woken by it.
 type source struct{ b *outbox }
 
+// Watchers returns the Waker's watch list.
 func (s source) Watchers() *watch.List { return &s.b.watch }
 
+// Arm changes the count of armed registrations by d.
 func (s source) Arm(d int) {
 	if s.b.armed.Add(int32(d)) < 0 {
 		panic("coalesce: more watchers disarmed than armed")
 	}
 }
 
+// Poll reports In while a wakeup is pending, In|Hup once closed.
 func (s source) Poll() watch.Events {
 	switch {
 	case s.b.closed.Load():

@@ -53,6 +53,7 @@ func (s *Set[K]) nested() []nestable {
 // setSource is a Set as a watch.Source.
 type setSource[K comparable] struct{ s *Set[K] }
 
+// Watchers returns the Set's watch list.
 func (x setSource[K]) Watchers() *watch.List { return &x.s.watch }
 
 // Arm counts the armed registrations of the Sets s is in. Its section
@@ -69,6 +70,7 @@ func (x setSource[K]) Arm(d int) {
 	s.unlock()
 }
 
+// Poll reads what the Set's last unlock published.
 func (x setSource[K]) Poll() watch.Events {
 	switch v := x.s.shown.Load(); {
 	case v&shownClosed != 0:

@@ -8,9 +8,7 @@ import (
 	"testing"
 
 	"github.com/evsync/evsync/internal/testsupport/epolltest"
-	"github.com/evsync/evsync/model"
 	"github.com/evsync/evsync/poll"
-	"pgregory.net/rapid"
 )
 
 // kernelDiff is both sides of the kernel differential: eventfds in a
@@ -23,7 +21,7 @@ type kernelDiff struct {
 	reported int // events the waits reported, on both sides
 }
 
-func newKernelDiff(t epolltest.Fataler, sems []bool) *kernelDiff {
+func newKernelDiff(t epolltest.Fataler, sems []bool) epolltest.Diff {
 	d := &kernelDiff{k: epolltest.New(t, sems), set: poll.New[int]()}
 	for _, sem := range sems {
 		d.src = append(d.src, newSource(sem))
@@ -31,13 +29,17 @@ func newKernelDiff(t epolltest.Fataler, sems []bool) *kernelDiff {
 	return d
 }
 
-func (d *kernelDiff) close() {
+// Close closes both sides.
+func (d *kernelDiff) Close() {
 	d.k.Close()
 	d.set.Close()
 }
 
+// Reported returns the events the waits reported.
+func (d *kernelDiff) Reported() int { return d.reported }
+
 // step makes op on both sides and fails unless both return the same.
-func (d *kernelDiff) step(t epolltest.Fataler, n int, op epolltest.Op) {
+func (d *kernelDiff) Step(t epolltest.Fataler, n int, op epolltest.Op) {
 	k, set, s, i := d.k, d.set, d.src[op.I], op.I
 	ev, m := poll.Events(op.Events), poll.Mode(op.Mode)
 	var got, want any
@@ -77,44 +79,9 @@ func (d *kernelDiff) step(t epolltest.Fataler, n int, op epolltest.Op) {
 //
 // A source's Close is not in the sequence: a closed eventfd leaves its
 // epoll set, a closed source reports Hup (TestSetMatchesTheModel).
-func TestSetMatchesTheKernel(t *testing.T) {
-	var steps, reported int
-	rapid.Check(t, func(t *rapid.T) {
-		sems := rapid.SliceOfN(rapid.Bool(), 1, 5).Draw(t, "semaphores")
-		d := newKernelDiff(t, sems)
-		defer d.close()
-		n := rapid.IntRange(1, 300).Draw(t, "steps")
-		steps += n
-		for step := range n {
-			d.step(t, step, epolltest.Draw(t, len(sems)))
-		}
-		reported += d.reported
-	})
-	t.Logf("%d steps, %d events reported alike", steps, reported)
-	if reported == 0 {
-		t.Fatal("no wait reported an event: the differential compared nothing")
-	}
-}
+func TestSetMatchesTheKernel(t *testing.T) { epolltest.Check(t, newKernelDiff) }
 
 // FuzzSetMatchesTheKernel is TestSetMatchesTheKernel driven by bytes
 // (epolltest.Decode). The seeds are the probes of the spec's
 // kernel-epoll.md.
-func FuzzSetMatchesTheKernel(f *testing.F) {
-	for _, seed := range epolltest.Seeds {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		sems, ops := epolltest.Decode(data)
-		if len(sems) == 0 {
-			return
-		}
-		d := newKernelDiff(t, sems)
-		defer d.close()
-		for n, op := range ops {
-			d.step(t, n, op)
-		}
-	})
-}
-
-// The model's numbering is the one the differential converts with.
-var _ = model.Events(poll.In)
+func FuzzSetMatchesTheKernel(f *testing.F) { epolltest.Fuzz(f, newKernelDiff) }

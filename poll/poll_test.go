@@ -270,16 +270,7 @@ func TestALimiterIsASource(t *testing.T) {
 	if err := set.Add(l, "l", poll.In|poll.Out, poll.Edge); err != nil {
 		t.Fatal(err)
 	}
-	want := func(ev poll.Events) {
-		t.Helper()
-		got := set.TryWait(nil, 4)
-		if ev == 0 && len(got) == 0 {
-			return
-		}
-		if len(got) != 1 || got[0].Events != ev {
-			t.Fatalf("TryWait = %v, want [{l %v}]", got, ev)
-		}
-	}
+	want := func(ev poll.Events) { t.Helper(); wantOne(t, &set, "l", ev) }
 	want(poll.In) // all free: readable, nothing held to release
 	if !l.TryAcquire(2) {
 		t.Fatal("TryAcquire(2) of 2 free failed")
@@ -303,16 +294,7 @@ func TestAWakerIsASource(t *testing.T) {
 	if err := set.Add(w, "w", poll.In, poll.Edge); err != nil {
 		t.Fatal(err)
 	}
-	want := func(ev poll.Events) {
-		t.Helper()
-		got := set.TryWait(nil, 4)
-		if ev == 0 && len(got) == 0 {
-			return
-		}
-		if len(got) != 1 || got[0].Events != ev {
-			t.Fatalf("TryWait = %v, want [{w %v}]", got, ev)
-		}
-	}
+	want := func(ev poll.Events) { t.Helper(); wantOne(t, &set, "w", ev) }
 	want(0)
 	w.Wake()
 	want(poll.In)
@@ -336,16 +318,7 @@ func TestAReadyqIsASource(t *testing.T) {
 	if err := set.Add(q, "q", poll.In, poll.Edge); err != nil {
 		t.Fatal(err)
 	}
-	want := func(ev poll.Events) {
-		t.Helper()
-		got := set.TryWait(nil, 4)
-		if ev == 0 && len(got) == 0 {
-			return
-		}
-		if len(got) != 1 || got[0].Events != ev {
-			t.Fatalf("TryWait = %v, want [{q %v}]", got, ev)
-		}
-	}
+	want := func(ev poll.Events) { t.Helper(); wantOne(t, &set, "q", ev) }
 	want(0)
 	q.Add(1)
 	want(poll.In)
@@ -358,4 +331,18 @@ func TestAReadyqIsASource(t *testing.T) {
 	q.Add(2)
 	q.Close()
 	want(poll.In | poll.Hup)
+}
+
+// wantOne fails t unless a TryWait on set reports key with events ev, or
+// nothing if ev is 0.
+func wantOne(t *testing.T, set *poll.Set[string], key string, ev poll.Events) {
+	t.Helper()
+	got := set.TryWait(nil, 4)
+	var want []poll.Event[string]
+	if ev != 0 {
+		want = []poll.Event[string]{{Key: key, Events: ev}}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("TryWait = %v, want %v", got, want)
+	}
 }

@@ -31,8 +31,11 @@ func (q *Queue[T]) pollSource() watch.Source {
 // so a set that arms, then polls, sees the items or is woken.
 type source[T comparable] struct{ q *Queue[T] }
 
+// Watchers returns the queue's watch list.
 func (s source[T]) Watchers() *watch.List { return &s.q.pub.watchers }
 
+// Arm makes the queue observed, then changes the count of armed
+// registrations by d.
 func (s source[T]) Arm(d int) {
 	s.q.watch()
 	if s.q.pub.armed.Add(int32(d)) < 0 {
@@ -40,6 +43,8 @@ func (s source[T]) Arm(d int) {
 	}
 }
 
+// Poll reads the published counts: In while items are queued, or once
+// closed with nothing aside; Hup once closed.
 func (s source[T]) Poll() watch.Events {
 	p := &s.q.pub
 	closed := p.closed.Load()

@@ -48,10 +48,13 @@ func Source(c *Counter) watch.Source { return source{c} }
 // source is a Counter as a watch.Source.
 type source struct{ c *Counter }
 
+// Watchers returns the counter's watch list.
 func (s source) Watchers() *watch.List { return &s.c.watch }
 
+// Arm is Arm of the counter.
 func (s source) Arm(d int) { Arm(s.c, d) }
 
+// Poll reads the counter as Source says, with atomic loads.
 func (s source) Poll() watch.Events {
 	w := s.c.word.Load()
 	count := w & countMask

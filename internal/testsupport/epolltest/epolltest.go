@@ -8,6 +8,7 @@ package epolltest
 import (
 	"encoding/binary"
 	"errors"
+	"testing"
 
 	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/model"
@@ -238,4 +239,55 @@ var Seeds = [][]byte{
 	{0x00, 0x00, 0x00, 0x60, 0x01, 0xa0, 0x07, 0xa0, 0x07, 0x60, 0x00, 0xa0, 0x07, 0x80, 0x00, 0xa0, 0x07},                                                                                     // edge a: write(0) wakes it, a read does not
 	{0x00, 0x00, 0x06, 0x60, 0x01, 0xa0, 0x07, 0xa0, 0x07, 0x60, 0x01, 0xa0, 0x07, 0x20, 0x06, 0xa0, 0x07, 0xa0, 0x07},                                                                         // one-shot a: deaf until MOD
 	{0x80, 0x00, 0x03, 0x01, 0x03, 0x02, 0x03, 0x03, 0x03, 0x04, 0x03, 0x60, 0x01, 0x61, 0x01, 0x62, 0x01, 0x63, 0x01, 0x64, 0x01, 0xa0, 0x01, 0xa0, 0x01, 0xa0, 0x01, 0xa0, 0x01, 0xa0, 0x01}, // level a to e: round-robin under maxevents 2
+}
+
+// A Diff is both sides of a differential: the kernel's and evsync's.
+// Step makes op on both and fails t unless both return the same; it
+// counts the events the waits report. Close frees both sides.
+type Diff interface {
+	Step(t Fataler, n int, op Op)
+	Reported() int
+	Close()
+}
+
+// Check runs random sequences of Ops on Diffs that newDiff makes with
+// 1 to 5 eventfds, and logs the steps and events compared. It fails t if
+// no wait reported an event, since the differential then compared
+// nothing.
+func Check(t *testing.T, newDiff func(t Fataler, sems []bool) Diff) {
+	var steps, reported int
+	rapid.Check(t, func(t *rapid.T) {
+		sems := rapid.SliceOfN(rapid.Bool(), 1, 5).Draw(t, "semaphores")
+		d := newDiff(t, sems)
+		defer d.Close()
+		n := rapid.IntRange(1, 300).Draw(t, "steps")
+		steps += n
+		for step := range n {
+			d.Step(t, step, Draw(t, len(sems)))
+		}
+		reported += d.Reported()
+	})
+	t.Logf("%d steps, %d events reported alike", steps, reported)
+	if reported == 0 {
+		t.Fatal("no wait reported an event: the differential compared nothing")
+	}
+}
+
+// Fuzz runs the sequences Decode reads from the fuzzer's bytes on Diffs
+// that newDiff makes, with Seeds as the seed corpus.
+func Fuzz(f *testing.F, newDiff func(t Fataler, sems []bool) Diff) {
+	for _, seed := range Seeds {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sems, ops := Decode(data)
+		if len(sems) == 0 {
+			return
+		}
+		d := newDiff(t, sems)
+		defer d.Close()
+		for n, op := range ops {
+			d.Step(t, n, op)
+		}
+	})
 }
