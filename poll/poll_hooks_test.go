@@ -136,3 +136,44 @@ func TestHookWriteWhileHarvestArms(t *testing.T) {
 		})
 	}
 }
+
+// TestHookReadyqPublishesBeforeItLoadsArmed stops a readyq Add in its
+// unlock, after it published the queued count and before it loads how
+// many poll registrations are armed. A harvest arms the queue's edge
+// registration and polls it meanwhile. One of the two must see the other:
+// the harvest sees the item, or the Add sees the registration armed and
+// wakes it. Had the Add loaded the armed count first, it would find 0,
+// the harvest would find nothing published, and the item's edge would be
+// lost.
+func TestHookReadyqPublishesBeforeItLoadsArmed(t *testing.T) {
+	q := readyq.New[int]()
+	var set poll.Set[int]
+	defer set.Close()
+	if err := set.Add(q, 1, poll.In, poll.Edge); err != nil {
+		t.Fatal(err)
+	}
+	q.Add(1)                // queued on the set
+	q.Done(q.TryTake(8)...) // the queue empty, the registration still queued
+	in, out := make(chan struct{}), make(chan struct{})
+	var stopping atomic.Bool
+	readyq.SetHook(func(p readyq.Point) {
+		if p == readyq.PointArmed && stopping.CompareAndSwap(false, true) {
+			in <- struct{}{}
+			<-out
+		}
+	})
+	defer readyq.SetHook(nil)
+	added := make(chan struct{})
+	go func() {
+		q.Add(2)
+		close(added)
+	}()
+	<-in                       // the Add is in the window, with the queue's lock held
+	evs := set.TryWait(nil, 4) // arms, then polls: needs neither the queue's lock
+	close(out)
+	<-added
+	evs = set.TryWait(evs, 4)
+	if len(evs) == 0 {
+		t.Fatal("an Add racing the harvest's arm was never reported")
+	}
+}

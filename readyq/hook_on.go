@@ -11,6 +11,7 @@ type Point = point
 const (
 	PointLock  = pointLock
 	PointWatch = pointWatch
+	PointArmed = pointArmed
 )
 
 // hooked is the function a test registered, or nil (see SetHook).

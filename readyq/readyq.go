@@ -153,6 +153,7 @@ func (q *Queue[T]) unlock(l *rq.Locked[T]) {
 	var ev watch.Events
 	if q.watched.Load() {
 		q.publish(l) // before the load of armed: a set that arms, then polls, sees one or the other
+		hook(pointArmed)
 		if l.Queued() > 0 && q.pub.armed.Load() != 0 {
 			ev = watch.In // a poll set's armed registration wants the next section that leaves items queued (watch.go)
 		}
