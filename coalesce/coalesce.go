@@ -139,6 +139,7 @@ func (b *outbox) Deliver(n uint64) {
 	case b.ch() <- struct{}{}:
 	default:
 	}
+	hook(pointDelivered)
 	if b.armed.Load() != 0 { // after delivered: a set that arms, then polls, sees one or the other
 		b.watch.Wake(watch.In)
 	}

@@ -177,3 +177,42 @@ func TestHookReadyqPublishesBeforeItLoadsArmed(t *testing.T) {
 		t.Fatal("an Add racing the harvest's arm was never reported")
 	}
 }
+
+// TestHookWakerStoresBeforeItLoadsArmed stops a Waker's Deliver after it
+// stored the wakeup and before it loads how many poll registrations are
+// armed. A harvest arms the Waker's edge registration and polls it
+// meanwhile: it sees the wakeup. Had Deliver loaded the armed count
+// first, it would find 0, the harvest would find nothing delivered, and
+// the wakeup's edge would be lost.
+func TestHookWakerStoresBeforeItLoadsArmed(t *testing.T) {
+	w := coalesce.New(0)
+	var set poll.Set[int]
+	defer set.Close()
+	if err := set.Add(w, 1, poll.In, poll.Edge); err != nil {
+		t.Fatal(err)
+	}
+	w.Wake()   // queued on the set
+	w.Events() // no wakeup pending, the registration still queued
+	in, out := make(chan struct{}), make(chan struct{})
+	var stopping atomic.Bool
+	coalesce.SetHook(func(p coalesce.Point) {
+		if p == coalesce.PointDelivered && stopping.CompareAndSwap(false, true) {
+			in <- struct{}{}
+			<-out
+		}
+	})
+	defer coalesce.SetHook(nil)
+	woken := make(chan struct{})
+	go func() {
+		w.Wake()
+		close(woken)
+	}()
+	<-in                       // Deliver is in the window, with the window's lock held
+	evs := set.TryWait(nil, 4) // arms, then polls: needs no lock of the Waker's
+	close(out)
+	<-woken
+	evs = set.TryWait(evs, 4)
+	if len(evs) == 0 {
+		t.Fatal("a wakeup racing the harvest's arm was never reported")
+	}
+}
