@@ -8,6 +8,8 @@ import "sync/atomic"
 // only in builds with the evsynchooks tag.
 type Point = point
 
+// PointDelivered is Deliver's window: the wakeup stored, the poll sets'
+// armed count not yet loaded.
 const PointDelivered = pointDelivered
 
 // hooked is the function a test registered, or nil (see SetHook).
