@@ -10,17 +10,21 @@ import "github.com/evsync/evsync/internal/watch"
 // as after the first Stats.
 func init() {
 	watch.Register(func(v any) (watch.Source, bool) {
-		if q, ok := v.(interface{ pollSource() watch.Source }); ok {
-			s := q.pollSource()
+		if q, ok := v.(interface{ pollSource(v any) watch.Source }); ok {
+			s := q.pollSource(v)
 			return s, s != nil
 		}
 		return nil, false
 	})
 }
 
-// pollSource returns q as a watch.Source, or nil for a nil q.
-func (q *Queue[T]) pollSource() watch.Source {
-	if q == nil {
+// pollSource returns q as a watch.Source if v is q itself, and nil for a
+// nil q. A type that embeds a *Queue has this method too, promoted, and
+// then v is the embedding value: it is not a source, since a Set keys its
+// registrations by the queue. The comparison cannot panic: v's dynamic
+// type is not q's, or it is the pointer type *Queue[T].
+func (q *Queue[T]) pollSource(v any) watch.Source {
+	if q == nil || v != any(q) {
 		return nil
 	}
 	return source[T]{q}
