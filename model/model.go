@@ -164,8 +164,7 @@ func (c *Counter) Write(n uint64) error {
 	}
 	c.debt -= pay
 	c.count += n - pay
-	c.settle()
-	c.wake(In)
+	c.wake(In | c.settle())
 	return nil
 }
 
@@ -411,21 +410,7 @@ func (c *Counter) Close() {
 		return
 	}
 	c.closed = true
-	c.settle()
-	c.wake(Hup)
-}
-
-// moved returns the wakeup of a call that found the count at was, left
-// it at now and did not write: In if the count went up, Out if it went
-// down, none if it stayed.
-func moved(was, now uint64) Events {
-	switch {
-	case now > was:
-		return In
-	case now < was:
-		return Out
-	}
-	return 0
+	c.wake(Hup | c.settle())
 }
 
 // wake tells the Sets c is in of a wakeup with events ev (none: no
@@ -478,7 +463,11 @@ func (c *Counter) WritableFired(t Ticket) bool { return uint64(t) <= c.wfires }
 // the rest in turn and refuses those that do not fit (nothing will be added
 // any more, so a smaller one behind a refused one may still be served);
 // then fires an armed Ready channel if the count is non-zero or closed.
-func (c *Counter) settle() {
+//
+// A grant is a read that takes units, so settle returns Out if it granted
+// a reservation, for the Sets c is in, and no events otherwise.
+func (c *Counter) settle() Events {
+	was := c.count
 	for c.closed && c.stops && len(c.queue) != 0 {
 		c.queue[0].state = rejected
 		c.queue = c.queue[1:]
@@ -502,6 +491,10 @@ func (c *Counter) settle() {
 		c.warmed = false
 		c.wfires++
 	}
+	if c.count < was {
+		return Out
+	}
+	return 0
 }
 
 func (c *Counter) grantHead() {

@@ -54,9 +54,7 @@ func (c *Counter) Reserve(n uint64) (*Reservation, error) {
 	} else {
 		c.queue = append(c.queue, r)
 	}
-	was := c.count
-	c.settle()
-	c.wake(moved(was, c.count))
+	c.wake(c.settle()) // a grant is a read: Out
 	if r.state == rejected {
 		return nil, evserr.ErrClosed
 	}
@@ -103,7 +101,7 @@ func (r *Reservation) Cancel() bool {
 	}
 	r.cancelled = true
 	c := r.c
-	was := c.count
+	var ev Events
 	switch r.state {
 	case pending:
 		c.remove(r)
@@ -115,9 +113,9 @@ func (r *Reservation) Cancel() bool {
 		}
 		c.debt -= pay
 		c.count += r.need - pay
+		ev = In // giving units back is a write, of 0 too
 	}
-	c.settle()
-	c.wake(moved(was, c.count))
+	c.wake(ev | c.settle())
 	return true
 }
 

@@ -55,12 +55,15 @@ type SetEvent struct {
 // the registrations a source's wakeup has queued, each at most once.
 //
 // A Counter tells the Sets it is in of its wakeups, as an eventfd does
-// its epoll instances:
+// its epoll instances: a write wakes In, and a read that takes units
+// wakes Out.
 //   - Write wakes In, a Write(0) included.
 //   - A read that takes units (Read, Take, Acquire and the other takes)
 //     wakes Out.
-//   - Reserve and Cancel wake In if they raise the count and Out if they
-//     lower it.
+//   - A reservation granted is such a read: the call that grants it wakes
+//     Out, a Write that hands its units on included (In and Out).
+//   - A Cancel that gives granted units back is a write: In, a granted
+//     Reserve(0)'s Cancel included.
 //   - SetLimit wakes In and Out, and Close wakes Hup.
 //
 // A wakeup queues a registration that asks for one of its events (Hup

@@ -357,3 +357,58 @@ func ExampleSet() {
 	// [{2 in} {1 in}]
 	// [{2 in}]
 }
+
+// reservationSet is a Set over one semaphore of limit 4, count 0, with
+// the semaphore added with key 0, asking for events in edge mode.
+func reservationSet(t *testing.T, events model.Events) (*model.Set, *model.Counter) {
+	t.Helper()
+	set, sem := model.NewSet(), model.NewSemaphore(0, 4)
+	if err := set.Add(sem, 0, events, model.Edge); err != nil {
+		t.Fatal(err)
+	}
+	set.TryWait(4) // what the Add queued: Out holds at count 0
+	return set, sem
+}
+
+// TestSetAWriteThatGrantsAReservationWakesOut: a Write whose unit goes
+// straight to a pending reservation is a write and a read. It wakes an
+// Out registration, though the count ends where it began.
+func TestSetAWriteThatGrantsAReservationWakesOut(t *testing.T) {
+	set, sem := reservationSet(t, model.Out)
+	r, err := sem.Reserve(1)
+	if err != nil || r.Done() {
+		t.Fatalf("Reserve(1) at count 0 = %v, done %v", err, r.Done())
+	}
+	if err := sem.Write(1); err != nil || !r.Done() {
+		t.Fatalf("Write(1) = %v, reservation done %v", err, r.Done())
+	}
+	if evs := set.TryWait(4); !slices.Equal(evs, []model.SetEvent{{Key: 0, Events: model.Out}}) {
+		t.Fatalf("TryWait after the grant = %v, want [{0 out}]", evs)
+	}
+}
+
+// TestSetCancelOfAGrantedReserveZeroWakesIn: a Cancel that gives a
+// granted reservation's units back is a write, of 0 units too, as an
+// eventfd's write(0) wakes EPOLLIN.
+func TestSetCancelOfAGrantedReserveZeroWakesIn(t *testing.T) {
+	set, sem := reservationSet(t, model.In)
+	if err := sem.Write(1); err != nil {
+		t.Fatal(err)
+	}
+	if evs := set.TryWait(4); len(evs) != 1 {
+		t.Fatalf("TryWait after Write(1) = %v", evs)
+	}
+	r, err := sem.Reserve(0)
+	if err != nil || !r.Done() {
+		t.Fatalf("Reserve(0) = %v, done %v", err, r.Done())
+	}
+	if evs := set.TryWait(4); len(evs) != 0 {
+		t.Fatalf("TryWait after Reserve(0) = %v, want nothing: it took no units", evs)
+	}
+	if !r.Cancel() {
+		t.Fatal("Cancel of a granted Reserve(0) = false")
+	}
+	if evs := set.TryWait(4); !slices.Equal(evs, []model.SetEvent{{Key: 0, Events: model.In}}) {
+		t.Fatalf("TryWait after Cancel = %v, want [{0 in}]", evs)
+	}
+}
