@@ -9,10 +9,11 @@ import "github.com/evsync/evsync/internal/watch"
 // events they coalesce.
 func init() {
 	watch.Register(func(v any) (watch.Source, bool) {
-		if w, ok := v.(*Waker); ok && w != nil {
-			return source{&w.out}, true
+		w, ok := v.(*Waker)
+		if !ok || w == nil {
+			return nil, ok
 		}
-		return nil, false
+		return source{&w.out}, true
 	})
 }
 

@@ -37,6 +37,12 @@
 //   - a *Set of any key type: In while it has a source queued (epoll
 //     nests); a source queued on it wakes the Sets it is in
 //
+// A source is known by its exact type. A value of a type that embeds a
+// source has the source's methods, but it is not a source: Add refuses it
+// with ErrInvalid, and its error names the source to pass instead. So are
+// a nil pointer and a value of any other type, a value that cannot be
+// hashed included; Modify and Remove refuse them as Add does.
+//
 // Each counter wakes its Sets as an eventfd wakes its epoll instances: a write
 // (Add, Release, a write of 0 included) with In, a read that takes units
 // with Out, SetLimit with both, Close with Hup. A closed source reports

@@ -1,6 +1,7 @@
 package poll
 
 import (
+	"reflect"
 	"sync"
 
 	"github.com/evsync/evsync/internal/watch"
@@ -25,9 +26,28 @@ const (
 
 // nestable is a Set of any key type, as another Set sees it.
 type nestable interface {
-	asSource() watch.Source
 	nested() []nestable
 }
+
+// setSourceOf is a Set as a watch.Source: the key a Set holds it by.
+type setSourceOf interface {
+	watch.Source
+	nestable() nestable
+}
+
+// Sets are sources too. The finder takes a *Set[K] of any K by its exact
+// type (watch.Is), never a type that embeds a Set.
+func init() {
+	watch.Register(func(v any) (watch.Source, bool) {
+		if !watch.Is(v, pkgPath, "Set") {
+			return nil, false
+		}
+		return v.(interface{ asSource() watch.Source }).asSource(), true
+	})
+}
+
+// pkgPath is this package's import path, for watch.Is.
+var pkgPath = reflect.TypeFor[Set[int]]().PkgPath()
 
 // asSource returns s as a source, or nil for a nil s.
 func (s *Set[K]) asSource() watch.Source {
@@ -42,9 +62,9 @@ func (s *Set[K]) nested() []nestable {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var ns []nestable
-	for src := range s.regs {
-		if n, ok := src.(nestable); ok {
-			ns = append(ns, n)
+	for ws := range s.regs {
+		if n, ok := ws.(setSourceOf); ok {
+			ns = append(ns, n.nestable())
 		}
 	}
 	return ns
@@ -52,6 +72,9 @@ func (s *Set[K]) nested() []nestable {
 
 // setSource is a Set as a watch.Source.
 type setSource[K comparable] struct{ s *Set[K] }
+
+// nestable returns the Set.
+func (x setSource[K]) nestable() nestable { return x.s }
 
 // Watchers returns the Set's watch list.
 func (x setSource[K]) Watchers() *watch.List { return &x.s.watch }
@@ -85,18 +108,14 @@ func (x setSource[K]) Poll() watch.Events {
 // together.
 var nestMu sync.Mutex
 
-// sourceOf returns src as a source that s can hold, and whether it is
-// one. The caller holds nestMu if src is a Set.
-func (s *Set[K]) sourceOf(src any) (watch.Source, bool) {
-	n, ok := src.(nestable)
-	if !ok {
-		return watch.Of(src)
+// sourceOf returns src as a source, or the error that says why it is not
+// one, for the call op.
+func sourceOf(op string, src any) (watch.Source, error) {
+	ws, known := watch.Of(src)
+	if ws == nil {
+		return nil, badSource(op, src, known)
 	}
-	ws := n.asSource()
-	if ws == nil || reaches(n, s) {
-		return nil, false
-	}
-	return ws, true
+	return ws, nil
 }
 
 // reaches reports whether to is from, or a Set that from holds, directly

@@ -2,6 +2,7 @@ package poll
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,9 +16,10 @@ import (
 // Errors returned by this package. They are the same values in every
 // evsync package and work with errors.Is.
 var (
-	// ErrInvalid is returned for arguments that can never succeed: a
-	// value that is not a source, events other than In and Out, a mode
-	// that is not a Mode, a nil context or max ≤ 0.
+	// ErrInvalid is returned, wrapped in an error that says what was
+	// wrong, for arguments that can never succeed: a value that is not a
+	// source, events other than In and Out, a mode that is not a Mode, a
+	// nil context or max ≤ 0.
 	ErrInvalid = evserr.ErrInvalid
 	// ErrClosed is returned by Add and Modify after Close, and by Wait
 	// once the Set is closed and nothing is left to report.
@@ -41,7 +43,8 @@ const (
 	Hup = Events(watch.Hup) // the source is closed (EPOLLHUP)
 )
 
-// String returns the events as "in|out|hup", or "none".
+// String returns the events as "in|out|hup", or "none". Bits that are
+// no event follow in hex, as in "in|0x8".
 func (e Events) String() string {
 	var names []string
 	for _, x := range []struct {
@@ -51,6 +54,9 @@ func (e Events) String() string {
 		if e&x.ev != 0 {
 			names = append(names, x.name)
 		}
+	}
+	if rest := e &^ (In | Out | Hup); rest != 0 {
+		names = append(names, fmt.Sprintf("%#x", uint8(rest)))
 	}
 	if len(names) == 0 {
 		return "none"
@@ -94,7 +100,7 @@ type Set[K comparable] struct {
 	_ noCopy
 
 	mu      sync.Mutex
-	regs    map[any]*reg[K] // the interest list, by source
+	regs    map[watch.Source]*reg[K] // the interest list, by source
 	head    *reg[K]         // the ready list, oldest first
 	tail    *reg[K]
 	closed  bool
@@ -158,32 +164,37 @@ func valid(events Events, m Mode) bool {
 //   - ErrClosed after Close
 //   - ErrExists if src is in the Set already
 //
-// A call that returns an error changes nothing.
+// A source is known by its exact type. A value of a type that embeds a
+// source is not one: pass the source it embeds. A call that returns an
+// error changes nothing.
 func (s *Set[K]) Add(src any, key K, events Events, m Mode) error {
 	if !valid(events, m) {
-		return ErrInvalid
+		return badInterest("add", events, m)
 	}
-	if _, nesting := src.(nestable); nesting {
+	ws, err := sourceOf("add", src)
+	if err != nil {
+		return err
+	}
+	if n, nesting := ws.(setSourceOf); nesting {
 		nestMu.Lock() // no other Add of a Set until this one is done (nest.go)
 		defer nestMu.Unlock()
-	}
-	ws, ok := s.sourceOf(src)
-	if !ok {
-		return ErrInvalid
+		if reaches(n.nestable(), s) {
+			return badLoop(src, any(n.nestable()) == any(s))
+		}
 	}
 	s.mu.Lock()
 	defer s.unlock()
 	switch {
 	case s.closed:
 		return ErrClosed
-	case s.regs[src] != nil:
+	case s.regs[ws] != nil:
 		return ErrExists
 	}
 	if s.regs == nil {
-		s.regs = make(map[any]*reg[K])
+		s.regs = make(map[watch.Source]*reg[K])
 	}
 	r := &reg[K]{set: s, src: ws, key: key, events: events, mode: m}
-	s.regs[src] = r
+	s.regs[ws] = r
 	ws.Watchers().Add(r)
 	ws.Arm(1)
 	if r.has() != 0 { // polled after Arm: a change since is told to r
@@ -194,18 +205,28 @@ func (s *Set[K]) Add(src any, key K, events Events, m Mode) error {
 
 // Modify sets the events and mode of src's registration (EPOLL_CTL_MOD).
 // It re-arms a one-shot registration that was reported, and queues it if
-// it has one of its events now. It returns nil, ErrInvalid or ErrClosed
-// as Add does, or ErrNotFound if src is not in the Set.
+// it has one of its events now. It returns, in this order of checks:
+//   - ErrInvalid as Add does: src is not a source or is a nil pointer,
+//     events are not In, Out or both, or m is not a Mode
+//   - ErrClosed after Close
+//   - ErrNotFound if src is not in the Set
+//   - nil otherwise
+//
+// A call that returns an error changes nothing.
 func (s *Set[K]) Modify(src any, events Events, m Mode) error {
 	if !valid(events, m) {
-		return ErrInvalid
+		return badInterest("modify", events, m)
+	}
+	ws, err := sourceOf("modify", src)
+	if err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.unlock()
 	if s.closed {
 		return ErrClosed
 	}
-	r := s.regs[src]
+	r := s.regs[ws]
 	if r == nil {
 		return ErrNotFound
 	}
@@ -221,16 +242,24 @@ func (s *Set[K]) Modify(src any, events Events, m Mode) error {
 }
 
 // Remove takes src out of the Set (EPOLL_CTL_DEL). No Wait reports it
-// once Remove has returned. It returns nil, or ErrNotFound if src is not
-// in the Set. Remove works on a closed Set too.
+// once Remove has returned. It returns:
+//   - ErrInvalid as Add does, if src is not a source or is a nil pointer
+//   - ErrNotFound if src is not in the Set
+//   - nil otherwise
+//
+// Remove works on a closed Set too.
 func (s *Set[K]) Remove(src any) error {
+	ws, err := sourceOf("remove", src)
+	if err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.unlock()
-	r := s.regs[src]
+	r := s.regs[ws]
 	if r == nil {
 		return ErrNotFound
 	}
-	delete(s.regs, src)
+	delete(s.regs, ws)
 	s.drop(r)
 	r.src.Watchers().Remove(r)
 	return nil
@@ -447,8 +476,11 @@ func (o *owner[K]) Unlock() {
 // A caller that passes back its previous batch, as buf[:0], allocates
 // nothing once buf is large enough.
 func (s *Set[K]) Wait(ctx context.Context, buf []Event[K], max int) ([]Event[K], error) {
-	if ctx == nil || max <= 0 {
-		return buf, ErrInvalid
+	switch {
+	case ctx == nil:
+		return buf, errWaitNilCtx
+	case max <= 0:
+		return buf, badMax(max)
 	}
 	if err := ctx.Err(); err != nil {
 		return buf, err

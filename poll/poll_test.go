@@ -26,6 +26,24 @@ type source struct {
 	sig *signal.Signal       // a signal: Add, Take
 	sem *semaphore.Semaphore // or a semaphore: Release, TryAcquire(1)
 	m   *model.Counter
+	res []reservation // a semaphore's reservations, real and modelled
+}
+
+// A reservation is a semaphore's Reservation and the model's.
+type reservation struct {
+	r *semaphore.Reservation
+	m *model.Reservation
+}
+
+// state describes a reservation as Done and Err show it.
+func (r reservation) state() (real, modelled string) {
+	done := false
+	select {
+	case <-r.r.Done():
+		done = true
+	default:
+	}
+	return fmt.Sprint(done, r.r.Err()), fmt.Sprint(r.m.Done(), r.m.Err())
 }
 
 func newSource(sem bool) *source {
@@ -100,7 +118,8 @@ var (
 // model.Set over their Counters with the same random calls, one at a
 // time, and compares every result: errors, the events of every Wait and
 // TryWait in order, Len. The calls include the sources' writes, reads
-// and Close, and the Set's Close.
+// and Close, a semaphore's Reserve and Cancel, the Set's calls with a
+// nil source, and the Set's Close.
 func TestSetMatchesTheModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var srcs []*source
@@ -117,7 +136,7 @@ func TestSetMatchesTheModel(t *testing.T) {
 					t.Fatalf("step %d: %s = %v, the model's %v", step, what, got, want)
 				}
 			}
-			switch op := rapid.IntRange(0, 9).Draw(t, "op"); op {
+			switch op := rapid.IntRange(0, 12).Draw(t, "op"); op {
 			case 0:
 				ev, md := anyEvents.Draw(t, "events"), anyMode.Draw(t, "mode")
 				check(fmt.Sprintf("Add(%d, %v, %v)", i, ev, md), set.Add(s.real(), i, ev, md), m.Add(s.m, i, model.Events(ev), model.Mode(md)))
@@ -158,6 +177,38 @@ func TestSetMatchesTheModel(t *testing.T) {
 					set.Close()
 					m.Close()
 				}
+			case 10:
+				if s.sem == nil {
+					break
+				}
+				n := rapid.Uint64Range(0, 3).Draw(t, "reserve")
+				r, err := s.sem.Reserve(n)
+				mr, merr := s.m.Reserve(n)
+				check(fmt.Sprintf("Reserve(%d, %d)", i, n), err, merr)
+				if err == nil && merr == nil {
+					s.res = append(s.res, reservation{r, mr})
+				}
+			case 11:
+				if len(s.res) == 0 {
+					break
+				}
+				r := s.res[rapid.IntRange(0, len(s.res)-1).Draw(t, "cancel")]
+				check(fmt.Sprintf("Cancel(%d, need %d)", i, r.m.Need()), r.r.Cancel(), r.m.Cancel())
+			case 12:
+				// The Set's calls with a nil source of either type: as Add,
+				// Modify and Remove refuse them, open or closed.
+				ev, md := anyEvents.Draw(t, "events"), anyMode.Draw(t, "mode")
+				var nilSrc any = (*signal.Signal)(nil)
+				if rapid.Bool().Draw(t, "nil semaphore") {
+					nilSrc = (*semaphore.Semaphore)(nil)
+				}
+				check("Add(nil)", errors.Is(set.Add(nilSrc, i, ev, md), poll.ErrInvalid), errors.Is(m.Add(nil, i, model.Events(ev), model.Mode(md)), model.ErrInvalid))
+				check("Modify(nil)", errors.Is(set.Modify(nilSrc, ev, md), poll.ErrInvalid), errors.Is(m.Modify(nil, model.Events(ev), model.Mode(md)), model.ErrInvalid))
+				check("Remove(nil)", errors.Is(set.Remove(nilSrc), poll.ErrInvalid), errors.Is(m.Remove(nil), model.ErrInvalid))
+			}
+			for _, r := range s.res {
+				got, want := r.state()
+				check(fmt.Sprintf("reservation of %d (need %d)", i, r.m.Need()), got, want)
 			}
 			check("Len", set.Len(), m.Len())
 			if err := m.Validate(); err != nil {
@@ -209,7 +260,7 @@ func TestSetBadArguments(t *testing.T) {
 }
 
 func TestEventsString(t *testing.T) {
-	for ev, want := range map[poll.Events]string{0: "none", poll.In: "in", poll.In | poll.Out: "in|out", poll.Out | poll.Hup: "out|hup"} {
+	for ev, want := range map[poll.Events]string{0: "none", poll.In: "in", poll.In | poll.Out: "in|out", poll.Out | poll.Hup: "out|hup", poll.In | 8: "in|0x8", 0x30: "0x30"} {
 		if got := ev.String(); got != want {
 			t.Errorf("%d.String() = %q, want %q", ev, got, want)
 		}

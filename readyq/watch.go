@@ -1,6 +1,10 @@
 package readyq
 
-import "github.com/evsync/evsync/internal/watch"
+import (
+	"reflect"
+
+	"github.com/evsync/evsync/internal/watch"
+)
 
 // A *Queue is a source of poll sets: readable while items are queued, or
 // once it is closed with nothing left to hand out (a Wait would not
@@ -10,21 +14,22 @@ import "github.com/evsync/evsync/internal/watch"
 // as after the first Stats.
 func init() {
 	watch.Register(func(v any) (watch.Source, bool) {
-		if q, ok := v.(interface{ pollSource(v any) watch.Source }); ok {
-			s := q.pollSource(v)
-			return s, s != nil
+		if !watch.Is(v, pkgPath, "Queue") {
+			return nil, false // an embedding type too: not a source
 		}
-		return nil, false
+		return v.(interface{ pollSource() watch.Source }).pollSource(), true
 	})
 }
 
-// pollSource returns q as a watch.Source if v is q itself, and nil for a
-// nil q. A type that embeds a *Queue has this method too, promoted, and
-// then v is the embedding value: it is not a source, since a Set keys its
-// registrations by the queue. The comparison cannot panic: v's dynamic
-// type is not q's, or it is the pointer type *Queue[T].
-func (q *Queue[T]) pollSource(v any) watch.Source {
-	if q == nil || v != any(q) {
+// pkgPath is this package's import path, for watch.Is.
+var pkgPath = reflect.TypeFor[Queue[int]]().PkgPath()
+
+// pollSource returns q as a watch.Source, or nil for a nil q. Only the
+// finder above calls it, on a *Queue[T] itself: a type that embeds one
+// has the method too, promoted, and a call through a nil pointer it
+// embeds would panic.
+func (q *Queue[T]) pollSource() watch.Source {
+	if q == nil {
 		return nil
 	}
 	return source[T]{q}

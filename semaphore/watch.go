@@ -14,13 +14,15 @@ func init() {
 	watch.Register(func(v any) (watch.Source, bool) {
 		switch s := v.(type) {
 		case *Semaphore:
-			if s != nil {
-				return counter.Source(&s.c), true
+			if s == nil {
+				return nil, true
 			}
+			return counter.Source(&s.c), true
 		case *Limiter:
-			if s != nil {
-				return counter.Source(&s.c), true
+			if s == nil {
+				return nil, true
 			}
+			return counter.Source(&s.c), true
 		}
 		return nil, false
 	})

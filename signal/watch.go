@@ -9,9 +9,10 @@ import (
 // 0, writable below Max, closed once Close ran.
 func init() {
 	watch.Register(func(v any) (watch.Source, bool) {
-		if s, ok := v.(*Signal); ok && s != nil {
-			return counter.Source(&s.c), true
+		s, ok := v.(*Signal)
+		if !ok || s == nil {
+			return nil, ok
 		}
-		return nil, false
+		return counter.Source(&s.c), true
 	})
 }

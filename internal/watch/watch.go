@@ -14,6 +14,8 @@
 package watch
 
 import (
+	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -116,16 +118,66 @@ type Source interface {
 var finders []func(v any) (Source, bool)
 
 // Register adds f, which returns the Source of a value of its package's
-// source types and reports whether v is one. A package of sources calls
-// it from its init function.
+// source types and reports whether v is of one of them. For a nil pointer
+// of such a type, f returns nil and true. A package of sources calls
+// Register from its init function.
+//
+// f must decide by v's exact type, never by its methods: a type that
+// embeds a source has the source's methods too, promoted, and calling
+// one through a nil pointer it embeds panics. A type switch does that for
+// a plain type, and Is for a generic one.
 func Register(f func(v any) (Source, bool)) { finders = append(finders, f) }
 
-// Of returns the Source of v, and false if v is not a source any package
-// registered (or is a nil pointer to one).
+// Of returns the Source of v and true, nil and true if v is a nil pointer
+// of a source type, or nil and false if v is of no source type any
+// package registered.
 func Of(v any) (Source, bool) {
 	for _, f := range finders {
 		if s, ok := f(v); ok {
 			return s, true
+		}
+	}
+	return nil, false
+}
+
+// Is reports whether v is a pointer to the type named name declared in
+// the package whose path is pkg. A generic type matches with any type
+// arguments: Is(v, "…/readyq", "Queue") for a *readyq.Queue[T] of every
+// T. A type that embeds that type does not match.
+func Is(v any, pkg, name string) bool {
+	t := reflect.TypeOf(v)
+	if t == nil || t.Kind() != reflect.Pointer {
+		return false
+	}
+	t = t.Elem()
+	n := t.Name()
+	return t.PkgPath() == pkg && strings.HasPrefix(n, name) && (len(n) == len(name) || n[len(name)] == '[')
+}
+
+// Embedded returns the type of a source that v's type embeds, as a
+// pointer type, and false if it embeds none. It looks one level deep,
+// through a pointer to a struct too. It is for error messages: a value
+// that embeds a source is not one, and the message can say which to
+// pass instead.
+func Embedded(v any) (reflect.Type, bool) {
+	t := reflect.TypeOf(v)
+	if t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil, false
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.Anonymous {
+			continue
+		}
+		ft := f.Type
+		if ft.Kind() != reflect.Pointer {
+			ft = reflect.PointerTo(ft)
+		}
+		if _, ok := Of(reflect.Zero(ft).Interface()); ok {
+			return ft, true
 		}
 	}
 	return nil, false

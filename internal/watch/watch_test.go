@@ -1,6 +1,7 @@
 package watch_test
 
 import (
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -85,5 +86,62 @@ func TestListWakesWhileWatchersComeAndGo(t *testing.T) {
 	}
 	if stays != 1500 {
 		t.Fatalf("the watcher that stayed was woken %d times, want 1500", stays)
+	}
+}
+
+// Box is a generic type of this test package, and Boxes a type whose
+// name begins with Box's.
+type (
+	Box[T any] struct{ V T }
+	Boxes      struct{}
+	boxOwner   struct {
+		Name string
+		*Box[int]
+	}
+)
+
+var testPkg = reflect.TypeFor[Boxes]().PkgPath()
+
+func TestIsTakesTheExactTypeOnly(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		want bool
+	}{
+		{&Box[int]{}, true},
+		{&Box[string]{}, true},
+		{(*Box[int])(nil), true},
+		{Box[int]{}, false},    // not a pointer
+		{&Boxes{}, false},      // another name that begins with Box
+		{&boxOwner{}, false},   // embeds one
+		{boxOwner{}, false},    // by value too
+		{nil, false},           // no type at all
+		{new(int), false},      // another package's type
+		{&[]Box[int]{}, false}, // a pointer to something unnamed
+	} {
+		if got := watch.Is(c.v, testPkg, "Box"); got != c.want {
+			t.Errorf("Is(%T) = %v, want %v", c.v, got, c.want)
+		}
+	}
+}
+
+func init() {
+	watch.Register(func(v any) (watch.Source, bool) {
+		if !watch.Is(v, testPkg, "Box") {
+			return nil, false
+		}
+		return nil, true // no Source is needed: Embedded only asks the type
+	})
+}
+
+func TestEmbeddedNamesTheSourceAValueEmbeds(t *testing.T) {
+	for _, v := range []any{boxOwner{}, &boxOwner{}, (*boxOwner)(nil)} {
+		if typ, ok := watch.Embedded(v); !ok || typ != reflect.TypeFor[*Box[int]]() {
+			t.Errorf("Embedded(%T) = %v, %v; want *Box[int]", v, typ, ok)
+		}
+	}
+	for _, v := range []any{nil, 3, &Boxes{}, struct{ b *Box[int] }{}} {
+		if typ, ok := watch.Embedded(v); ok {
+			t.Errorf("Embedded(%T) = %v, want none", v, typ)
+		}
 	}
 }
