@@ -9,8 +9,12 @@ import "sync/atomic"
 type Point = point
 
 const (
-	PointWake    = pointWake
-	PointHarvest = pointHarvest
+	PointWake     = pointWake
+	PointHarvest  = pointHarvest
+	PointAdd      = pointAdd
+	PointModify   = pointModify
+	PointUnlocked = pointUnlocked
+	PointNest     = pointNest
 )
 
 // hooked is the function a test registered, or nil (see SetHook).

@@ -101,7 +101,7 @@ type Set[K comparable] struct {
 
 	mu      sync.Mutex
 	regs    map[watch.Source]*reg[K] // the interest list, by source
-	head    *reg[K]         // the ready list, oldest first
+	head    *reg[K]                  // the ready list, oldest first
 	tail    *reg[K]
 	closed  bool
 	waiters waitq.Queue[take[K]] // blocked Wait callers
@@ -181,6 +181,7 @@ func (s *Set[K]) Add(src any, key K, events Events, m Mode) error {
 		if reaches(n.nestable(), s) {
 			return badLoop(src, any(n.nestable()) == any(s))
 		}
+		hook(pointNest)
 	}
 	s.mu.Lock()
 	defer s.unlock()
@@ -197,6 +198,7 @@ func (s *Set[K]) Add(src any, key K, events Events, m Mode) error {
 	s.regs[ws] = r
 	ws.Watchers().Add(r)
 	ws.Arm(1)
+	hook(pointAdd)
 	if r.has() != 0 { // polled after Arm: a change since is told to r
 		s.queue(r)
 	}
@@ -234,8 +236,9 @@ func (s *Set[K]) Modify(src any, events Events, m Mode) error {
 	if r.state == disarmed {
 		r.state = armed
 		r.src.Arm(1)
+		hook(pointModify)
 	}
-	if r.state == armed && r.has() != 0 {
+	if r.state == armed && r.has() != 0 { // polled after Arm, as in Add
 		s.queue(r)
 	}
 	return nil
@@ -442,6 +445,7 @@ func (s *Set[K]) unlock() {
 	w, ev := s.waiters.Woken(), s.notify
 	s.notify = 0
 	s.mu.Unlock()
+	hook(pointUnlocked)
 	waitq.WakeAll(w)
 	if ev != 0 {
 		s.watch.Wake(watch.Events(ev))

@@ -145,3 +145,44 @@ func TestEmbeddedNamesTheSourceAValueEmbeds(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoveOfAnOlderWatcherWhileWaking removes watchers that are not the
+// newest while another goroutine wakes the List over and over. Remove
+// copies the nodes in front of the one it takes out, so a Wake walks the
+// version it loaded whole. Run under -race: a Remove that unlinked a node
+// in place would write what the Wake reads.
+func TestRemoveOfAnOlderWatcherWhileWaking(t *testing.T) {
+	var l watch.List
+	tp := new(tape)
+	ws := []*named{{"a", tp}, {"b", tp}, {"c", tp}, {"d", tp}}
+	for _, w := range ws {
+		l.Add(w)
+	}
+	stop, started, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		l.Wake(watch.In)
+		close(started)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				l.Wake(watch.In)
+			}
+		}
+	}()
+	<-started
+	for _, w := range []*named{ws[1], ws[0]} { // b, then a: the oldest ones
+		if !l.Remove(w) {
+			t.Fatalf("Remove(%s) = false", w.name)
+		}
+	}
+	close(stop)
+	<-done
+	tp.got = nil
+	l.Wake(watch.Out)
+	if want := []string{"d:2", "c:2"}; !slices.Equal(tp.got, want) {
+		t.Fatalf("Wake after the Removes = %v, want %v", tp.got, want)
+	}
+}
