@@ -8,9 +8,11 @@ import (
 	"github.com/evsync/evsync/signal"
 )
 
-// A server waits on 10,000 connections' signals with one goroutine. Each
-// connection's reader adds to its signal per request; the Set reports
-// the connections that have some, whatever their number.
+// A server dispatches the requests of 10,000 connections from one
+// goroutine. Each connection's reader, a goroutine blocked in its own
+// read, adds to the connection's signal per request. The Set replaces the
+// fan-in, not the reads: one Wait reports the connections that have
+// requests, whatever their number.
 func Example() {
 	conns := make([]*signal.Signal, 10_000)
 	set := poll.New[int]()

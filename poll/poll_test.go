@@ -128,6 +128,11 @@ func TestSetMatchesTheModel(t *testing.T) {
 		}
 		set, m := poll.New[int](), model.NewSet()
 		defer set.Close()
+		type ready struct { // a Ready channel and the model's ticket for it
+			ch <-chan struct{}
+			tk model.Ticket
+		}
+		var readies []ready
 		for step := range rapid.IntRange(1, 200).Draw(t, "steps") {
 			i := rapid.IntRange(0, len(srcs)-1).Draw(t, "i")
 			s := srcs[i]
@@ -136,7 +141,7 @@ func TestSetMatchesTheModel(t *testing.T) {
 					t.Fatalf("step %d: %s = %v, the model's %v", step, what, got, want)
 				}
 			}
-			switch op := rapid.IntRange(0, 12).Draw(t, "op"); op {
+			switch op := rapid.IntRange(0, 13).Draw(t, "op"); op {
 			case 0:
 				ev, md := anyEvents.Draw(t, "events"), anyMode.Draw(t, "mode")
 				check(fmt.Sprintf("Add(%d, %v, %v)", i, ev, md), set.Add(s.real(), i, ev, md), m.Add(s.m, i, model.Events(ev), model.Mode(md)))
@@ -205,6 +210,17 @@ func TestSetMatchesTheModel(t *testing.T) {
 				check("Add(nil)", errors.Is(set.Add(nilSrc, i, ev, md), poll.ErrInvalid), errors.Is(m.Add(nil, i, model.Events(ev), model.Mode(md)), model.ErrInvalid))
 				check("Modify(nil)", errors.Is(set.Modify(nilSrc, ev, md), poll.ErrInvalid), errors.Is(m.Modify(nil, model.Events(ev), model.Mode(md)), model.ErrInvalid))
 				check("Remove(nil)", errors.Is(set.Remove(nilSrc), poll.ErrInvalid), errors.Is(m.Remove(nil), model.ErrInvalid))
+			case 13:
+				readies = append(readies, ready{set.Ready(), m.Ready()})
+			}
+			for k, r := range readies {
+				closed := false
+				select {
+				case <-r.ch:
+					closed = true
+				default:
+				}
+				check(fmt.Sprintf("Ready channel %d closed", k), closed, m.Fired(r.tk))
 			}
 			for _, r := range s.res {
 				got, want := r.state()
