@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 
 	"github.com/evsync/evsync/coalesce"
+	"github.com/evsync/evsync/internal/watch"
 	"github.com/evsync/evsync/poll"
 	"github.com/evsync/evsync/readyq"
 	"github.com/evsync/evsync/signal"
@@ -100,5 +102,72 @@ func TestWaitWithADoneContextTakesNothing(t *testing.T) {
 	}
 	if evs := set.TryWait(nil, 4); !slices.Equal(evs, []poll.Event[int]{{Key: 1, Events: poll.In}}) {
 		t.Fatalf("TryWait after it = %v, want the one shot still there", evs)
+	}
+}
+
+// TestAClosedSetReportsALevelSourceOnceMore: after Close, a Wait reports
+// a queued level source that is still ready once more, and then returns
+// ErrClosed: a closed Set queues nothing again.
+func TestAClosedSetReportsALevelSourceOnceMore(t *testing.T) {
+	var set poll.Set[int]
+	if err := set.Add(signal.New(1), 1, poll.In, poll.Level); err != nil {
+		t.Fatal(err)
+	}
+	set.Close()
+	if evs, err := set.Wait(bg, nil, 4); err != nil || len(evs) != 1 {
+		t.Fatalf("Wait after Close = %v, %v, want the level source once more", evs, err)
+	}
+	if evs, err := set.Wait(bg, nil, 4); !errors.Is(err, poll.ErrClosed) || len(evs) != 0 {
+		t.Fatalf("the next Wait = %v, %v, want ErrClosed", evs, err)
+	}
+}
+
+// An armCount is a source of the tests' own that counts its armed
+// registrations: what a counter or a queue keeps, and pays for while it
+// is above 0. It is never ready.
+type armCount struct {
+	l     watch.List
+	armed atomic.Int64
+}
+
+func (a *armCount) Watchers() *watch.List { return &a.l }
+func (a *armCount) Arm(d int)             { a.armed.Add(int64(d)) }
+func (a *armCount) Poll() watch.Events    { return 0 }
+
+func init() {
+	watch.Register(func(v any) (watch.Source, bool) {
+		a, ok := v.(*armCount)
+		if !ok || a == nil {
+			return nil, ok
+		}
+		return a, true
+	})
+}
+
+// TestCloseAndRemoveReleaseEverySource: a registration arms its source
+// while it waits for the next wakeup. Remove and Close disarm it, so a
+// source pays nothing for a Set that no longer holds it or is closed.
+func TestCloseAndRemoveReleaseEverySource(t *testing.T) {
+	var set poll.Set[int]
+	a, b := new(armCount), new(armCount)
+	for i, src := range []*armCount{a, b} {
+		if err := set.Add(src, i, poll.In, poll.Edge); err != nil {
+			t.Fatal(err)
+		}
+		if n := src.armed.Load(); n != 1 {
+			t.Fatalf("armed = %d after Add of a source that is not ready, want 1", n)
+		}
+	}
+	if err := set.Remove(a); err != nil {
+		t.Fatal(err)
+	}
+	set.Close()
+	for name, src := range map[string]*armCount{"removed": a, "left at Close": b} {
+		if n := src.armed.Load(); n != 0 {
+			t.Errorf("the source %s is armed %d times, want 0", name, n)
+		}
+		if n := src.l.Len(); n != 0 {
+			t.Errorf("the source %s has %d watchers, want 0", name, n)
+		}
 	}
 }

@@ -178,7 +178,7 @@ func TestSetMatchesTheModel(t *testing.T) {
 					check(fmt.Sprintf("Wait(%d)", max), fmt.Sprint(events(got), gerr), fmt.Sprint(want, err))
 				}
 			case 9:
-				if rapid.IntRange(0, 19).Draw(t, "close the set") == 0 {
+				if rapid.IntRange(0, 4).Draw(t, "close the set") == 0 {
 					set.Close()
 					m.Close()
 				}

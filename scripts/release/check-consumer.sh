@@ -95,6 +95,8 @@ export GOMODCACHE="$tmp/mod"
 export GONOSUMDB=github.com/evsync GONOPROXY= GOPRIVATE=
 
 go get "github.com/evsync/evsync/kube@$kube_version"
+# A dependent asks for a package of the root by the root's version.
+go get "github.com/evsync/evsync/poll@$version"
 go build -o "$tmp/consumer.bin" .
 
 # The versions come from the file proxy, not from a replace or the workspace.

@@ -2,6 +2,7 @@
 // controller-runtime controller on kube's work queue, whose reconciler
 // bounds its work with an evsync semaphore. It needs no API server: a
 // channel source feeds it, and it exits once every request is reconciled.
+// Then a poll.Set over the limiter and a signal reports them ready.
 package main
 
 import (
@@ -13,7 +14,9 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/kube"
+	"github.com/evsync/evsync/poll"
 	"github.com/evsync/evsync/semaphore"
+	"github.com/evsync/evsync/signal"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -86,6 +89,36 @@ func main() {
 		fail(fmt.Errorf("more than 2 reconciles ran at once"))
 	}
 	fmt.Printf("consumer: %d requests reconciled on kube.NewQueue, at most 2 at once\n", requests)
+	pollBoth(lim)
+}
+
+// pollBoth waits on lim and a signal with one poll.Set: the limiter has
+// every unit free, and the signal gets a write.
+func pollBoth(lim *semaphore.Limiter) {
+	var set poll.Set[string]
+	defer set.Close()
+	sig := signal.New(0)
+	for name, src := range map[string]any{"limiter": lim, "signal": sig} {
+		if err := set.Add(src, name, poll.In, poll.Edge); err != nil {
+			fail(err)
+		}
+	}
+	if err := sig.Add(1); err != nil {
+		fail(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	got := map[string]poll.Events{}
+	for len(got) < 2 {
+		events, err := set.Wait(ctx, nil, 4)
+		if err != nil {
+			fail(err)
+		}
+		for _, e := range events {
+			got[e.Key] = e.Events
+		}
+	}
+	fmt.Printf("consumer: poll.Set reported %v\n", got)
 }
 
 func fail(err error) {
