@@ -20,7 +20,8 @@ import (
 // in (a limiter under a standing queue, a work queue taking batches). One
 // line per situation says, from this run's verdicts against the
 // workloads' main alternative, whether to pick evsync, the alternative or
-// either, and names any other alternative that beat evsync there.
+// either, or that it depends, and names any other alternative that beat
+// evsync there.
 
 // A groupSummary is one group's line of the summary.
 type groupSummary struct {
@@ -291,20 +292,29 @@ func params(w workload) string {
 	return strings.Join(parts, " ")
 }
 
-// String is the advice's line: the situation, then what to pick, from
-// the verdicts against the main alternative:
-//   - every one ahead: pick evsync;
-//   - every one level: neither side wins, choose by API;
-//   - every one behind: evsync loses, pick the alternative;
-//   - none judged: which was cheaper, said as no verdict;
-//   - a mix: the count of each, and where evsync lost.
+// String is the advice's line: the situation, then what to pick. It
+// goes by the verdicts against the main alternative, one per workload,
+// and the judged ones (ahead, level, behind) decide:
+//   - evsync ahead in every workload: pick evsync;
+//   - ahead in some, level in the others, never behind: pick evsync, with
+//     the count of each (never worse, better somewhere);
+//   - level in every workload: neither wins, choose by API;
+//   - behind in every workload: evsync loses, pick the alternative;
+//   - behind in some, level in the others, never ahead: pick the
+//     alternative, with the count of each and where evsync lost;
+//   - ahead in some and behind in others: it depends, with the count of
+//     each and where evsync won and lost;
+//   - none judged (fewer than minJudgedRuns runs): no verdict, only which
+//     side was cheaper where.
 //
-// Any other alternative that beat evsync in a workload is named after.
+// Unjudged workloads among judged ones do not decide; the counts name
+// them. Any other alternative that beat evsync in a workload is named
+// after.
 func (a advice) String() string {
 	n := len(a.rows)
 	var lo, hi float64
 	by := map[verdict]int{}
-	var lost []string
+	var won, lost []string
 	cheaper := 0
 	for i, j := range a.rows {
 		if i == 0 {
@@ -312,7 +322,10 @@ func (a advice) String() string {
 		}
 		lo, hi = min(lo, j.c.Ratio), max(hi, j.c.Ratio)
 		by[j.c.Verdict]++
-		if j.c.Verdict == behind {
+		switch j.c.Verdict {
+		case ahead:
+			won = append(won, j.where)
+		case behind:
 			lost = append(lost, j.where)
 		}
 		if j.c.Ratio > 1 {
@@ -320,31 +333,35 @@ func (a advice) String() string {
 		}
 	}
 	span := ratioSpan(lo, hi)
+	var counts []string
+	for _, v := range []verdict{ahead, level, behind, unjudged} {
+		if by[v] > 0 {
+			counts = append(counts, fmt.Sprintf("%s in %d", v, by[v]))
+		}
+	}
+	mix := fmt.Sprintf("%s against %s is %s of %s (%s)", a.ev, a.alt, strings.Join(counts, ", "), count(n, "workload"), span)
 	var s string
 	switch {
-	case by[ahead] == n:
-		s = fmt.Sprintf("pick %s, ahead of %s in %s (%s)", a.ev, a.alt, every(n), span)
-	case by[level] == n:
-		s = fmt.Sprintf("%s is level with %s here (%s): neither beat the other in every run, so choose by API", a.alt, a.ev, span)
-	case by[behind] == n:
-		s = fmt.Sprintf("%s is ahead of %s in %s (%s): %s loses here, pick %s", a.alt, a.ev, every(n), span, a.ev, a.alt)
 	case by[unjudged] == n && cheaper == n:
 		s = fmt.Sprintf("unjudged, but %s was cheaper than %s in %s (%s)", a.ev, a.alt, every(n), span)
 	case by[unjudged] == n && cheaper == 0:
 		s = fmt.Sprintf("unjudged, but %s was cheaper than %s in %s (%s)", a.alt, a.ev, every(n), span)
 	case by[unjudged] == n:
 		s = fmt.Sprintf("unjudged, but %s was cheaper than %s in %d of %s (%s)", a.ev, a.alt, cheaper, count(n, "workload"), span)
+	case by[ahead] == n:
+		s = fmt.Sprintf("pick %s, ahead of %s in %s (%s)", a.ev, a.alt, every(n), span)
+	case by[level] == n:
+		s = fmt.Sprintf("%s is level with %s here (%s): neither beat the other in every run, so choose by API", a.alt, a.ev, span)
+	case by[behind] == n:
+		s = fmt.Sprintf("%s is ahead of %s in %s (%s): %s loses here, pick %s", a.alt, a.ev, every(n), span, a.ev, a.alt)
+	case by[behind] == 0 && by[ahead] > 0:
+		s = fmt.Sprintf("pick %s, never behind %s: %s", a.ev, a.alt, mix)
+	case by[ahead] == 0 && by[behind] > 0:
+		s = fmt.Sprintf("pick %s, never behind %s: %s; %s loses at %s", a.alt, a.ev, mix, a.ev, strings.Join(lost, ", "))
+	case by[ahead] == 0 && by[behind] == 0:
+		s = fmt.Sprintf("neither beat the other in every run, so choose by API: %s", mix)
 	default:
-		var parts []string
-		for _, v := range []verdict{ahead, level, behind, unjudged} {
-			if by[v] > 0 {
-				parts = append(parts, fmt.Sprintf("%s in %d", v, by[v]))
-			}
-		}
-		s = fmt.Sprintf("it depends: %s against %s is %s of %s (%s)", a.ev, a.alt, strings.Join(parts, ", "), count(n, "workload"), span)
-		if len(lost) > 0 {
-			s += fmt.Sprintf("; %s loses at %s", a.ev, strings.Join(lost, ", "))
-		}
+		s = fmt.Sprintf("it depends: %s; %s wins at %s and loses at %s", mix, a.ev, strings.Join(won, ", "), strings.Join(lost, ", "))
 	}
 	for _, o := range a.others {
 		if o.behind > 0 {

@@ -71,7 +71,8 @@ func TestSummaryNamesTheRowsItLeavesOut(t *testing.T) {
 
 // TestAdviceSaysWhatToPickForEachVerdict builds the rows of the two
 // uncontended semaphore workloads with made-up runs and checks the
-// advice's line for each mix of verdicts against x/sync.
+// advice's line for each mix of verdicts against x/sync: every outcome
+// the advice can print (see advice.String and the README's Commands).
 func TestAdviceSaysWhatToPickForEachVerdict(t *testing.T) {
 	const use = "  " + useLimiterAlone + ": "
 	sem := semaphoreWorkloads()[:2] // acquire+release, tryacquire+release
@@ -93,8 +94,18 @@ func TestAdviceSaysWhatToPickForEachVerdict(t *testing.T) {
 			"unjudged, but xsync was cheaper than evsync in both workloads (0.50×)"},
 		{"unjudged, split", []float64{10}, [2][]float64{{5}, {20}}, [2][]float64{},
 			"unjudged, but evsync was cheaper than xsync in 1 of 2 workloads (0.50–2.00×)"},
-		{"mixed", []float64{10, 10, 10}, [2][]float64{{20, 20, 20}, {5, 5, 5}}, [2][]float64{},
-			"it depends: evsync against xsync is ahead in 1, behind in 1 of 2 workloads (0.50–2.00×); evsync loses at semaphore tryacquire+release"},
+		{"ahead and level", []float64{10, 10, 10}, [2][]float64{{20, 20, 20}, {9, 10, 11}}, [2][]float64{},
+			"pick evsync, never behind xsync: evsync against xsync is ahead in 1, level in 1 of 2 workloads (1.00–2.00×)"},
+		{"behind and level", []float64{10, 10, 10}, [2][]float64{{5, 5, 5}, {9, 10, 11}}, [2][]float64{},
+			"pick xsync, never behind evsync: evsync against xsync is level in 1, behind in 1 of 2 workloads (0.50–1.00×); evsync loses at semaphore acquire+release"},
+		{"ahead and behind", []float64{10, 10, 10}, [2][]float64{{20, 20, 20}, {5, 5, 5}}, [2][]float64{},
+			"it depends: evsync against xsync is ahead in 1, behind in 1 of 2 workloads (0.50–2.00×); evsync wins at semaphore acquire+release and loses at semaphore tryacquire+release"},
+		{"ahead, and one unjudged", []float64{10, 10, 10}, [2][]float64{{20, 20, 20}, {5}}, [2][]float64{},
+			"pick evsync, never behind xsync: evsync against xsync is ahead in 1, unjudged in 1 of 2 workloads (0.50–2.00×)"},
+		{"level, and one unjudged", []float64{10, 10, 10}, [2][]float64{{9, 10, 11}, {30}}, [2][]float64{},
+			"neither beat the other in every run, so choose by API: evsync against xsync is level in 1, unjudged in 1 of 2 workloads (1.00–3.00×)"},
+		{"behind, and one unjudged", []float64{10, 10, 10}, [2][]float64{{30}, {5, 5, 5}}, [2][]float64{},
+			"pick xsync, never behind evsync: evsync against xsync is behind in 1, unjudged in 1 of 2 workloads (0.50–3.00×); evsync loses at semaphore tryacquire+release"},
 		{"another alternative wins", []float64{10, 10, 10}, [2][]float64{{20, 20, 20}, {20, 20, 20}}, [2][]float64{{5, 5, 5}, {10, 10, 10}},
 			"pick evsync, ahead of xsync in both workloads (2.00×); cond also beat evsync in 1 of 2 judged workloads"},
 	} {
