@@ -31,6 +31,7 @@ type workload struct {
 	anchor  string // the alternative a user would most likely pick instead
 	why     string // why that anchor is the one a user would pick instead
 	use     string // the situation it stands for, in the closing advice; "" for none
+	byWaits bool   // the situation comes from this run's share of takes that waited (waitSituation), not from use
 	wakeups bool   // whether the drivers count wakeups (opsKind)
 	procs   int    // the GOMAXPROCS its runs set (-cpu); 0: the process's own
 	cases   []bench

@@ -19,6 +19,9 @@
 // rows the count leaves out and why. Then one line per situation (a
 // limiter under a standing queue, a work queue taking batches) says when
 // to pick evsync, from this run's verdicts against the main alternative.
+// A contended limiter workload counts under a standing queue, light
+// contention or units to spare by the share of takes that waited in this
+// run, and its section of the table says which and why.
 // The ratios and verdicts follow the rules in verdict.go. `-help` lists the flags and
 // the workload groups. Each case runs -repeat times, in rounds (every
 // implementation of a workload once, then again). So a slow patch of a

@@ -142,6 +142,9 @@ func (t *tableOutput) workload(wl workload, rs []result) {
 		label = "reference"
 	}
 	fmt.Fprintf(w, "  %s: %s, %s\n", label, wl.anchor, wl.why)
+	if ws, ok := waitSituation(wl, rs); ok && wl.byWaits {
+		fmt.Fprintf(w, "  %s\n", ws)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if wl.kind == opsKind {
 		fmt.Fprintf(tw, "  impl\tns/op\tallocs/op\twakeups/op\tcpu/wall\tratio\tverdict\n")
@@ -247,11 +250,13 @@ func latName(ns float64) string {
 }
 
 // jsonOutput writes one JSON object per row. The field names are stable:
-// group, workload, bench, impl, params, anchor, runs, run_ms, note and
-// unsupported. Each metric is a {median, min, max} object named by its
+// group, workload, bench, impl, params, anchor, runs, run_ms, note,
+// situation and unsupported. Each metric is a {median, min, max} object named by its
 // m* constant: ops_per_sec, ns_per_op, allocs_per_op, wakeups_per_op,
 // cpu_per_wall, writes_per_sec, wakeups_per_sec, cpu_us_per_write,
-// over_floor_us, lat_p50_ns and lat_p99_ns. "vs" is the row's
+// over_floor_us, lat_p50_ns and lat_p99_ns. "situation" is the advice
+// line the row's workload counts under (a contended limiter's by the
+// share of takes that waited, wakeups_per_op). "vs" is the row's
 // comparison with its evsync row, the table's ratio and verdict: its
 // "other" is the row's own impl, its "evsync" the row it is compared
 // with, on an evsync variant's row as on any other. Each field is present
@@ -268,6 +273,7 @@ func (j *jsonOutput) workload(wl workload, rs []result) {
 	for _, p := range wl.params {
 		params[p.key] = p.value
 	}
+	use := situationOf(wl, rs)
 	for _, r := range rs {
 		row := map[string]any{
 			"group":    wl.group,
@@ -281,6 +287,9 @@ func (j *jsonOutput) workload(wl workload, rs []result) {
 		}
 		if r.c.note != "" {
 			row["note"] = r.c.note
+		}
+		if use != "" {
+			row["situation"] = use
 		}
 		if r.skipped {
 			row["unsupported"] = true

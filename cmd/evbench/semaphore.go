@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync/atomic"
 
@@ -17,7 +18,7 @@ var errFailedTry = errors.New("a try-acquire failed on an idle semaphore")
 type semDriver func(s anchor.Semaphore, stop *atomic.Bool) (tally, error)
 
 // semaphoreWorkloads is the semaphore group: one goroutine alone, then g
-// goroutines contending for limits of 1 and 4.
+// goroutines contending for limits of 1 and 4, then the standing queues.
 func semaphoreWorkloads() []workload {
 	ws := []workload{
 		semWorkload("semaphore", "semaphore acquire+release", "SemaphoreAcquireRelease", nil,
@@ -28,12 +29,31 @@ func semaphoreWorkloads() []workload {
 	for i := range ws {
 		ws[i].use = useLimiterAlone
 	}
-	for _, limit := range []int{1, 4} {
-		for _, g := range []int{2, 8, 64} {
-			ws = append(ws, contendedWorkload("semaphore", "semaphore contended", "SemaphoreContended", limit, g))
-		}
+	for _, c := range semaphoreContended {
+		ws = append(ws, contendedWorkload("semaphore", "semaphore contended", "SemaphoreContended", c.limit, c.g, c.hold))
 	}
 	return ws
+}
+
+// semaphoreContended are the semaphore group's contended workloads.
+//
+// Without work while they hold a unit, many goroutines make no standing
+// queue on a few cores. A goroutine takes and gives back the unit many
+// times in its time slice, and the others wait for a processor, not for
+// the semaphore. So few of their takes wait, or a run flips into a convoy
+// where almost all do: limit 4 with 64 goroutines flips from run to run,
+// and is measured with hold instead. The hold workloads make the queue on
+// purpose, as semaphore's BenchmarkContended does (hold=yield): each
+// holder yields the processor while it holds its unit, so that the others
+// run, find no unit free and queue. The scaling group keeps every
+// goroutine count without hold.
+var semaphoreContended = []struct {
+	limit, g int
+	hold     bool
+}{
+	{1, 2, false}, {1, 8, false}, {1, 64, false},
+	{4, 2, false}, {4, 8, false},
+	{1, 8, true}, {4, 64, true},
 }
 
 // scalingWorkloads is the scaling group: the contended workload from 1 to
@@ -52,7 +72,7 @@ func scalingWorkloads(cpus []int) []workload {
 	var ws []workload
 	for _, limit := range []int{1, 4} {
 		for _, g := range gs {
-			w := contendedWorkload("scaling", "semaphore scaling", "SemaphoreScaling", limit, g)
+			w := contendedWorkload("scaling", "semaphore scaling", "SemaphoreScaling", limit, g, false)
 			if cpus == nil {
 				ws = append(ws, w)
 				continue
@@ -74,25 +94,32 @@ func scalingWorkloads(cpus []int) []workload {
 var cpuGoroutines = []int{8, 64}
 
 // contendedWorkload has g goroutines contend for a semaphore of limit
-// units.
-func contendedWorkload(group, title, benchName string, limit, g int) workload {
-	w := semWorkload(group, title, benchName, []param{intParam("limit", limit), intParam("g", g)},
-		fmt.Sprintf("%s %s one unit (TryAcquire; Acquire when that fails) and %s it back; limit %d; wakeups/op: the share of takes that had to wait",
-			count(g, "goroutine"), plural(g, "takes", "each take"), plural(g, "gives", "give"), limit),
-		uint64(limit), contended(g))
-	w.wakeups = true
-	w.use = useLimiterSpare
-	if g > limit {
-		w.use = useLimiterQueue
+// units. With hold, each holder yields the processor while it holds its
+// unit: a standing queue on purpose.
+func contendedWorkload(group, title, benchName string, limit, g int, hold bool) workload {
+	params := []param{intParam("limit", limit), intParam("g", g)}
+	holding := ""
+	if hold {
+		params = append(params, param{key: "hold", value: "yield"})
+		holding = ", yielding the processor while holding it,"
 	}
+	w := semWorkload(group, title, benchName, params,
+		fmt.Sprintf("%s %s one unit (TryAcquire; Acquire when that fails)%s and %s it back; limit %d; wakeups/op: the share of takes that had to wait",
+			count(g, "goroutine"), plural(g, "takes", "each take"), holding, plural(g, "gives", "give"), limit),
+		uint64(limit), contended(g, hold))
+	w.wakeups = true
+	w.byWaits = true
 	return w
 }
 
-// The situations the semaphore workloads stand for in the advice.
+// The situations the semaphore workloads stand for in the advice. The
+// contended workloads go by the share of takes that waited (see
+// waitSituation).
 const (
 	useLimiterAlone = "a limiter one goroutine takes and gives back, no contention"
-	useLimiterQueue = "a limiter under a standing queue (more goroutines than units)"
-	useLimiterSpare = "a limiter with units to spare (no more goroutines than units)"
+	useLimiterQueue = "a limiter under a standing queue (most takes wait)"
+	useLimiterSome  = "a limiter under light contention (some takes wait)"
+	useLimiterSpare = "a limiter with units to spare (few takes wait)"
 )
 
 // semWorkload runs drive on a semaphore of limit units of every
@@ -144,16 +171,18 @@ func tryAcquireRelease(s anchor.Semaphore, stop *atomic.Bool) (tally, error) {
 	return n, nil
 }
 
-// contended has g goroutines take and give back one unit each in a loop.
-func contended(g int) semDriver {
+// contended has g goroutines take and give back one unit each in a loop,
+// yielding while they hold it if hold is set.
+func contended(g int, hold bool) semDriver {
 	return func(s anchor.Semaphore, stop *atomic.Bool) (tally, error) {
-		return fanOut(g, func() (tally, error) { return acquireLoop(s, stop) })
+		return fanOut(g, func() (tally, error) { return acquireLoop(s, stop, hold) })
 	}
 }
 
 // acquireLoop tries TryAcquire first so that it can count the Acquire
-// calls that had to wait (the wakeups).
-func acquireLoop(s anchor.Semaphore, stop *atomic.Bool) (tally, error) {
+// calls that had to wait (the wakeups). With hold, it yields the
+// processor (runtime.Gosched) between the take and the give.
+func acquireLoop(s anchor.Semaphore, stop *atomic.Bool, hold bool) (tally, error) {
 	ctx := context.Background()
 	var n tally
 	// The first round comes before the look at stop: a goroutine that
@@ -164,6 +193,9 @@ func acquireLoop(s anchor.Semaphore, stop *atomic.Bool) (tally, error) {
 				return n, err
 			}
 			n.wakeups++
+		}
+		if hold {
+			runtime.Gosched()
 		}
 		s.Release(1)
 		n.ops++

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -20,7 +21,9 @@ import (
 // in (a limiter under a standing queue, a work queue taking batches). One
 // line per situation says, from this run's verdicts against the
 // workloads' main alternative, whether to pick evsync, the alternative or
-// either, and names any other alternative that beat evsync there.
+// either, or that it depends, and names any other alternative that beat
+// evsync there. A contended limiter workload's situation comes from the
+// share of takes that waited in this run (waitSituation).
 
 // A groupSummary is one group's line of the summary.
 type groupSummary struct {
@@ -245,16 +248,17 @@ func advise(rs []result) []advice {
 	var out []advice
 	byWorkload := workloadsOfResults(rs)
 	for _, r := range rs {
-		if r.w.use == "" || r.skipped || r.c.ceiling || isEvsync(r.c.impl) {
+		use := situationOf(r.w, byWorkload[r.w.name()])
+		if use == "" || r.skipped || r.c.ceiling || isEvsync(r.c.impl) {
 			continue
 		}
 		c, ok := compareRow(r, byWorkload[r.w.name()])
 		if !ok {
 			continue
 		}
-		i := slices.IndexFunc(out, func(a advice) bool { return a.use == r.w.use })
+		i := slices.IndexFunc(out, func(a advice) bool { return a.use == use })
 		if i < 0 {
-			out = append(out, advice{use: r.w.use, alt: r.w.anchor})
+			out = append(out, advice{use: use, alt: r.w.anchor})
 			i = len(out) - 1
 		}
 		a := &out[i]
@@ -278,6 +282,114 @@ func advise(rs []result) []advice {
 	return slices.DeleteFunc(out, func(a advice) bool { return len(a.rows) == 0 })
 }
 
+// situationOf is the situation w stands for in the advice, from rs, its
+// results: its use, or for a contended limiter workload the one its
+// share of takes that waited gives. "" for none.
+func situationOf(w workload, rs []result) string {
+	if !w.byWaits {
+		return w.use
+	}
+	ws, ok := waitSituation(w, rs)
+	if !ok {
+		return ""
+	}
+	return ws.use
+}
+
+// The contended limiter workloads stand for a situation by the share of
+// takes that waited (wakeups/op, the median of the runs, as the table
+// prints it) in the workload's evsync row and in its main alternative's:
+//   - a standing queue where at least queueShare of the takes waited in
+//     both: most callers found the queue there;
+//   - units to spare where fewer than spareShare waited in both: nine
+//     takes in ten or more found a unit free;
+//   - light contention otherwise.
+//
+// Both rows must agree because the advice compares them: a workload is
+// under a standing queue only where each side was measured under one. The
+// number of goroutines per unit does not decide. With no work while
+// holding, many goroutines on a few cores wait for a processor, not for
+// the semaphore (0.3 % of takes waited at limit 4 with 8 goroutines).
+const (
+	queueShare = 0.5
+	spareShare = 0.1
+)
+
+// A waitShares is a contended workload's situation and the shares of
+// takes that waited it comes from.
+type waitShares struct {
+	use               string
+	ev, alt           string  // the evsync row's and the main alternative's impls
+	evShare, altShare float64 // their shares, the medians of their runs
+}
+
+// waitSituation is the situation of w, a contended limiter workload, by
+// the shares of takes that waited in rs, its results. ok is false when
+// its evsync row or its main alternative's has no share (it did not run).
+func waitSituation(w workload, rs []result) (waitShares, bool) {
+	ws := waitShares{ev: w.reference(), alt: w.anchor}
+	var ok bool
+	if ws.evShare, ok = waitShare(rs, ws.ev); !ok {
+		return waitShares{}, false
+	}
+	if ws.altShare, ok = waitShare(rs, ws.alt); !ok {
+		return waitShares{}, false
+	}
+	e, a := shownShare(ws.evShare), shownShare(ws.altShare)
+	switch lo, hi := min(e, a), max(e, a); {
+	case lo >= queueShare:
+		ws.use = useLimiterQueue
+	case hi < spareShare:
+		ws.use = useLimiterSpare
+	default:
+		ws.use = useLimiterSome
+	}
+	return ws, true
+}
+
+// waitShare is the share of takes that waited in impl's row of rs, the
+// median of its runs.
+func waitShare(rs []result, impl string) (float64, bool) {
+	r, ok := find(rs, impl)
+	if !ok {
+		return 0, false
+	}
+	m, ok := metrics(r, rs)[mWakeupsPerOp]
+	return m.Median, ok
+}
+
+// shownShare is a share as the wakeups/op column prints it, read back, so
+// that a workload's situation agrees with its printed figures. "<0.001"
+// reads as 0: below every threshold.
+func shownShare(v float64) float64 {
+	x, err := strconv.ParseFloat(perOp(v), 64)
+	if err != nil {
+		return 0
+	}
+	return x
+}
+
+// String says which advice line the workload counts under, and why:
+// `advice line: "a limiter under a standing queue (most takes wait)":
+// 0.986 of evsync's takes waited and 0.970 of xsync's (0.5 or more in
+// both)`.
+func (ws waitShares) String() string {
+	var why string
+	switch ws.use {
+	case useLimiterQueue:
+		why = fmt.Sprintf("%s or more in both", shareText(queueShare))
+	case useLimiterSpare:
+		why = fmt.Sprintf("under %s in both", shareText(spareShare))
+	default:
+		why = fmt.Sprintf("not %s or more in both, nor under %s in both", shareText(queueShare), shareText(spareShare))
+	}
+	return fmt.Sprintf("advice line: %q: %s of %s's takes waited and %s of %s's (%s)",
+		ws.use, perOp(ws.evShare), ws.ev, perOp(ws.altShare), ws.alt, why)
+}
+
+// shareText is a threshold as the advice line says it: "0.5".
+func shareText(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
 // params is w's parameters as its name gives them, or its title for a
 // workload without any.
 func params(w workload) string {
@@ -291,20 +403,29 @@ func params(w workload) string {
 	return strings.Join(parts, " ")
 }
 
-// String is the advice's line: the situation, then what to pick, from
-// the verdicts against the main alternative:
-//   - every one ahead: pick evsync;
-//   - every one level: neither side wins, choose by API;
-//   - every one behind: evsync loses, pick the alternative;
-//   - none judged: which was cheaper, said as no verdict;
-//   - a mix: the count of each, and where evsync lost.
+// String is the advice's line: the situation, then what to pick. It
+// goes by the verdicts against the main alternative, one per workload,
+// and the judged ones (ahead, level, behind) decide:
+//   - evsync ahead in every workload: pick evsync;
+//   - ahead in some, level in the others, never behind: pick evsync, with
+//     the count of each (never worse, better somewhere);
+//   - level in every workload: neither wins, choose by API;
+//   - behind in every workload: evsync loses, pick the alternative;
+//   - behind in some, level in the others, never ahead: pick the
+//     alternative, with the count of each and where evsync lost;
+//   - ahead in some and behind in others: it depends, with the count of
+//     each and where evsync won and lost;
+//   - none judged (fewer than minJudgedRuns runs): no verdict, only which
+//     side was cheaper where.
 //
-// Any other alternative that beat evsync in a workload is named after.
+// Unjudged workloads among judged ones do not decide; the counts name
+// them. Any other alternative that beat evsync in a workload is named
+// after.
 func (a advice) String() string {
 	n := len(a.rows)
 	var lo, hi float64
 	by := map[verdict]int{}
-	var lost []string
+	var won, lost []string
 	cheaper := 0
 	for i, j := range a.rows {
 		if i == 0 {
@@ -312,7 +433,10 @@ func (a advice) String() string {
 		}
 		lo, hi = min(lo, j.c.Ratio), max(hi, j.c.Ratio)
 		by[j.c.Verdict]++
-		if j.c.Verdict == behind {
+		switch j.c.Verdict {
+		case ahead:
+			won = append(won, j.where)
+		case behind:
 			lost = append(lost, j.where)
 		}
 		if j.c.Ratio > 1 {
@@ -320,31 +444,35 @@ func (a advice) String() string {
 		}
 	}
 	span := ratioSpan(lo, hi)
+	var counts []string
+	for _, v := range []verdict{ahead, level, behind, unjudged} {
+		if by[v] > 0 {
+			counts = append(counts, fmt.Sprintf("%s in %d", v, by[v]))
+		}
+	}
+	mix := fmt.Sprintf("%s against %s is %s of %s (%s)", a.ev, a.alt, strings.Join(counts, ", "), count(n, "workload"), span)
 	var s string
 	switch {
-	case by[ahead] == n:
-		s = fmt.Sprintf("pick %s, ahead of %s in %s (%s)", a.ev, a.alt, every(n), span)
-	case by[level] == n:
-		s = fmt.Sprintf("%s is level with %s here (%s): neither beat the other in every run, so choose by API", a.alt, a.ev, span)
-	case by[behind] == n:
-		s = fmt.Sprintf("%s is ahead of %s in %s (%s): %s loses here, pick %s", a.alt, a.ev, every(n), span, a.ev, a.alt)
 	case by[unjudged] == n && cheaper == n:
 		s = fmt.Sprintf("unjudged, but %s was cheaper than %s in %s (%s)", a.ev, a.alt, every(n), span)
 	case by[unjudged] == n && cheaper == 0:
 		s = fmt.Sprintf("unjudged, but %s was cheaper than %s in %s (%s)", a.alt, a.ev, every(n), span)
 	case by[unjudged] == n:
 		s = fmt.Sprintf("unjudged, but %s was cheaper than %s in %d of %s (%s)", a.ev, a.alt, cheaper, count(n, "workload"), span)
+	case by[ahead] == n:
+		s = fmt.Sprintf("pick %s, ahead of %s in %s (%s)", a.ev, a.alt, every(n), span)
+	case by[level] == n:
+		s = fmt.Sprintf("%s is level with %s here (%s): neither beat the other in every run, so choose by API", a.alt, a.ev, span)
+	case by[behind] == n:
+		s = fmt.Sprintf("%s is ahead of %s in %s (%s): %s loses here, pick %s", a.alt, a.ev, every(n), span, a.ev, a.alt)
+	case by[behind] == 0 && by[ahead] > 0:
+		s = fmt.Sprintf("pick %s, never behind %s: %s", a.ev, a.alt, mix)
+	case by[ahead] == 0 && by[behind] > 0:
+		s = fmt.Sprintf("pick %s, never behind %s: %s; %s loses at %s", a.alt, a.ev, mix, a.ev, strings.Join(lost, ", "))
+	case by[ahead] == 0 && by[behind] == 0:
+		s = fmt.Sprintf("neither beat the other in every run, so choose by API: %s", mix)
 	default:
-		var parts []string
-		for _, v := range []verdict{ahead, level, behind, unjudged} {
-			if by[v] > 0 {
-				parts = append(parts, fmt.Sprintf("%s in %d", v, by[v]))
-			}
-		}
-		s = fmt.Sprintf("it depends: %s against %s is %s of %s (%s)", a.ev, a.alt, strings.Join(parts, ", "), count(n, "workload"), span)
-		if len(lost) > 0 {
-			s += fmt.Sprintf("; %s loses at %s", a.ev, strings.Join(lost, ", "))
-		}
+		s = fmt.Sprintf("it depends: %s; %s wins at %s and loses at %s", mix, a.ev, strings.Join(won, ", "), strings.Join(lost, ", "))
 	}
 	for _, o := range a.others {
 		if o.behind > 0 {
