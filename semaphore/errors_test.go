@@ -51,7 +51,7 @@ func TestLimiterBadArgumentsSayWhatWasWrong(t *testing.T) {
 	_, upToNeg := l.AcquireUpTo(ctx, -1)
 	_, upToNegNil := l.AcquireUpTo(noCtx, -1)
 	_, upToNil := l.AcquireUpTo(noCtx, 2)
-	_, permUpTo := l.AcquirePermitUpTo(ctx, -3)
+	_, permUpTo := l.AcquirePermitUpTo(testkit.Cancelled(), -3) // a bad argument wins over a done context
 	for _, c := range []struct {
 		what string
 		err  error
@@ -66,7 +66,7 @@ func TestLimiterBadArgumentsSayWhatWasWrong(t *testing.T) {
 		{"AcquireUpTo(ctx, -1)", upToNeg, "semaphore: acquire up to -1 units: a negative count"},
 		{"AcquireUpTo(nil, -1)", upToNegNil, "semaphore: acquire up to -1 units: a negative count"},
 		{"AcquireUpTo(nil, 2)", upToNil, "semaphore: acquire up to: nil context"},
-		{"AcquirePermitUpTo(ctx, -3)", permUpTo, "semaphore: acquire up to -3 units: a negative count"},
+		{"AcquirePermitUpTo(done ctx, -3)", permUpTo, "semaphore: acquire up to -3 units: a negative count"},
 		{"Reserve(-1)", resErr, "semaphore: reserve -1 units: a negative count"},
 		{"Reserve(5)", resBig, "semaphore: reserve 5 units exceeds the limit 4"},
 		{"Release(-1)", l.Release(-1), "semaphore: release -1 units: a negative count"},
@@ -150,7 +150,9 @@ func TestSuccessPathsAllocateNothing(t *testing.T) {
 	})
 	testkit.NoAllocs(t, "Limiter AcquireUpTo, TryAcquireUpTo and their permits", func() {
 		n, _ := l.AcquireUpTo(ctx, 3)
-		_ = l.Release(n + l.TryAcquireUpTo(9))
+		if m := l.TryAcquireUpTo(9); n+m != 4 || l.Release(n+m) != nil {
+			panic("the up-to calls did not take the 4 free units")
+		}
 		p, _ := l.AcquirePermitUpTo(ctx, 2)
 		q := l.TryAcquirePermitUpTo(9)
 		q.Release()
