@@ -173,6 +173,27 @@ var targets = []target{
 			// that the one behind is served; one refused by Close; after
 			// Close one that fits what is free and one above the limit.
 			"permit-parked": "4" + "A05P02P11P22R2G0" + "P03P01K1" + "P03CP01P0f",
+			// NewLimiter(4): TryAcquireUpTo takes 2 of 4, AcquireUpTo the
+			// 2 left; one parks with nothing free and an Acquire behind
+			// it; TryAcquireUpTo takes nothing from the queue; a Release
+			// of 2 goes to the parked one, one of 1 to the Acquire; a
+			// negative max, a cancelled and a nil context, max 0 both
+			// ways; a parked one cancelled, one refused by Close; after
+			// Close, refused with a unit free.
+			"upto": "3" + "E2U09U03A01E3R2R1" + "U1iU11U21E0U00" + "U01K2U01C" + "R1U01E1",
+			// NewLimiter(3): TryAcquirePermitUpTo takes 2, AcquirePermitUpTo
+			// the last; a parked one, and TryAcquirePermitUpTo takes
+			// nothing behind it; the first permit's Release serves it
+			// (kept as permit #2, then split); max 0, a cancelled
+			// context, and after Close units free but refused.
+			"upto-permit": "2" + "N2M09M01N1G0H21N0M11" + "CG1M01N1",
+			// NewLimiter(1): a parked AcquireUpTo cancelled right before a
+			// Release, whose unit goes to the Acquire behind it.
+			"upto-cancel-then-release": "0" + "A01U05A01L01",
+			// NewLimiter(5), all taken: a parked AcquireUpTo does not stop a
+			// cut to 1 (it asks for no fixed number); the Release of all 5
+			// pays the debt of 4 and hands it the one unit left.
+			"upto-resize": "4" + "A05U09S2R5",
 		},
 		want: []string{
 			"New/small", "New/big",
@@ -191,6 +212,14 @@ var targets = []target{
 			"PermitRelease/true", "PermitRelease/false, nothing held", "PermitRelease/false, over-release",
 			"PermitReleaseTwice/true", "PermitReleaseTwice/false, nothing held", "PermitReleaseTwice/false, over-release",
 			"Split/ok", "Split/ErrInvalid", "Merge/ok", "Merge/ErrInvalid", "Forget/true", "Forget/false",
+			"AcquireUpTo/ok", "AcquireUpTo/Canceled", "AcquireUpTo/ErrInvalid",
+			"AcquireUpTo/ErrClosed with units free", "AcquireUpTo/parked",
+			"Parked AcquireUpTo/ok", "Parked AcquireUpTo/ErrClosed", "Parked AcquireUpTo/Canceled",
+			"TryAcquireUpTo/some", "TryAcquireUpTo/none", "TryAcquireUpTo/none, queued",
+			"TryAcquireUpTo/none, closed with units free",
+			"AcquirePermitUpTo/ok", "AcquirePermitUpTo/Canceled", "AcquirePermitUpTo/ErrClosed with units free",
+			"AcquirePermitUpTo/parked", "Parked AcquirePermitUpTo/ok",
+			"TryAcquirePermitUpTo/some", "TryAcquirePermitUpTo/none", "TryAcquirePermitUpTo/none, queued",
 		},
 	},
 	{

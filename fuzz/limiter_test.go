@@ -51,23 +51,39 @@ import (
 //	          permit of another limiter, which Merge refuses unless
 //	          permit i holds nothing
 //	F i       Forget of permit i
+//	U ctx n   AcquireUpTo(ctx, n); a live context parks the call where
+//	          the run says it would wait: n above 0, the limiter open,
+//	          and acquirers queued or no unit free. The run serves it
+//	          when it is at the head and a unit is free, with what is
+//	          free, at most n
+//	E n       TryAcquireUpTo(n)
+//	M ctx n   AcquirePermitUpTo(ctx, n), parked like U; a permit it
+//	          returns is kept as P's are
+//	N n       TryAcquirePermitUpTo(n)
 //
-// A byte that is no letter is one of the operations, its value modulo
-// their number. An index is '0' for the first, modulo the number there
-// are; with none the operation reads its bytes and does nothing.
+// A byte that is no letter is one of the first fifteen operations (its
+// value modulo 15), as before the up-to letters came. An index is '0'
+// for the first, modulo the number there are; with none the operation
+// reads its bytes and does nothing.
 func FuzzLimiter(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { runLimiter(t, data, nil) })
 }
 
-// limCodes names the operations, in the order of limSteps. New letters
-// go at the end.
-const limCodes = "ATRKLSDCPQGBHJF"
+// limCodes names the operations, in the order of limSteps. The first
+// limFirstCodes letters are the original grammar; a byte that is no
+// letter picks one of those, so that an input written before the others
+// came decodes as it did. New letters go at the end.
+const (
+	limCodes      = "ATRKLSDCPQGBHJF" + "UEMN"
+	limFirstCodes = 15
+)
 
 var limSteps = [...]func(*limRun, *decoder) string{
 	(*limRun).acquireStep, (*limRun).tryAcquire, (*limRun).release, (*limRun).cancelParked,
 	(*limRun).cancelThenRelease, (*limRun).setLimit, (*limRun).drain, (*limRun).closeStep,
 	(*limRun).acquirePermit, (*limRun).tryAcquirePermit, (*limRun).permitRelease,
 	(*limRun).permitReleaseTwice, (*limRun).permitSplit, (*limRun).permitMerge, (*limRun).permitForget,
+	(*limRun).acquireUpToStep, (*limRun).tryAcquireUpTo, (*limRun).acquirePermitUpToStep, (*limRun).tryAcquirePermitUpTo,
 }
 
 // One step per letter: a compile-time check.
@@ -89,15 +105,29 @@ type limRun struct {
 }
 
 // limParked is a call blocked in a goroutine of the bubble: an acquirer
-// (Acquire or AcquirePermit) of n units, or a Drain.
+// (Acquire or AcquirePermit) of n units, one (AcquireUpTo or
+// AcquirePermitUpTo) of up to n units, or a Drain.
 type limParked struct {
-	kind   parkKind // parkAcquire, parkPermit or parkDrain
+	kind   parkKind // parkAcquire, parkPermit, parkUpTo, parkPermitUpTo or parkDrain
 	n      int
 	state  waitState // an acquirer's, in the run's model
+	took   int       // what the run's model granted it
 	cancel context.CancelFunc
 	res    chan result
 	permit *semaphore.Permit // what AcquirePermit returned; written before res
 	done   bool              // returned, and checked
+}
+
+// upTo reports whether p waits for up to n units, not for n.
+func (p *limParked) upTo() bool { return p.kind == parkUpTo || p.kind == parkPermitUpTo }
+
+// need is the number of free units that lets p be served at the head:
+// one for a call for up to n units.
+func (p *limParked) need() int {
+	if p.upTo() {
+		return 1
+	}
+	return p.n
 }
 
 // waitState is what the run's model says of a parked acquirer.
@@ -110,13 +140,20 @@ const (
 	limCancelled
 )
 
-// parkPermit is a parked AcquirePermit (a kind the Semaphore has not).
-const parkPermit parkKind = parkDrain + 1
+// parkPermit is a parked AcquirePermit, and parkPermitUpTo a parked
+// AcquirePermitUpTo (kinds the Semaphore has not).
+const (
+	parkPermit parkKind = parkDrain + 1 + iota
+	parkPermitUpTo
+)
 
 // kindName names a parked call's kind.
 func kindName(k parkKind) string {
-	if k == parkPermit {
+	switch k {
+	case parkPermit:
 		return "AcquirePermit"
+	case parkPermitUpTo:
+		return "AcquirePermitUpTo"
 	}
 	return k.String()
 }
@@ -128,7 +165,7 @@ func runLimiter(t *testing.T, data []byte, tl tally) {
 		r.construct(d)
 		defer r.stop()
 		for d.more() {
-			desc := limSteps[d.op(limCodes)](r, d)
+			desc := limSteps[d.opFirst(limCodes, limFirstCodes)](r, d)
 			synctest.Wait() // parked calls settle
 			r.check(desc)
 			r.add(desc)
@@ -173,12 +210,19 @@ func (r *limRun) wouldWait(n int) bool {
 }
 
 // serve grants the queued acquirers, oldest first, while the head's
-// units are free, as the Limiter does after each change.
+// units are free, as the Limiter does after each change. An up-to call
+// at the head takes what is free, at most its n.
 func (r *limRun) serve() {
-	for len(r.queue) != 0 && r.queue[0].n <= r.m.Free() {
+	for len(r.queue) != 0 && r.queue[0].need() <= r.m.Free() {
 		p := r.queue[0]
-		if err := r.m.Acquire(model.Live, p.n); err != nil {
-			r.fail("model Acquire(%d) for a queued acquirer = %v", p.n, err)
+		var err error
+		if p.upTo() {
+			p.took, err = r.m.AcquireUpTo(model.Live, p.n)
+		} else {
+			p.took, err = p.n, r.m.Acquire(model.Live, p.n)
+		}
+		if err != nil {
+			r.fail("model acquire of %d for a queued %v = %v", p.n, kindName(p.kind), err)
 		}
 		p.state, r.queue = limGranted, r.queue[1:]
 	}
@@ -233,7 +277,7 @@ func (r *limRun) park(kind parkKind, n int) {
 	p := &limParked{kind: kind, n: n, res: make(chan result, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
-	go func() { p.res <- result{err: r.parkedCall(ctx, p)} }()
+	go func() { p.res <- r.parkedCall(ctx, p) }()
 	r.parked = append(r.parked, p)
 	if kind != parkDrain {
 		r.queue = append(r.queue, p)
@@ -242,18 +286,24 @@ func (r *limRun) park(kind parkKind, n int) {
 }
 
 // parkedCall is the call a parked goroutine makes.
-func (r *limRun) parkedCall(ctx context.Context, p *limParked) error {
+func (r *limRun) parkedCall(ctx context.Context, p *limParked) result {
+	pm := new(semaphore.Permit)
+	var err error
 	switch p.kind {
 	case parkPermit:
-		pm := new(semaphore.Permit)
-		var err error
 		*pm, err = r.l.AcquirePermit(ctx, p.n)
-		p.permit = pm // read once res is received
-		return err
+	case parkPermitUpTo:
+		*pm, err = r.l.AcquirePermitUpTo(ctx, p.n)
+	case parkUpTo:
+		n, err := r.l.AcquireUpTo(ctx, p.n)
+		return result{uint64(n), err}
 	case parkDrain:
-		return r.l.Drain(ctx)
+		return result{err: r.l.Drain(ctx)}
+	default:
+		return result{err: r.l.Acquire(ctx, p.n)}
 	}
-	return r.l.Acquire(ctx, p.n)
+	p.permit = pm // read once res is received
+	return result{uint64(pm.N()), err}
 }
 
 func (r *limRun) tryAcquire(d *decoder) string {
@@ -320,8 +370,8 @@ func (r *limRun) cancelledResult(p *limParked, when string) {
 	p.done = true
 	r.tl.err("Parked "+kindName(p.kind), res.err)
 	r.sameErr(fmt.Sprintf("parked %v %s", kindName(p.kind), when), res.err, context.Canceled)
-	if p.permit != nil && p.permit.N() != 0 {
-		r.fail("a cancelled AcquirePermit returned a permit holding %d", p.permit.N())
+	if res.v != 0 || p.permit != nil && p.permit.N() != 0 {
+		r.fail("a cancelled %v took %d", kindName(p.kind), max(res.v, uint64(p.permit.N())))
 	}
 }
 
@@ -395,7 +445,7 @@ func (r *limRun) belowQueued(n int) bool {
 	if n < 1 || r.m.Closed() {
 		return false
 	}
-	return slices.ContainsFunc(r.queue, func(p *limParked) bool { return p.n > n })
+	return slices.ContainsFunc(r.queue, func(p *limParked) bool { return !p.upTo() && p.n > n })
 }
 
 func (r *limRun) drain(d *decoder) string {
@@ -425,7 +475,7 @@ func (r *limRun) drain(d *decoder) string {
 func (r *limRun) closeStep(*decoder) string {
 	outcome := "ok"
 	for _, p := range r.queue {
-		if p.n <= r.m.Free() {
+		if p.need() <= r.m.Free() {
 			outcome = "refused a waiter with units free"
 		}
 		p.state = limRefused
@@ -470,7 +520,7 @@ func (r *limRun) checkParked(desc string) {
 		if ok {
 			p.done = true
 			r.tl.err("Parked "+kindName(p.kind), res.err)
-			r.checkReturned(fmt.Sprintf("after %s: parked %v #%d", desc, kindName(p.kind), i), p, res.err)
+			r.checkReturned(fmt.Sprintf("after %s: parked %v #%d", desc, kindName(p.kind), i), p, res)
 		}
 	}
 }
@@ -483,18 +533,23 @@ func (r *limRun) parkedSettled(p *limParked) bool {
 }
 
 // checkReturned checks what a parked call returned once the run's model
-// settled it; a permit a parked AcquirePermit got is kept.
-func (r *limRun) checkReturned(what string, p *limParked, err error) {
+// settled it: nil and what the model granted, or ErrClosed and nothing;
+// a permit a parked AcquirePermit or AcquirePermitUpTo got is kept.
+func (r *limRun) checkReturned(what string, p *limParked, res result) {
 	want := error(nil)
 	if p.state == limRefused {
 		want = semaphore.ErrClosed
 	}
-	r.sameErr(what, err, want)
+	r.sameErr(what, res.err, want)
 	switch {
-	case p.kind == parkPermit && err != nil && p.permit.N() != 0:
-		r.fail("%s returned a permit holding %d with %v", what, p.permit.N(), err)
-	case p.kind == parkPermit && err == nil:
-		r.keepPermit(what, p.permit, p.n)
+	case p.kind == parkDrain || p.kind == parkAcquire:
+	case res.err != nil && res.v != 0:
+		r.fail("%s took %d with %v", what, res.v, res.err)
+	case res.err == nil:
+		r.sameN(what+": the units it took", int(res.v), p.took)
+		if p.permit != nil {
+			r.keepPermit(what, p.permit, p.took)
+		}
 	}
 }
 

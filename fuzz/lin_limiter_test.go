@@ -16,9 +16,10 @@ import (
 	"github.com/evsync/evsync/semaphore"
 )
 
-// TestLimiterLinearizable checks concurrent histories of Acquire and
-// AcquirePermit (with contexts that never end, end mid-wait or have
-// ended), TryAcquire, TryAcquirePermit, Release of units held and stray
+// TestLimiterLinearizable checks concurrent histories of Acquire,
+// AcquirePermit, AcquireUpTo and AcquirePermitUpTo (with contexts that
+// never end, end mid-wait or have ended), TryAcquire, TryAcquirePermit,
+// TryAcquireUpTo, TryAcquirePermitUpTo, Release of units held and stray
 // ones, a permit's Release, SetLimit raises and cuts, Drain (with contexts
 // that end) and one Close against limModel.
 //
@@ -42,6 +43,11 @@ func TestLimiterLinearizable(t *testing.T) {
 		"PermitRelease/1", "PermitRelease/0",
 		"SetLimit/ok", "SetLimit/ErrInvalid", "SetLimit/ErrClosed",
 		"Drain/ok", "Drain/Canceled",
+		"AcquireUpTo/ok", "AcquireUpTo/Canceled", "AcquireUpTo/ErrClosed", "AcquireUpTo/ErrInvalid",
+		"AcquireUpTo/ErrClosed with units free",
+		"AcquirePermitUpTo/ok", "AcquirePermitUpTo/Canceled", "AcquirePermitUpTo/ErrClosed",
+		"TryAcquireUpTo/some", "TryAcquireUpTo/none", "TryAcquireUpTo/none with units free",
+		"TryAcquirePermitUpTo/some", "TryAcquirePermitUpTo/none",
 	})
 }
 
@@ -54,27 +60,34 @@ const (
 	limPermitRelease
 	limSetLimit
 	limDrain
+	limAcquireUpTo
+	limTryAcquireUpTo
 )
 
-var limOpNames = [...]string{"Acquire", "TryAcquire", "Release", "PermitRelease", "SetLimit", "Drain"}
+var limOpNames = [...]string{"Acquire", "TryAcquire", "Release", "PermitRelease", "SetLimit", "Drain",
+	"AcquireUpTo", "TryAcquireUpTo"}
+
+// limPermitNames name the permit forms, for the ops that have one.
+var limPermitNames = [...]string{limAcquire: "AcquirePermit", limTryAcquire: "TryAcquirePermit",
+	limAcquireUpTo: "AcquirePermitUpTo", limTryAcquireUpTo: "TryAcquirePermitUpTo"}
 
 // limCall is the input of a limiter call. contended is set after the
 // history is recorded, from the calls that overlapped this one (see
 // markedBy).
 type limCall struct {
 	op        limOp
-	n         int    // units; SetLimit's limit; a permit's units
-	ctx       ctxUse // Acquire, Drain
-	permit    bool   // Acquire, TryAcquire: the Permit form
+	n         int    // units; SetLimit's limit; a permit's units; the up-to calls' max
+	ctx       ctxUse // Acquire, AcquireUpTo, Drain
+	permit    bool   // the acquires: the Permit form
 	id        int    // PermitRelease: which permit of the history
-	freeShut  bool   // Acquire, TryAcquire: a snapshot before it saw the limiter closed with n units free
+	freeShut  bool   // the acquires: a snapshot before it saw the limiter closed with n units free (one for up-to)
 	contended bool
 }
 
 // name is the call's name, for the tally and the visualisation.
 func (c limCall) name() string {
 	if c.permit {
-		return limOpNames[c.op] + "Permit"
+		return limPermitNames[c.op]
 	}
 	return limOpNames[c.op]
 }
@@ -92,7 +105,7 @@ func (c limCall) String() string {
 		return fmt.Sprintf("Drain(ctx %v%s)", c.ctx, flags)
 	case limPermitRelease:
 		return fmt.Sprintf("permit #%d (of %d) Release(%s)", c.id, c.n, flags)
-	case limAcquire:
+	case limAcquire, limAcquireUpTo:
 		return fmt.Sprintf("%s(%d, ctx %v%s)", c.name(), c.n, c.ctx, flags)
 	}
 	return fmt.Sprintf("%s(%d%s)", c.name(), c.n, flags)
@@ -167,6 +180,45 @@ func limStep(s limState, c limCall, o output) (bool, limState) {
 			return legal, s
 		}
 		return o.err == nil && s.free == s.limit, s
+	case limAcquireUpTo:
+		return limUpToStep(s, c, o)
+	case limTryAcquireUpTo:
+		if o.v != 0 {
+			return s.upTo(c.n, int(o.v))
+		}
+		return s.closed || c.n <= 0 || s.free == 0 || c.contended, s
+	}
+	return false, s
+}
+
+// upTo is a take of v units by a call for up to max: legal while the
+// limiter is open, max is above 0, and v is what is free, at most max.
+func (s limState) upTo(max, v int) (bool, limState) {
+	if s.closed || max <= 0 || s.free == 0 || v != min(s.free, max) {
+		return false, s
+	}
+	s.free -= v
+	return true, s
+}
+
+// limUpToStep: AcquireUpTo takes min(free, max) at a moment when units
+// are free; max 0 takes nothing; once closed, every valid call is refused,
+// whatever is free, and a negative max is a bad argument.
+func limUpToStep(s limState, c limCall, o output) (bool, limState) {
+	valid := c.n >= 0
+	if decided, legal := ctxStep(c.ctx, valid, o.err); decided {
+		return legal, s
+	}
+	switch sentinel(o.err) {
+	case nil:
+		if c.n == 0 {
+			return !s.closed && o.v == 0, s
+		}
+		return s.upTo(c.n, int(o.v))
+	case evserr.ErrClosed:
+		return s.closed && valid, s
+	case evserr.ErrInvalid:
+		return !valid, s
 	}
 	return false, s
 }
@@ -310,6 +362,7 @@ var limCalls = []struct {
 	{2, (*limWorker).tryAcquire}, {2, (*limWorker).tryAcquirePermit},
 	{3, (*limWorker).release}, {4, (*limWorker).permitRelease},
 	{2, (*limWorker).setLimit}, {1, (*limWorker).drain},
+	{3, (*limWorker).acquireUpTo}, {3, (*limWorker).tryAcquireUpTo},
 }
 
 var limCallsWeight = func() (sum int) {
@@ -389,6 +442,53 @@ func (w *limWorker) tryAcquirePermit() {
 		return boolOutput(ok)
 	})
 	w.permits.add(p, w.id)
+}
+
+// acquireUpTo is AcquireUpTo or, one time in two, AcquirePermitUpTo.
+func (w *limWorker) acquireUpTo() {
+	max := w.amount()
+	ctx, u, stop := linCtx(w.r)
+	permit := w.r.IntN(2) == 0
+	p := new(semaphore.Permit)
+	in := limCall{op: limAcquireUpTo, n: max, ctx: u, permit: permit, freeShut: w.freeShut(min(max, 1))}
+	o := lincheck.Record(w.c, in, func() (o output) {
+		var n int
+		if permit {
+			*p, o.err = w.l.AcquirePermitUpTo(ctx, max)
+			n = p.N()
+		} else {
+			n, o.err = w.l.AcquireUpTo(ctx, max)
+		}
+		o.v = uint64(n)
+		return o
+	})
+	stop()
+	if permit {
+		w.permits.add(p, w.id)
+	} else {
+		w.held += int(o.v)
+	}
+}
+
+// tryAcquireUpTo is TryAcquireUpTo or, one time in two,
+// TryAcquirePermitUpTo.
+func (w *limWorker) tryAcquireUpTo() {
+	max := w.amount()
+	permit := w.r.IntN(2) == 0
+	p := new(semaphore.Permit)
+	in := limCall{op: limTryAcquireUpTo, n: max, permit: permit, freeShut: w.freeShut(min(max, 1))}
+	o := lincheck.Record(w.c, in, func() output {
+		if permit {
+			*p = w.l.TryAcquirePermitUpTo(max)
+			return output{v: uint64(p.N())}
+		}
+		return output{v: uint64(w.l.TryAcquireUpTo(max))}
+	})
+	if permit {
+		w.permits.add(p, w.id)
+	} else {
+		w.held += int(o.v)
+	}
 }
 
 // release gives back what the worker's bare acquires took, or one time
@@ -496,12 +596,15 @@ func markLimOverlaps(ops []porcupine.Operation) {
 }
 
 // markedBy returns c marked for an overlapping call o. contended is what
-// the queue explains: a TryAcquire that an acquirer overlapped may find
-// it queued (it does not jump the queue); a SetLimit that an acquirer for
-// more overlapped may be refused (it may be queued).
+// the queue explains: a TryAcquire or TryAcquireUpTo that an Acquire
+// overlapped may find it queued (they do not jump the queue); a SetLimit
+// that an Acquire for more overlapped may be refused (it may be queued).
+// An AcquireUpTo marks neither. It is served whenever a unit is free, so
+// a queued one never holds up a take of units that are free, and it asks
+// for no fixed number that a cut could go below.
 func (c limCall) markedBy(o limCall) limCall {
 	switch c.op {
-	case limTryAcquire:
+	case limTryAcquire, limTryAcquireUpTo:
 		c.contended = c.contended || o.op == limAcquire
 	case limSetLimit:
 		c.contended = c.contended || o.op == limAcquire && o.n > c.n
@@ -511,6 +614,14 @@ func (c limCall) markedBy(o limCall) limCall {
 
 func limOutcome(c limCall, o output) string {
 	switch {
+	case c.op == limTryAcquireUpTo && o.v != 0:
+		return "some"
+	case c.op == limTryAcquireUpTo && c.freeShut && !c.permit:
+		return "none with units free"
+	case c.op == limTryAcquireUpTo:
+		return "none"
+	case c.op == limAcquireUpTo && o.err == evserr.ErrClosed && c.freeShut && !c.permit:
+		return "ErrClosed with units free"
 	case c.op == limTryAcquire && o.v == 0 && c.freeShut && !c.permit:
 		return "0 with units free"
 	case c.op == limTryAcquire || c.op == limPermitRelease:
@@ -532,6 +643,9 @@ func limBrokenHistories() []brokenHistory {
 	rel := func(n int) limCall { return limCall{op: limRelease, n: n} }
 	give := func(id, n int) limCall { return limCall{op: limPermitRelease, n: n, id: id} }
 	set := func(n int) limCall { return limCall{op: limSetLimit, n: n} }
+	upTo := func(max int) limCall { return limCall{op: limAcquireUpTo, n: max, ctx: ctxNever} }
+	tryUpTo := func(max int) limCall { return limCall{op: limTryAcquireUpTo, n: max} }
+	n := func(v uint64) output { return output{v: v} }
 	ok, yes, no := output{}, output{v: 1}, output{v: 0}
 	closed, over := output{err: evserr.ErrClosed}, output{err: evserr.ErrOverRelease}
 	drain := limCall{op: limDrain, ctx: ctxEnds}
@@ -621,6 +735,35 @@ func limBrokenHistories() []brokenHistory {
 		}, true},
 		{"SetLimit refused with nobody queued", limModel(2), []porcupine.Operation{
 			call(0, set(1), output{err: evserr.ErrInvalid}, 1, 2),
+		}, false},
+		{"TryAcquireUpTo takes fewer than are free", limModel(3), []porcupine.Operation{
+			call(0, tryUpTo(5), n(2), 1, 2),
+		}, false},
+		{"TryAcquireUpTo takes what is free, at most max", limModel(3), []porcupine.Operation{
+			call(0, tryUpTo(2), n(2), 1, 2),
+			call(0, tryUpTo(5), n(1), 3, 4),
+			call(0, tryUpTo(5), n(0), 5, 6),
+		}, true},
+		{"TryAcquireUpTo takes nothing with units free", limModel(3), []porcupine.Operation{
+			call(0, tryUpTo(1), n(0), 1, 2),
+		}, false},
+		{"TryAcquireUpTo takes nothing behind an overlapping Acquire", limModel(3), []porcupine.Operation{
+			call(0, acq(2), ok, 1, 2),
+			call(1, limCall{op: limAcquire, n: 3, ctx: ctxEnds}, output{err: context.Canceled}, 3, 6),
+			call(0, limCall{op: limTryAcquireUpTo, n: 1, contended: true}, n(0), 4, 5),
+		}, true},
+		{"an AcquireUpTo granted after Close with units free", limModel(2), []porcupine.Operation{
+			call(0, closeCall, ok, 1, 2),
+			call(1, upTo(1), n(1), 3, 4),
+		}, false},
+		{"AcquireUpTo(0) refused after Close", limModel(2), []porcupine.Operation{
+			call(0, closeCall, ok, 1, 2),
+			call(1, upTo(0), closed, 3, 4),
+			call(1, tryUpTo(2), n(0), 5, 6),
+		}, true},
+		{"AcquireUpTo(0) granted after Close", limModel(2), []porcupine.Operation{
+			call(0, closeCall, ok, 1, 2),
+			call(1, upTo(0), ok, 3, 4),
 		}, false},
 		{"SetLimit after Close", limModel(2), []porcupine.Operation{
 			call(0, closeCall, ok, 1, 2),

@@ -9,19 +9,23 @@ import "github.com/evsync/evsync/internal/evserr"
 //
 // The calls map onto the model as follows:
 //
-//	semaphore.Limiter        Limiter
-//	NewLimiter(n)            NewLimiter(n)
-//	Acquire(ctx, n)          Acquire(ctx, n)
-//	TryAcquire(n)            TryAcquire(n)
-//	Release(n)               Release(n)
-//	Reserve(n)               Reserve(n)
-//	AcquirePermit(ctx, n)    Acquire(ctx, n), the permit holding n units
-//	TryAcquirePermit(n)      TryAcquire(n), the same
-//	Permit.Release()         Release(n) of the permit's n units, once
-//	SetLimit(n)              SetLimit(n)
-//	Drain(ctx)               Drain(ctx)
-//	Close()                  Close()
-//	Stats()                  Limit, InUse, Free, Waiting, Closed
+//	semaphore.Limiter            Limiter
+//	NewLimiter(n)                NewLimiter(n)
+//	Acquire(ctx, n)              Acquire(ctx, n)
+//	TryAcquire(n)                TryAcquire(n)
+//	AcquireUpTo(ctx, max)        AcquireUpTo(ctx, max)
+//	TryAcquireUpTo(max)          TryAcquireUpTo(max)
+//	Release(n)                   Release(n)
+//	Reserve(n)                   Reserve(n)
+//	AcquirePermit(ctx, n)        Acquire(ctx, n), the permit holding n units
+//	TryAcquirePermit(n)          TryAcquire(n), the same
+//	AcquirePermitUpTo(ctx, max)  AcquireUpTo(ctx, max), the permit holding what it took
+//	TryAcquirePermitUpTo(max)    TryAcquireUpTo(max), the same
+//	Permit.Release()             Release(n) of the permit's n units, once
+//	SetLimit(n)                  SetLimit(n)
+//	Drain(ctx)                   Drain(ctx)
+//	Close()                      Close()
+//	Stats()                      Limit, InUse, Free, Waiting, Closed
 //
 // A Reservation's calls are modelled by Reservation. Its granted units go
 // back with Release, as the real ones do. Stats' Waiting counts pending
@@ -87,6 +91,41 @@ func (l *Limiter) TryAcquire(n int) bool {
 		return false
 	}
 	return l.c.TryAcquire(uint64(n))
+}
+
+// AcquireUpTo models Limiter.AcquireUpTo. It returns, in this order of
+// checks:
+//   - 0 and ErrInvalid for max negative
+//   - 0 and context.Canceled if ctx is Done
+//   - 0 and ErrClosed after Close
+//   - 0 and nil for max 0
+//   - min(free, max) units and nil, taking them, if some are free and no
+//     reservation is pending
+//   - 0 and ErrWouldBlock otherwise, where the real call waits
+//
+// A call that returns an error changes nothing.
+func (l *Limiter) AcquireUpTo(ctx Ctx, max int) (int, error) {
+	switch {
+	case max < 0:
+		return 0, evserr.ErrInvalid
+	case ctx == Done:
+		return 0, stopped(ctx)
+	case l.c.closed:
+		return 0, evserr.ErrClosed
+	}
+	n, err := l.c.AcquireUpTo(ctx, uint64(max))
+	return int(n), err
+}
+
+// TryAcquireUpTo models Limiter.TryAcquireUpTo. It takes min(free, max)
+// units and returns how many, if the limiter is open, max is above 0 and
+// no reservation is pending. Otherwise it returns 0 and changes nothing.
+func (l *Limiter) TryAcquireUpTo(max int) int {
+	if max <= 0 {
+		return 0
+	}
+	n, _ := l.AcquireUpTo(Live, max) // 0 where the real call would wait or is refused
+	return n
 }
 
 // Release models Limiter.Release, which works after Close too. It returns:

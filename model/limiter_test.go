@@ -37,6 +37,24 @@ func drain(ctx model.Ctx) limStep {
 	return limStep{"Drain", func(l *model.Limiter) any { return l.Drain(ctx) }, nil}
 }
 
+// took is what AcquireUpTo returns, as one comparable value.
+type took struct {
+	n   int
+	err error
+}
+
+func upTo(ctx model.Ctx, max, n int) limStep {
+	return limStep{"AcquireUpTo", func(l *model.Limiter) any { n, err := l.AcquireUpTo(ctx, max); return took{n, err} }, took{n, nil}}
+}
+
+func tryUpTo(max, n int) limStep {
+	return limStep{"TryAcquireUpTo", func(l *model.Limiter) any { return l.TryAcquireUpTo(max) }, n}
+}
+
+// refused returns an AcquireUpTo step that must take nothing and fail
+// with err.
+func (s limStep) refused(err error) limStep { s.want = took{0, err}; return s }
+
 var closeStep = limStep{"Close", func(l *model.Limiter) any { l.Close(); return nil }, nil}
 
 // is returns the step with the result it must have.
@@ -100,6 +118,24 @@ func TestLimiterSteps(t *testing.T) {
 		{"a raise pays the debt first", 4, []limStep{
 			acquire(model.Live, 4), setLimit(1), setLimit(3), try(1).is(false), release(2), try(1),
 		}, limStats{3, 3, 0, false}},
+		{"up to max takes what is free, at most max", 5, []limStep{
+			tryUpTo(2, 2), upTo(model.Live, 1, 1), tryUpTo(9, 2), tryUpTo(1, 0),
+			upTo(model.Live, 3, 0).refused(evserr.ErrWouldBlock), release(3), upTo(model.Live, 9, 3),
+		}, limStats{5, 5, 0, false}},
+		{"up to 0 or a negative max takes nothing", 2, []limStep{
+			tryUpTo(0, 0), tryUpTo(-1, 0), upTo(model.Live, 0, 0),
+			upTo(model.Live, -1, 0).refused(evserr.ErrInvalid), upTo(model.Done, -1, 0).refused(evserr.ErrInvalid),
+			upTo(model.Done, 0, 0).refused(context.Canceled), upTo(model.Done, 1, 0).refused(context.Canceled),
+		}, limStats{2, 0, 2, false}},
+		{"up to takes nothing after Close with units free", 3, []limStep{
+			acquire(model.Live, 1), closeStep, tryUpTo(3, 0),
+			upTo(model.Live, 3, 0).refused(evserr.ErrClosed), upTo(model.Live, 0, 0).refused(evserr.ErrClosed),
+			upTo(model.Done, 1, 0).refused(context.Canceled), upTo(model.Live, -1, 0).refused(evserr.ErrInvalid),
+		}, limStats{3, 1, 2, true}},
+		{"up to in debt takes nothing", 4, []limStep{
+			acquire(model.Live, 4), setLimit(2), release(2), tryUpTo(4, 0),
+			upTo(model.Live, 4, 0).refused(evserr.ErrWouldBlock), release(1), tryUpTo(4, 1),
+		}, limStats{2, 2, 0, false}},
 		{"a cut takes free units", 5, []limStep{
 			acquire(model.Live, 1), setLimit(3), try(3).is(false), try(2),
 		}, limStats{3, 3, 0, false}},
@@ -130,5 +166,29 @@ func TestNewLimiterBelowOne(t *testing.T) {
 			}()
 			model.NewLimiter(n)
 		}()
+	}
+}
+
+// TestLimiterUpToNeverTakesAheadOfAReservation: with a reservation
+// pending, TryAcquireUpTo takes nothing and AcquireUpTo would wait,
+// although a unit is free; once the reservation leaves, both take it.
+func TestLimiterUpToNeverTakesAheadOfAReservation(t *testing.T) {
+	l := model.NewLimiter(3)
+	if err := l.Acquire(model.Live, 2); err != nil {
+		t.Fatal(err)
+	}
+	r, err := l.Reserve(2)
+	if err != nil || r.Done() {
+		t.Fatalf("Reserve(2) with 1 free = %v, done %v", err, r.Done())
+	}
+	if n := l.TryAcquireUpTo(3); n != 0 {
+		t.Fatalf("TryAcquireUpTo(3) behind a reservation = %d, want 0", n)
+	}
+	if n, err := l.AcquireUpTo(model.Live, 3); n != 0 || err != evserr.ErrWouldBlock {
+		t.Fatalf("AcquireUpTo(3) behind a reservation = %d, %v, want it to wait", n, err)
+	}
+	r.Cancel()
+	if n := l.TryAcquireUpTo(3); n != 1 {
+		t.Fatalf("TryAcquireUpTo(3) once the reservation left = %d, want 1", n)
 	}
 }

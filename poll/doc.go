@@ -30,6 +30,8 @@
 //     limit
 //   - a *semaphore.Limiter: In while it has free units, Out while some
 //     are held
+//   - a *semaphore.Group: In while slots are free, Out while functions
+//     run; never Hup, since a Group has no Close
 //   - a *coalesce.Waker: In while a wakeup is pending; each wakeup it
 //     delivers wakes its Sets (the events it coalesces do not)
 //   - a *readyq.Queue of any item type: In while items are queued; a

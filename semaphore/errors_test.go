@@ -48,6 +48,10 @@ func TestLimiterBadArgumentsSayWhatWasWrong(t *testing.T) {
 	q, _ := other.TryAcquirePermit(1)
 	defer q.Release()
 	g := semaphore.NewGroup(2)
+	_, upToNeg := l.AcquireUpTo(ctx, -1)
+	_, upToNegNil := l.AcquireUpTo(noCtx, -1)
+	_, upToNil := l.AcquireUpTo(noCtx, 2)
+	_, permUpTo := l.AcquirePermitUpTo(testkit.Cancelled(), -3) // a bad argument wins over a done context
 	for _, c := range []struct {
 		what string
 		err  error
@@ -59,6 +63,10 @@ func TestLimiterBadArgumentsSayWhatWasWrong(t *testing.T) {
 		{"Acquire(nil, 0)", l.Acquire(noCtx, 0), "semaphore: acquire: nil context"},
 		{"Acquire(ctx, -1)", l.Acquire(ctx, -1), "semaphore: acquire -1 units: a negative count"},
 		{"AcquirePermit(ctx, 5)", permErr, "semaphore: acquire 5 units exceeds the limit 4"},
+		{"AcquireUpTo(ctx, -1)", upToNeg, "semaphore: acquire up to -1 units: a negative count"},
+		{"AcquireUpTo(nil, -1)", upToNegNil, "semaphore: acquire up to -1 units: a negative count"},
+		{"AcquireUpTo(nil, 2)", upToNil, "semaphore: acquire up to: nil context"},
+		{"AcquirePermitUpTo(done ctx, -3)", permUpTo, "semaphore: acquire up to -3 units: a negative count"},
 		{"Reserve(-1)", resErr, "semaphore: reserve -1 units: a negative count"},
 		{"Reserve(5)", resBig, "semaphore: reserve 5 units exceeds the limit 4"},
 		{"Release(-1)", l.Release(-1), "semaphore: release -1 units: a negative count"},
@@ -139,6 +147,16 @@ func TestSuccessPathsAllocateNothing(t *testing.T) {
 		_ = l.SetLimit(4)
 		_ = l.Release(2)
 		_ = l.Drain(ctx)
+	})
+	testkit.NoAllocs(t, "Limiter AcquireUpTo, TryAcquireUpTo and their permits", func() {
+		n, _ := l.AcquireUpTo(ctx, 3)
+		if m := l.TryAcquireUpTo(9); n+m != 4 || l.Release(n+m) != nil {
+			panic("the up-to calls did not take the 4 free units")
+		}
+		p, _ := l.AcquirePermitUpTo(ctx, 2)
+		q := l.TryAcquirePermitUpTo(9)
+		q.Release()
+		p.Release()
 	})
 	testkit.NoAllocs(t, "AcquirePermit, Move, Split, Merge and Release", func() {
 		p, _ := l.AcquirePermit(ctx, 2)

@@ -21,6 +21,13 @@ import (
 // function, and the release of its slot, synchronize before Wait returns.
 // So when Wait returns, every slot is free again.
 //
+// A *Group is a source of package poll's sets, as its limiter is:
+//   - In while slots are free, so a TryGo would start its function then,
+//     unless a Go call waits ahead of it. The end of a function wakes
+//     it.
+//   - Out while functions run. A start wakes it.
+//   - Never Hup, since a Group has no Close.
+//
 // # Panics
 //
 // A panic in a function does not kill the process. Here a Group differs

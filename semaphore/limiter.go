@@ -29,17 +29,22 @@ var ErrOverRelease = evserr.ErrOverRelease
 //
 // Fairness: acquirers that have to wait are served strictly in the order
 // they started waiting. A large request at the head holds back smaller
-// ones behind it, so it is never starved. TryAcquire fails rather than
-// jump the queue.
+// ones behind it, so it is never starved. TryAcquire and TryAcquireUpTo
+// take nothing rather than jump the queue.
 //
-// Cancel safety: an Acquire that returns ctx.Err() took nothing. A call
-// whose context is already done returns ctx.Err() at once, even with
-// units free. Units handed to a waiter whose context ends just then are
-// kept. The call returns nil, and the caller holds them.
+// Cancel safety: an Acquire or AcquireUpTo that returns ctx.Err() took
+// nothing. A call whose context is already done returns ctx.Err() at
+// once, even with units free. Units handed to a waiter whose context ends
+// just then are kept. The call returns nil, and the caller holds them.
 //
-// Close ends new work. Every later Acquire fails with ErrClosed, even with
-// units free, and so do the acquirers waiting then. Holders still give
-// their units back, and Drain waits until they all have.
+// Close ends new work. Every later acquire fails with ErrClosed, or takes
+// nothing, even with units free, and so do the acquirers waiting then.
+// Holders still give their units back, and Drain waits until they all
+// have.
+//
+// A *Limiter is a source of package poll's sets. It reports In while
+// units are free and Out while some are held, and Hup once closed. Answer
+// its In with TryAcquireUpTo, which takes what is free in one call.
 type Limiter struct {
 	c counter.Counter // in Semaphore mode, with reads stopped by Close
 }
@@ -104,6 +109,50 @@ func (l *Limiter) TryAcquire(n int) bool {
 	}
 	_, ok := l.c.TryRead(counter.Semaphore, uint64(n))
 	return ok
+}
+
+// TryAcquireUpTo takes the free units, at most max of them, and returns
+// how many it took. It never blocks. It returns 0, taking nothing:
+//   - while an acquirer is queued, so it never takes what a waiter ahead
+//     of it is owed
+//   - once the limiter is closed, even with units free
+//   - for max 0, and for max negative, as TryAcquire(-1) is false
+//
+// It is the one-call answer to a poll set's In, where a loop of
+// TryAcquire(1) pays a call per unit and Stats().Free followed by
+// TryAcquire of that many may find them gone. To take every free unit,
+// pass math.MaxInt. The units go back with Release, as Acquire's do.
+func (l *Limiter) TryAcquireUpTo(max int) int {
+	if max <= 0 {
+		return 0
+	}
+	if v, ok := l.c.TakeUpToFast(uint64(max)); ok {
+		return int(v)
+	}
+	return int(l.c.TryReadUpTo(uint64(max)))
+}
+
+// AcquireUpTo waits until at least one unit is free, then takes the free
+// units, at most max of them, at once. It waits in the same FIFO line as
+// Acquire, so a waiter ahead of it is served first. It returns:
+//   - how many units it took, and nil
+//   - 0 and ErrInvalid at once for a nil ctx or max negative
+//   - 0 and ctx.Err() at once if ctx is already done, or when ctx ends
+//     first
+//   - 0 and ErrClosed once the limiter is closed, even with units free
+//
+// A failed call takes nothing. AcquireUpTo(ctx, 0) returns 0 and nil at
+// once on an open limiter, as Acquire(ctx, 0) does. Units handed to it
+// just as its context ends are kept: it returns them with a nil error.
+func (l *Limiter) AcquireUpTo(ctx context.Context, max int) (int, error) {
+	if max < 0 {
+		return 0, invalid("acquire up to %d units: a negative count", max)
+	}
+	v, err := l.c.ReadUpTo(ctx, uint64(max))
+	if err == ErrInvalid {
+		err = errUpToNilCtx // its only bad argument left
+	}
+	return int(v), err
 }
 
 // Reserve is the select-able Acquire. It joins the queue for n units and

@@ -75,6 +75,47 @@ func (lm *limMachine) TryAcquire(t *rapid.T) {
 	}
 }
 
+// upToMax draws AcquireUpTo's max: the amounts of Acquire, where the
+// free units and the ends of int are edges, and a negative one is a bad
+// argument.
+func (lm *limMachine) upToMax(t *rapid.T) int { return lm.amount(t, "max") }
+
+func (lm *limMachine) AcquireUpTo(t *rapid.T) {
+	max := lm.upToMax(t)
+	var got, want int
+	testkit.CheckBlocking(t, fmt.Sprintf("AcquireUpTo(%d)", max),
+		func(ctx context.Context) (err error) { got, err = lm.l.AcquireUpTo(ctx, max); return err },
+		func(c model.Ctx) (err error) { want, err = lm.m.AcquireUpTo(c, max); return err })
+	if got != want {
+		t.Fatalf("AcquireUpTo(%d) took %d, want %d", max, got, want)
+	}
+}
+
+func (lm *limMachine) TryAcquireUpTo(t *rapid.T) {
+	max := lm.upToMax(t)
+	if got, want := lm.l.TryAcquireUpTo(max), lm.m.TryAcquireUpTo(max); got != want {
+		t.Fatalf("TryAcquireUpTo(%d) = %d, want %d", max, got, want)
+	}
+}
+
+func (lm *limMachine) AcquirePermitUpTo(t *rapid.T) {
+	max := lm.upToMax(t)
+	p := new(semaphore.Permit)
+	var want int
+	testkit.CheckBlocking(t, fmt.Sprintf("AcquirePermitUpTo(%d)", max),
+		func(ctx context.Context) (err error) { *p, err = lm.l.AcquirePermitUpTo(ctx, max); return err },
+		func(c model.Ctx) (err error) { want, err = lm.m.AcquireUpTo(c, max); return err })
+	lm.keep(t, "AcquirePermitUpTo", p, want, want != 0)
+}
+
+func (lm *limMachine) TryAcquirePermitUpTo(t *rapid.T) {
+	max := lm.upToMax(t)
+	p := new(semaphore.Permit)
+	*p = lm.l.TryAcquirePermitUpTo(max)
+	want := lm.m.TryAcquireUpTo(max)
+	lm.keep(t, "TryAcquirePermitUpTo", p, want, want != 0)
+}
+
 // Release draws over-releases too (the units in use plus one, the limit
 // plus one): ErrOverRelease, changing nothing.
 func (lm *limMachine) Release(t *rapid.T) {

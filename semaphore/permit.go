@@ -77,6 +77,24 @@ func (l *Limiter) TryAcquirePermit(n int) (Permit, bool) {
 	return Permit{l: l, n: n}, true
 }
 
+// AcquirePermitUpTo is AcquireUpTo returning a permit for the units it
+// took, which N tells and Release gives back. On error it returns the
+// zero Permit and the error.
+func (l *Limiter) AcquirePermitUpTo(ctx context.Context, max int) (Permit, error) {
+	n, err := l.AcquireUpTo(ctx, max)
+	if err != nil {
+		return Permit{}, err
+	}
+	return Permit{l: l, n: n}, nil
+}
+
+// TryAcquirePermitUpTo is TryAcquireUpTo returning a permit for the units
+// it took, which N tells. If it took none, the permit holds nothing and
+// its Release reports false. Split(1) hands one unit on to each job.
+func (l *Limiter) TryAcquirePermitUpTo(max int) Permit {
+	return Permit{l: l, n: l.TryAcquireUpTo(max)}
+}
+
 // N returns the number of units the permit still holds.
 func (p *Permit) N() int { return p.n }
 

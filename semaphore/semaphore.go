@@ -179,7 +179,12 @@ func (s *Semaphore) AcquireUpTo(ctx context.Context, max uint64) (uint64, error)
 // took, 0 if none. It takes nothing while an acquirer is queued, so it
 // never takes what a waiter ahead of it is owed. Release the units as
 // usual, or keep them out of circulation.
-func (s *Semaphore) TakeAll() uint64 { return s.c.TryReadUpTo(0) }
+func (s *Semaphore) TakeAll() uint64 {
+	if v, ok := s.c.TakeUpToFast(0); ok {
+		return v
+	}
+	return s.c.TryReadUpTo(0)
+}
 
 // Release adds n units. It never blocks. It returns:
 //   - nil once the units are added

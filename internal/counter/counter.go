@@ -384,16 +384,18 @@ func (c *Counter) TakeSlow(ctx context.Context, n uint64) error {
 // of it, in a Semaphore counter's FIFO order (AcquireUpTo). It returns:
 //
 //   - what it took and nil
-//   - 0 and nil at once for max 0
+//   - 0 and nil at once for max 0, or ErrClosed once a Close that stops
+//     reads has run (zeroRead)
 //   - ErrInvalid for a nil ctx
 //   - ctx.Err() at once if ctx is done, or when ctx ends first
-//   - ErrClosed once closed and empty
+//   - ErrClosed once closed and empty, or once a Close that stops reads
+//     has run
 func (c *Counter) ReadUpTo(ctx context.Context, max uint64) (uint64, error) {
 	if err := ctxErr(ctx); err != nil {
 		return 0, err
 	}
 	if max == 0 {
-		return 0, nil
+		return 0, c.zeroRead()
 	}
 	if w := c.word.Load(); w&(fastMask|notifyBit) == 0 && w&countMask != 0 {
 		if n := min(w&countMask, max); c.word.CompareAndSwap(w, w-n) {
@@ -408,9 +410,37 @@ func (c *Counter) ReadUpTo(ctx context.Context, max uint64) (uint64, error) {
 	return c.finish(ctx, &c.sec.readers, w, w.Sleep())
 }
 
+// TakeUpToFast is TryReadUpTo's fast path, for the facades to inline
+// (TakeAll, TryAcquireUpTo). It reports whether it decided, and what it
+// took. It decides only on a word that shows no locked state: with slow
+// clear nobody is queued, so it takes up to max units (the whole count if
+// max is 0) with one compare-and-swap, and a count of 0 is an answer too.
+// A lone reader leaves the count at 0. A word with closed, big or slow
+// set, or a failed compare-and-swap, is left to TryReadUpTo, having
+// changed nothing.
+func (c *Counter) TakeUpToFast(max uint64) (uint64, bool) {
+	w := c.word.Load()
+	v := w & countMask
+	if w&(closedBit|bigBit|slowBit) != 0 {
+		return 0, false
+	}
+	if max != 0 && v > max {
+		v = max
+	}
+	if v == 0 {
+		return 0, true
+	}
+	hook(pFastTake)
+	if c.word.CompareAndSwap(w, w-v) {
+		return v, true
+	}
+	return 0, false
+}
+
 // TryReadUpTo takes up to max units without waiting, or every unit if
 // max is 0 (TakeAll). It takes nothing while a reader is queued, since it
-// never takes what a queued reader is owed. It returns what it took.
+// never takes what a queued reader is owed, and nothing after a Close
+// that stops reads. It returns what it took.
 func (c *Counter) TryReadUpTo(max uint64) uint64 {
 	l := c.lock()
 	defer c.unlock(l)

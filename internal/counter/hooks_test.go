@@ -266,6 +266,35 @@ func TestHookFastTake(t *testing.T) {
 	}, 0, 1, nil)
 }
 
+// TestHookTakeUpToFast: the facades' take of up to max units read the
+// count and is about to take it with a CAS. Meanwhile the count is taken,
+// a reader queues for more than is there, and a write brings the count
+// back to what the fast path read. The CAS fails (slow is set), and the
+// locked path must not take what the queued reader is owed.
+func TestHookTakeUpToFast(t *testing.T) {
+	hookBubble(t, "a reader queues", func(t *testing.T, c *counter.Counter) {
+		g := gates.Arm(t, counter.PFastTake)
+		took := start(func() uint64 {
+			if v, ok := c.TakeUpToFast(3); ok {
+				return v
+			}
+			return c.TryReadUpTo(3)
+		})
+		g.Wait(t) // the count 2 read
+		if v, ok := c.TryRead(sem, 2); v != 2 || !ok {
+			t.Fatalf("TryRead(2) = %d, %v", v, ok)
+		}
+		first := parkRead(c, bg, sem, 3) // queued: slow set
+		mustWrite(t, c, sem, 2)          // the count read, back again
+		g.Open()
+		if v := gates.Receive(t, "the take of up to 3", took); v != 0 {
+			t.Fatalf("the take of up to 3 took %d of what the queued reader is owed", v)
+		}
+		mustWrite(t, c, sem, 1)
+		wantGot(t, "the queued reader", first, 3, nil)
+	}, 0, 2, nil)
+}
+
 // ---- the lone slot ------------------------------------------------------------
 
 // TestHookLonePublish: a reader without a context read the word as 0 and

@@ -62,8 +62,8 @@ var done = func() context.Context {
 	return ctx
 }()
 
-// read, readUpTo, tryRead, write, writeWait, reserve, writable, drain and
-// takeAll make a limitCase's call: the path and then Count.
+// read, readUpTo, tryRead, write, writeWait, reserve, writable, drain,
+// takeAll and takeUpTo make a limitCase's call: the path and then Count.
 func read(ctx context.Context, n uint64) func(*counter.Counter) outcome {
 	return func(c *counter.Counter) outcome {
 		v, err := c.Read(ctx, sem, n)
@@ -145,6 +145,18 @@ func drain(c *counter.Counter) outcome {
 func takeAll(c *counter.Counter) outcome {
 	v := c.TryReadUpTo(0)
 	return outcome{v, nil, c.Count()}
+}
+
+// takeUpTo is the facades' TakeAll and TryAcquireUpTo: the fast path,
+// then TryReadUpTo where it could not decide.
+func takeUpTo(max uint64) func(*counter.Counter) outcome {
+	return func(c *counter.Counter) outcome {
+		v, ok := c.TakeUpToFast(max)
+		if !ok {
+			v = c.TryReadUpTo(max)
+		}
+		return outcome{v, nil, c.Count()}
+	}
 }
 
 // errRefused stands for a TryRead's false.
@@ -255,6 +267,14 @@ var limitCases = []limitCase{
 	{ // (4, 4, 0) → (1, 1, 0); after the take: (0, 4, 0) → (0, 1, 3)
 		name: "TakeAll, cut", limit: 4, held: 0, to: 1, call: takeAll,
 		first: outcome{4, nil, 0}, second: outcome{1, nil, 0}, finals: [2]uint64{0, 0},
+	},
+	{ // (1, 1, 0) → (4, 4, 0): the fast path sees slow, so it leaves it to the lock
+		name: "TakeUpToFast, raise", limit: 1, held: 0, to: 4, call: takeUpTo(3),
+		first: outcome{1, nil, 0}, second: outcome{3, nil, 1}, finals: [2]uint64{3, 1},
+	},
+	{ // (4, 4, 0) → (1, 1, 0); after the take: (1, 4, 0) → (0, 1, 2)
+		name: "TakeUpToFast, cut", limit: 4, held: 0, to: 1, call: takeUpTo(3),
+		first: outcome{3, nil, 1}, second: outcome{1, nil, 0}, finals: [2]uint64{0, 0},
 	},
 }
 
