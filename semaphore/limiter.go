@@ -126,7 +126,7 @@ func (l *Limiter) TryAcquireUpTo(max int) int {
 	if max <= 0 {
 		return 0
 	}
-	if v, ok := l.c.TakeUpToFast(uint64(max)); ok {
+	if v, ok := counter.TakeUpToFast(&l.c, uint64(max)); ok {
 		return int(v)
 	}
 	return int(l.c.TryReadUpTo(uint64(max)))

@@ -180,7 +180,7 @@ func (s *Semaphore) AcquireUpTo(ctx context.Context, max uint64) (uint64, error)
 // never takes what a waiter ahead of it is owed. Release the units as
 // usual, or keep them out of circulation.
 func (s *Semaphore) TakeAll() uint64 {
-	if v, ok := s.c.TakeUpToFast(0); ok {
+	if v, ok := counter.TakeUpToFast(&s.c, 0); ok {
 		return v
 	}
 	return s.c.TryReadUpTo(0)

@@ -417,8 +417,9 @@ func (c *Counter) ReadUpTo(ctx context.Context, max uint64) (uint64, error) {
 // max is 0) with one compare-and-swap, and a count of 0 is an answer too.
 // A lone reader leaves the count at 0. A word with closed, big or slow
 // set, or a failed compare-and-swap, is left to TryReadUpTo, having
-// changed nothing.
-func (c *Counter) TakeUpToFast(max uint64) (uint64, bool) {
+// changed nothing. It is a function, not a method, so that the Counter's
+// method set stays what it was (the layout ratchet).
+func TakeUpToFast(c *Counter, max uint64) (uint64, bool) {
 	w := c.word.Load()
 	v := w & countMask
 	if w&(closedBit|bigBit|slowBit) != 0 {

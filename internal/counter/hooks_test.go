@@ -275,7 +275,7 @@ func TestHookTakeUpToFast(t *testing.T) {
 	hookBubble(t, "a reader queues", func(t *testing.T, c *counter.Counter) {
 		g := gates.Arm(t, counter.PFastTake)
 		took := start(func() uint64 {
-			if v, ok := c.TakeUpToFast(3); ok {
+			if v, ok := counter.TakeUpToFast(c, 3); ok {
 				return v
 			}
 			return c.TryReadUpTo(3)

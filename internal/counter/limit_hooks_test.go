@@ -151,7 +151,7 @@ func takeAll(c *counter.Counter) outcome {
 // then TryReadUpTo where it could not decide.
 func takeUpTo(max uint64) func(*counter.Counter) outcome {
 	return func(c *counter.Counter) outcome {
-		v, ok := c.TakeUpToFast(max)
+		v, ok := counter.TakeUpToFast(c, max)
 		if !ok {
 			v = c.TryReadUpTo(max)
 		}
