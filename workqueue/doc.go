@@ -176,15 +176,21 @@
 //
 // # Bad input
 //
-// A nil context and max ≤ 0 make Wait, WaitAppend and Next return
-// ErrInvalid. They change nothing then: WaitAppend returns buf, and Next
-// returns done, unchanged (its items stay in flight). For max ≤ 0,
-// TryTake returns nothing. Drain returns ErrInvalid for a
-// nil context. Done, Remove and Rearm of an item the queue does not hold
-// in the right state are no-ops. They report it, by Done's count or by
-// false. Add, AddAfter, AddWith and AddRateLimited after Close return
-// false. A delay ≤ 0 is no delay, and any int is a priority. None of
-// these calls panics or blocks.
+// A nil context and max ≤ 0 make Wait, WaitAppend and Next return an
+// error that matches ErrInvalid. They change nothing then: WaitAppend
+// returns buf, and Next returns done, unchanged (its items stay in
+// flight). For max ≤ 0, TryTake returns nothing. Drain returns such an
+// error for a nil context. Each error names the call and what was wrong:
+//
+//	workqueue: wait: max 0 is not above 0: evsync: invalid argument
+//	workqueue: next: nil context: evsync: invalid argument
+//
+// Test for them with errors.Is(err, ErrInvalid). Done, Remove and Rearm
+// of an item the queue does not hold in the right state are no-ops. They
+// report it, by Done's count or by false. Add, AddAfter, AddWith and
+// AddRateLimited after Close return false, and so does AddMode with a
+// mode that is not one. A delay ≤ 0 is no delay, and any int is a
+// priority. None of these calls panics or blocks.
 //
 // A Config's types are checked by the compiler. NewWithConfig panics only
 // for a Mode that is not one. The other panic is for an item that cannot
