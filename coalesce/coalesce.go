@@ -78,6 +78,13 @@ var (
 // consumers should rather use Wait. With one consumer, a receive from C
 // never finds a wakeup with no events.
 //
+// In a poll set (package poll), a Waker reports In while a wakeup is
+// pending. The loop consumes it with Events, with no receive from C:
+// Events takes the token with the events, so neither the set nor C
+// reports that wakeup again (see the package's poll example). A closed
+// Waker reports In|Hup for good: after a last Events, the loop removes
+// it from the set.
+//
 // Cancel safety: a Wait that returns ctx.Err() has taken nothing. The
 // events stay for the next call. If ctx ends just as a wakeup comes, Wait
 // may return the events with a nil error instead, so they are never lost.
