@@ -164,6 +164,25 @@
 // them. Row 8 is an edge item not marked again, or a level item no longer
 // ready.
 //
+// # In a poll set
+//
+// A *Queue is a source of package poll's Set, as a *readyq.Queue is. A
+// Set reports it with these events.
+//
+//   - In while items are queued, or once the queue is closed with
+//     nothing left to hand out: a Wait would not block.
+//   - Hup once Close or CloseDiscardingDelays ran.
+//
+// A locked section that leaves items queued wakes the Sets with In. Delayed
+// items that become due count, once the timer or a call queues them. Close
+// wakes the Sets with Hup. A Set reads the queue with atomic loads only,
+// so on a user's clock (WithClock) it sees a due item only once the queue
+// has moved it: when the clock fires the queue's timer, or at the queue's
+// next call. Only the queue itself is a source, not a value that embeds
+// it. A queue pays for its Sets only while one of its registrations waits
+// for the next wakeup. Until then a locked section that leaves items
+// queued loads one more counter.
+//
 // # In a synctest bubble
 //
 // The queue works inside a testing/synctest bubble. A blocked Wait, Next
