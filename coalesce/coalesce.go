@@ -25,7 +25,9 @@ import (
 // Errors returned by this package. They are the same values in every
 // evsync package and work with errors.Is.
 var (
-	// ErrInvalid is returned by Wait for a nil context.
+	// ErrInvalid is what Wait's error for a nil context matches. The
+	// error says so: "coalesce: wait: nil context: evsync: invalid
+	// argument". Test for it with errors.Is.
 	ErrInvalid = evserr.ErrInvalid
 	// ErrClosed is returned by Wait once the waker is closed and every
 	// event noted before Close has been reported.
@@ -75,6 +77,13 @@ var (
 // Events then returns 0, and it should go back to receiving. Several
 // consumers should rather use Wait. With one consumer, a receive from C
 // never finds a wakeup with no events.
+//
+// In a poll set (package poll), a Waker reports In while a wakeup is
+// pending. The loop consumes it with Events, with no receive from C:
+// Events takes the token with the events, so neither the set nor C
+// reports that wakeup again (see the package's poll example). A closed
+// Waker reports In|Hup for good: after a last Events, the loop removes
+// it from the set.
 //
 // Cancel safety: a Wait that returns ctx.Err() has taken nothing. The
 // events stay for the next call. If ctx ends just as a wakeup comes, Wait
@@ -199,7 +208,8 @@ func (w *Waker) Events() uint64 {
 // Wait waits for the next wakeup and returns how many events it covers,
 // always at least one. It returns:
 //   - the events and nil, once a wakeup comes
-//   - 0 and ErrInvalid for a nil ctx
+//   - 0 and an error matching ErrInvalid for a nil ctx ("coalesce: wait:
+//     nil context")
 //   - 0 and ctx.Err() at once if ctx is already done, even if a wakeup is
 //     there, or when ctx ends while it waits
 //   - after Close, the events noted before Close, and then 0 and ErrClosed
@@ -209,7 +219,7 @@ func (w *Waker) Events() uint64 {
 // not end the wait. Wait then waits for the next one.
 func (w *Waker) Wait(ctx context.Context) (events uint64, err error) {
 	if ctx == nil {
-		return 0, ErrInvalid
+		return 0, errWaitNilCtx
 	}
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -226,6 +236,10 @@ func (w *Waker) Wait(ctx context.Context) (events uint64, err error) {
 		}
 	}
 }
+
+// errWaitNilCtx is Wait's error for a nil context. It is built once, so
+// that returning it allocates nothing.
+var errWaitNilCtx = fmt.Errorf("coalesce: wait: nil context: %w", ErrInvalid)
 
 // received is what Wait returns for a token it received from C. The flag
 // open is false once C is closed. It returns the events, or ErrClosed once

@@ -6,7 +6,8 @@ import "github.com/evsync/evsync/internal/watch"
 // (delivered, and not yet reported by Wait or Events), closed once Close
 // ran. Each wakeup it delivers wakes the sets with In, and Close with
 // Hup. Wake itself does not: a set hears the Waker's wakeups, not the
-// events they coalesce.
+// events they coalesce. A poll loop consumes a reported wakeup with
+// Events, which also takes its token off C (see the Waker doc).
 func init() {
 	watch.Register(func(v any) (watch.Source, bool) {
 		w, ok := v.(*Waker)

@@ -308,8 +308,10 @@ func (r *coRun) check(desc string) {
 	}
 }
 
+// sameResult compares a Wait's result with the model's: the same events,
+// and an error that is the model's or wraps it (errMatches).
 func (r *coRun) sameResult(what string, got, want result) {
-	if got != want {
+	if got.v != want.v || !errMatches(got.err, want.err) {
 		r.fail("%s = (%d, %v), model (%d, %v)", what, got.v, got.err, want.v, want.err)
 	}
 }

@@ -701,7 +701,7 @@ func (r *rqRun) drain(k ctxKind) string {
 		desc += " (cancelled)"
 	}
 	want = cancelledErr(want)
-	if err := r.q.Drain(k.context()); err != want {
+	if err := r.q.Drain(k.context()); !errMatches(err, want) {
 		r.fail("%s = %v, model %v", desc, err, want)
 	}
 	r.tl.err("Drain", want)
@@ -858,9 +858,10 @@ func rqSettled(ch <-chan rqResult) (rqResult, bool) {
 }
 
 // sameResult compares a Wait-like result with the model's: the same
-// items and error, and nil items where Wait returns nil.
+// items and error (or one that wraps the model's, errMatches), and nil
+// items where Wait returns nil.
 func (r *rqRun) sameResult(what string, got, want rqResult) {
-	if got.err != want.err || !slices.Equal(got.items, want.items) || want.items == nil && got.items != nil {
+	if !errMatches(got.err, want.err) || !slices.Equal(got.items, want.items) || want.items == nil && got.items != nil {
 		r.fail("%s = %v, model %v", what, got, want)
 	}
 }

@@ -36,6 +36,9 @@
 //     delivers wakes its Sets (the events it coalesces do not)
 //   - a *readyq.Queue of any item type: In while items are queued; a
 //     locked section that leaves items queued wakes its Sets
+//   - a *workqueue.Queue of any item type: as a readyq.Queue, and a
+//     delayed item wakes its Sets once the queue's timer, or on a user's
+//     clock its next call, queues it
 //   - a *Set of any key type: In while it has a source queued (epoll
 //     nests); a source queued on it wakes the Sets it is in
 //

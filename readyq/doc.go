@@ -143,10 +143,16 @@
 //
 // # Bad input
 //
-// A nil context and max ≤ 0 make Wait, WaitAppend and Next return
-// ErrInvalid. They change nothing then: WaitAppend returns buf, and Next
-// returns done, unchanged (its items stay in flight). For max ≤ 0,
-// TryTake returns nothing. Drain returns ErrInvalid for a nil context.
+// A nil context and max ≤ 0 make Wait, WaitAppend and Next return an
+// error that matches ErrInvalid. They change nothing then: WaitAppend
+// returns buf, and Next returns done, unchanged (its items stay in
+// flight). For max ≤ 0, TryTake returns nothing. Drain returns such an
+// error for a nil context. Each error names the call and what was wrong:
+//
+//	readyq: wait: max 0 is not above 0: evsync: invalid argument
+//	readyq: next: nil context: evsync: invalid argument
+//
+// Test for them with errors.Is(err, ErrInvalid).
 // Done, Remove and Rearm of an item the queue does not hold in the right
 // state are no-ops. They report it, by Done's count or by false. Add
 // after Close returns false. None of these calls panics or blocks.

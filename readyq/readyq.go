@@ -14,8 +14,11 @@ import (
 // Errors returned by this package. They are the same values in every
 // evsync package and work with errors.Is.
 var (
-	// ErrInvalid is returned by Wait, WaitAppend and Drain for a nil
-	// context, and by Wait and WaitAppend for max ≤ 0.
+	// ErrInvalid is what the errors of Wait, WaitAppend, Next and Drain
+	// for a nil context, and of Wait, WaitAppend and Next for max ≤ 0,
+	// match. Each says the call and what was wrong, such as "readyq:
+	// wait: max 0 is not above 0: evsync: invalid argument". Test for it
+	// with errors.Is.
 	ErrInvalid = evserr.ErrInvalid
 	// ErrClosed is returned by Wait and WaitAppend once the queue is
 	// closed and nothing is left to hand out.

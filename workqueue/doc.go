@@ -164,6 +164,25 @@
 // them. Row 8 is an edge item not marked again, or a level item no longer
 // ready.
 //
+// # In a poll set
+//
+// A *Queue is a source of package poll's Set, as a *readyq.Queue is. A
+// Set reports it with these events.
+//
+//   - In while items are queued, or once the queue is closed with
+//     nothing left to hand out: a Wait would not block.
+//   - Hup once Close or CloseDiscardingDelays ran.
+//
+// A locked section that leaves items queued wakes the Sets with In. Delayed
+// items that become due count, once the timer or a call queues them. Close
+// wakes the Sets with Hup. A Set reads the queue with atomic loads only,
+// so on a user's clock (WithClock) it sees a due item only once the queue
+// has moved it: when the clock fires the queue's timer, or at the queue's
+// next call. Only the queue itself is a source, not a value that embeds
+// it. A queue pays for its Sets only while one of its registrations waits
+// for the next wakeup. Until then a locked section that leaves items
+// queued loads one more counter.
+//
 // # In a synctest bubble
 //
 // The queue works inside a testing/synctest bubble. A blocked Wait, Next
@@ -176,15 +195,21 @@
 //
 // # Bad input
 //
-// A nil context and max ≤ 0 make Wait, WaitAppend and Next return
-// ErrInvalid. They change nothing then: WaitAppend returns buf, and Next
-// returns done, unchanged (its items stay in flight). For max ≤ 0,
-// TryTake returns nothing. Drain returns ErrInvalid for a
-// nil context. Done, Remove and Rearm of an item the queue does not hold
-// in the right state are no-ops. They report it, by Done's count or by
-// false. Add, AddAfter, AddWith and AddRateLimited after Close return
-// false. A delay ≤ 0 is no delay, and any int is a priority. None of
-// these calls panics or blocks.
+// A nil context and max ≤ 0 make Wait, WaitAppend and Next return an
+// error that matches ErrInvalid. They change nothing then: WaitAppend
+// returns buf, and Next returns done, unchanged (its items stay in
+// flight). For max ≤ 0, TryTake returns nothing. Drain returns such an
+// error for a nil context. Each error names the call and what was wrong:
+//
+//	workqueue: wait: max 0 is not above 0: evsync: invalid argument
+//	workqueue: next: nil context: evsync: invalid argument
+//
+// Test for them with errors.Is(err, ErrInvalid). Done, Remove and Rearm
+// of an item the queue does not hold in the right state are no-ops. They
+// report it, by Done's count or by false. Add, AddAfter, AddWith and
+// AddRateLimited after Close return false, and so does AddMode with a
+// mode that is not one. A delay ≤ 0 is no delay, and any int is a
+// priority. None of these calls panics or blocks.
 //
 // A Config's types are checked by the compiler. NewWithConfig panics only
 // for a Mode that is not one. The other panic is for an item that cannot

@@ -4,20 +4,28 @@ package workqueue
 
 import "sync/atomic"
 
-// hooked is the function a test registered, or nil (see SetHook).
-var hooked atomic.Pointer[func()]
+// Point is point as the tests name it, with the points below. They exist
+// only in builds with the evsynchooks tag.
+type Point = point
 
-// hookLoaded calls the registered function on the caller's goroutine. It
-// has loaded the delayed count and not yet the queued count.
-func hookLoaded() {
+const (
+	PointLoaded = pointLoaded
+	PointArmed  = pointArmed
+)
+
+// hooked is the function a test registered, or nil (see SetHook).
+var hooked atomic.Pointer[func(point)]
+
+// hook calls the registered function on the caller's goroutine.
+func hook(p point) {
 	if f := hooked.Load(); f != nil {
-		(*f)()
+		(*f)(p)
 	}
 }
 
-// SetHook registers f to run in the window hookLoaded marks, or none if
-// f is nil. It exists only in builds with the evsynchooks tag.
-func SetHook(f func()) {
+// SetHook registers f to run at every point hook marks, or none if f is
+// nil. It exists only in builds with the evsynchooks tag.
+func SetHook(f func(point)) {
 	if f == nil {
 		hooked.Store(nil)
 		return

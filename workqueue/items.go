@@ -7,6 +7,7 @@ import (
 
 	"github.com/evsync/evsync/internal/rq"
 	"github.com/evsync/evsync/internal/waitq"
+	"github.com/evsync/evsync/internal/watch"
 )
 
 // The core's types and constants (internal/rq), under the names this
@@ -236,16 +237,26 @@ func (s *state[T]) forget(item T, e *entry[T]) {
 	s.slab.Release(e)
 }
 
-// unlock releases mu, then wakes the callers settled meanwhile (see
-// internal/waitq).
+// unlock releases mu. Then it wakes the callers settled meanwhile (see
+// internal/waitq) and, if the section's publish left items queued, the
+// poll sets whose registrations wait for that (watch.go). Every locked
+// section that publishes ends with it. One that does not may release mu
+// alone.
 func (s *state[T]) unlock() {
 	if s.cfg.metrics != nil && s.cfg.gauge.measure(s.lanes.list.Live, &s.lanes) {
 		s.mail.posting().depth = true
+	}
+	tell := s.pub.tell
+	if tell {
+		s.pub.tell = false
 	}
 	w, d, p := s.waiters.Woken(), s.drainers.Woken(), s.mail.take()
 	s.mu.Unlock()
 	waitq.WakeAll(w)
 	waitq.WakeAll(d)
+	if tell { // before the metrics, whose hooks are the user's code
+		s.pub.watchers.Wake(watch.In)
+	}
 	if p != nil {
 		s.cfg.deliver(p)
 		s.mail.recycle(p)

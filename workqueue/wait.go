@@ -11,13 +11,20 @@ import (
 // It returns:
 //
 //   - the items and nil
-//   - nil and ErrInvalid at once if ctx is nil or max ≤ 0
+//   - nil and an error matching ErrInvalid at once if ctx is nil or
+//     max ≤ 0, which says which ("workqueue: wait: max 0 is not above 0")
 //   - nil and ctx.Err() at once if ctx is already done, even if items are
 //     queued (TryTake takes them regardless), or when ctx ends while it
 //     waits
 //   - nil and ErrClosed once the queue is closed and nothing is left to
 //     hand out (see Close)
 func (q *Queue[T]) Wait(ctx context.Context, max int) ([]T, error) {
+	switch {
+	case ctx == nil:
+		return nil, errWaitNilCtx
+	case max <= 0:
+		return nil, badMax("wait", max)
+	}
 	items, err := q.WaitAppend(ctx, nil, max)
 	if len(items) == 0 {
 		items = nil
@@ -27,11 +34,15 @@ func (q *Queue[T]) Wait(ctx context.Context, max int) ([]T, error) {
 
 // WaitAppend is Wait appending the items to buf. A consumer that passes
 // back its previous batch, as buf[:0], allocates nothing once buf is
-// large enough. On error it returns buf unchanged.
+// large enough. On error it returns buf unchanged. Its errors for a nil
+// ctx and max ≤ 0 name the call "wait append".
 func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error) {
 	s := &q.s
-	if ctx == nil || max <= 0 {
-		return buf, ErrInvalid
+	switch {
+	case ctx == nil:
+		return buf, errWaitAppendNilCtx
+	case max <= 0:
+		return buf, badMax("wait append", max)
 	}
 	if err := ctx.Err(); err != nil {
 		return buf, err
@@ -47,10 +58,11 @@ func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error
 // makes the two calls. Items Done go to blocked Wait callers first, as
 // they would with the two calls.
 //
-// It returns done unchanged and ErrInvalid, having done nothing, for a nil
-// ctx or max ≤ 0. Its items are then still in flight, held by the caller,
-// as WaitAppend returns buf unchanged on error. A done context does not stop the Done. Finishing held items is not a
-// wait, and skipping it would strand them. So Next finishes them, then
+// It returns done unchanged and an error matching ErrInvalid, having done
+// nothing, for a nil ctx or max ≤ 0 ("workqueue: next: nil context"). Its
+// items are then still in flight, held by the caller, as WaitAppend
+// returns buf unchanged on error. A done context does not stop the Done.
+// Finishing held items is not a wait, and skipping it would strand them. So Next finishes them, then
 // returns done[:0] and ctx.Err() without taking anything. On any other
 // error too, the Done has taken effect and Next returns done[:0]. So the
 // loop below ends once ctx is done, even while items keep being queued.
@@ -65,8 +77,11 @@ func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error
 //	}
 func (q *Queue[T]) Next(ctx context.Context, done []T, max int) ([]T, error) {
 	s := &q.s
-	if ctx == nil || max <= 0 {
-		return done, ErrInvalid
+	switch {
+	case ctx == nil:
+		return done, errNextNilCtx
+	case max <= 0:
+		return done, badMax("next", max)
 	}
 	if s.cfg.recheck != nil { // the recheck runs outside the lock
 		q.Done(done...)
@@ -215,7 +230,8 @@ var copyHook func()
 // or a closed queue. It returns:
 //
 //   - nil then
-//   - ErrInvalid at once for a nil ctx
+//   - an error matching ErrInvalid at once for a nil ctx ("workqueue:
+//     drain: nil context")
 //   - ctx.Err() at once if ctx is already done, even on an idle queue, or
 //     when ctx ends first
 //
@@ -226,7 +242,7 @@ var copyHook func()
 func (q *Queue[T]) Drain(ctx context.Context) error {
 	s := &q.s
 	if ctx == nil {
-		return ErrInvalid
+		return errDrainNilCtx
 	}
 	if err := ctx.Err(); err != nil {
 		return err

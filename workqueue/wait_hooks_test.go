@@ -23,7 +23,12 @@ func TestHookLoadedTryTakeSeesItemsQueuedBetweenItsLoads(t *testing.T) {
 	c.jump(30 * ms) // both due; no timer fires
 
 	in, out := make(chan struct{}), make(chan struct{})
-	workqueue.SetHook(func() { in <- struct{}{}; <-out })
+	workqueue.SetHook(func(p workqueue.Point) {
+		if p == workqueue.PointLoaded {
+			in <- struct{}{}
+			<-out
+		}
+	})
 	defer workqueue.SetHook(nil)
 	got := make(chan []string)
 	go func() { got <- q.TryTake(8) }()

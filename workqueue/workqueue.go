@@ -8,14 +8,18 @@ import (
 	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/rq"
 	"github.com/evsync/evsync/internal/waitq"
+	"github.com/evsync/evsync/internal/watch"
 	"github.com/evsync/evsync/readyq"
 )
 
 // Errors returned by this package. They are the same values in every
 // evsync package and work with errors.Is.
 var (
-	// ErrInvalid is returned by Wait, WaitAppend and Drain for a nil
-	// context, and by Wait and WaitAppend for max ≤ 0.
+	// ErrInvalid is what the errors of Wait, WaitAppend, Next and Drain
+	// for a nil context, and of Wait, WaitAppend and Next for max ≤ 0,
+	// match. Each says the call and what was wrong, such as "workqueue:
+	// wait: max 0 is not above 0: evsync: invalid argument". Test for it
+	// with errors.Is.
 	ErrInvalid = evserr.ErrInvalid
 	// ErrClosed is returned by Wait and WaitAppend once the queue is
 	// closed and nothing is left to hand out.
@@ -53,6 +57,8 @@ func validMode(m Mode) bool { return m <= OneShot }
 //   - Metrics watches the depth, the latency and the retries.
 //
 // The option WithClock runs the queue's time on a fake clock in tests.
+// A *Queue is a source of package poll's Set (see the package doc, "In a
+// poll set").
 //
 // A Queue must not be copied after first use. It knows at most 2³¹−1
 // items at once (queued, delayed, in flight or one-shot and armed). A
@@ -136,13 +142,18 @@ type callers[T comparable] struct {
 
 // published is what a Queue shows without its lock. It holds the counters
 // that observers read, and the closed flag of Add's fast refusal. The
-// observers are Len, InFlight, Stats and the fast paths of Ready and
-// TryTake. It is written only with mu held.
+// observers are Len, InFlight, Stats, the fast paths of Ready and
+// TryTake, and the poll sets' Poll (watch.go). It is written only with mu
+// held, but for armed, which the poll sets change.
 type published struct {
 	queued, inflight, disarmed, delayed atomic.Int64 // stored by publish
 
 	aside  atomic.Int64 // in flight with a mark Done will queue (keeps Wait waiting after Close)
 	closed atomic.Bool
+
+	watchers watch.List   // the poll sets watching the queue (watch.go)
+	armed    atomic.Int32 // their registrations waiting for the next wakeup
+	tell     bool         // the last publish left items queued for an armed registration; only with mu held, for unlock
 }
 
 // empty reports, from lock-free loads, that a TryTake has nothing to
@@ -158,7 +169,7 @@ type published struct {
 func (p *published) empty(user bool) bool {
 	if user {
 		d := p.delayed.Load()
-		hookLoaded()
+		hook(pointLoaded)
 		return d == 0 && p.queued.Load() == 0
 	}
 	return p.queued.Load() == 0
@@ -235,12 +246,16 @@ func NewWithConfig[T comparable](c Config[T], opts ...Option) *Queue[T] {
 func (q *Queue[T]) Close() {
 	s := &q.s
 	s.mu.Lock()
-	defer s.unlock()
-	if !s.pub.closed.Load() {
+	closing := !s.pub.closed.Load()
+	if closing {
 		s.dueAt(s.cfg.clock.now(), true) // before closed is seen without the lock: a refused Add
 		s.publish()                      // must not find the delayed items still uncounted
 		s.pub.closed.Store(true)
 		s.settle()
+	}
+	s.unlock()
+	if closing {
+		s.hangUp()
 	}
 }
 
@@ -255,8 +270,8 @@ func (q *Queue[T]) CloseDiscardingDelays() int {
 	s := &q.s
 	s.mu.Lock()
 	s.promote() // an item due on a user's clock is queued, not forgotten
-	defer s.unlock()
 	if s.pub.closed.Load() {
+		s.unlock()
 		return 0
 	}
 	n := s.delays.n
@@ -270,6 +285,8 @@ func (q *Queue[T]) CloseDiscardingDelays() int {
 	s.publish() // before closed is seen without the lock, as in Close
 	s.pub.closed.Store(true)
 	s.settle()
+	s.unlock()
+	s.hangUp()
 	return n
 }
 
@@ -327,12 +344,22 @@ func (q *Queue[T]) Len() int {
 // InFlight returns the number of items handed out and not yet Done.
 func (q *Queue[T]) InFlight() int { return int(q.s.pub.inflight.Load()) }
 
-// publish stores the counters that changed. Only with mu held.
+// publish stores the counters that changed. Only with mu held. Every
+// locked section that changes one calls it before its unlock (settle
+// does).
+//
+// Then it loads how many poll registrations are armed, and notes in tell
+// whether the section leaves items queued for them (watch.go). The load
+// comes after the stores: a set that arms, then polls, sees the items or
+// is told. The other order could miss both.
 func (s *state[T]) publish() {
-	store(&s.pub.queued, s.lanes.queued())
+	queued := s.lanes.queued()
+	store(&s.pub.queued, queued)
 	store(&s.pub.delayed, s.delays.n)
 	store(&s.pub.inflight, s.inflight)
 	store(&s.pub.disarmed, s.disarmed)
+	hook(pointArmed)
+	s.pub.tell = queued > 0 && s.pub.armed.Load() != 0
 }
 
 func store(a *atomic.Int64, v int) {
