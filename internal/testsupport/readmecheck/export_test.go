@@ -1,5 +1,8 @@
 package readmecheck
 
-// Packages is the table of packages.go, for the test that this test
-// links every package of it.
-var Packages = packages
+// Packages is the table of packages.go, and BuildFlags gives the flags
+// Check passes to go list, for the tests that Check compiles nothing.
+var (
+	Packages   = packages
+	BuildFlags = buildFlags
+)
