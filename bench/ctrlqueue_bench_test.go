@@ -43,8 +43,13 @@ func eachCtrl(b *testing.B, f func(b *testing.B, newQ func() ctrlQueue)) {
 }
 
 // eachSize runs f per delayed-population size, then per implementation.
+// With -short only the smallest size runs: CI's smoke run, under -race,
+// where filling a million items takes most of a minute.
 func eachSize(b *testing.B, f func(b *testing.B, newQ func() ctrlQueue, n int)) {
 	for _, n := range delayedSizes {
+		if testing.Short() && n > delayedSizes[0] {
+			continue
+		}
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			eachCtrl(b, func(b *testing.B, newQ func() ctrlQueue) { f(b, newQ, n) })
 		})
@@ -166,11 +171,16 @@ const latencySamples = 1 << 20
 // the last 2^20 of them), the handler's view; ns/op is the mean op with
 // Settle every 1,024 adds, so work controller-runtime defers to its
 // flushing goroutine, which contends for the same lock as the workers'
-// Gets, is counted there. The million-item fill is one AddBatch.
+// Gets, is counted there. The million-item fill is one AddBatch; with
+// -short (CI's smoke run) it is a thousandth of it.
 func BenchmarkCtrlAddLoaded(b *testing.B) {
+	items := loadedItems
+	if testing.Short() {
+		items /= 1000
+	}
 	eachCtrl(b, func(b *testing.B, newQ func() ctrlQueue) {
 		q := newQ()
-		q.AddBatch(keyRange(0, loadedItems))
+		q.AddBatch(keyRange(0, items))
 		q.Settle()
 		stop := startWorkers(q, loadedWorkers, loadedWork)
 		defer stop()

@@ -21,6 +21,7 @@
 //	cd bench && go test -run='^$' -bench=. -benchmem -count=6 -timeout 30m . | tee /tmp/readyq-bench.txt
 //	benchstat -col /impl /tmp/readyq-bench.txt
 //
-// CI runs every case once (go test -run=. -bench=. -benchtime=1x), which
-// takes well under a minute.
+// CI runs every case once under the race detector, with -short, which
+// keeps the delayed and loaded populations at a thousand items (go test
+// -race -short -run=. -bench=. -benchtime=1x).
 package bench
