@@ -90,16 +90,17 @@ func (p *PanicError) Unwrap() error {
 }
 
 // NewGroup returns a group that runs at most limit goroutines at a time.
-// It panics if limit is below 1.
-func NewGroup(limit int) *Group { return &Group{l: NewLimiter(limit)} }
+// It panics if limit is below 1, or if given WithLimit. Its options are
+// the limiter's: WithEventualFairness and WithClock.
+func NewGroup(limit int, opts ...Option) *Group { return &Group{l: NewLimiter(limit, opts...)} }
 
 // WithContext returns a group of the given limit and a context derived
 // from ctx. The context is cancelled when a function first returns an
 // error or panics, with that error or a *PanicError as its cause. It is
-// cancelled when Wait returns too.
-func WithContext(ctx context.Context, limit int) (*Group, context.Context) {
+// cancelled when Wait returns too. It takes NewGroup's options.
+func WithContext(ctx context.Context, limit int, opts ...Option) (*Group, context.Context) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	return &Group{l: NewLimiter(limit), cancel: cancel}, ctx
+	return &Group{l: NewLimiter(limit, opts...), cancel: cancel}, ctx
 }
 
 // Go waits until fewer goroutines than the limit run, then calls fn in a

@@ -50,14 +50,20 @@ type Limiter struct {
 }
 
 // NewLimiter returns a limiter of n units, all free. It panics if n is
-// below 1.
-func NewLimiter(n int) *Limiter {
+// below 1, or if given WithLimit. Its options are WithEventualFairness and
+// WithClock.
+func NewLimiter(n int, opts ...Option) *Limiter {
 	if n < 1 {
 		panic("semaphore: limit below 1")
+	}
+	o := apply(opts)
+	if o.limit != 0 {
+		panic("semaphore: WithLimit is an option of New; a Limiter's limit is its n")
 	}
 	l := new(Limiter)
 	l.c.Init(uint64(n), uint64(n), nil)
 	l.c.StopReadsAtClose()
+	counter.SetFairness(&l.c, o.bound, o.clock)
 	return l
 }
 

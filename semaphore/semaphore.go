@@ -87,15 +87,16 @@ type Semaphore struct {
 // New returns a semaphore holding initial units. It panics if initial is
 // above the limit, which is Max unless set with WithLimit.
 func New(initial uint64, opts ...Option) *Semaphore {
-	o := options{limit: Max}
-	for _, opt := range opts {
-		opt.apply(&o)
+	o := apply(opts)
+	if o.limit == 0 {
+		o.limit = Max
 	}
 	if initial > o.limit {
 		panic("semaphore: initial count above the limit")
 	}
 	s := &Semaphore{}
 	s.c.Init(o.limit, initial, nil)
+	counter.SetFairness(&s.c, o.bound, o.clock)
 	return s
 }
 

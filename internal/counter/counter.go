@@ -214,6 +214,7 @@ type Counter struct {
 	delay Delayer    // a wake delay, or nil for none
 	stops bool       // Close refuses every later read (a limiter's Close)
 	watch watch.List // the poll sets watching it (watch.go)
+	fair  fairness   // eventual fairness (fair.go)
 }
 
 // Init sets the limit (Max if 0), the starting count and a Delayer (nil
