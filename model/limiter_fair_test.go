@@ -188,6 +188,7 @@ func TestEventualLimiterSteps(t *testing.T) {
 		{"Advance serves nobody, and an old head makes Reserve queue", 4, []fairStep{
 			lim(acquire(model.Live, 3)), reserveStep(2, queued), elapse(bound + 1),
 			reserveStep(1, queued), look("free 1 waiting 2 queue [2 1] ages [10.000001ms 0s]"),
+			lim(try(1).is(false)), // the head's age decides, not the newest one's
 			elapse(5 * bound), done(1, "pending"),
 			look("free 1 waiting 2 queue [2 1] ages [60.000001ms 50ms]"),
 			cancelStep(0, true), done(1, "done <nil>"), look("free 0 waiting 0 queue [] ages []"),
