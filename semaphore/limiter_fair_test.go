@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/evsync/evsync/internal/testsupport/fakeclock"
 	"github.com/evsync/evsync/internal/testsupport/testkit"
 	"github.com/evsync/evsync/semaphore"
 )
@@ -186,6 +187,56 @@ func TestLimiterEventualLongestWaitIsBounded(t *testing.T) {
 				}
 				t.Logf("longest wait %v (limit %v)", longest, limit)
 			})
+		})
+	}
+}
+
+// The ages are read on the clock given with WithClock: the wall clock
+// moving on makes no head overdue, and the given clock moving on does.
+func TestLimiterEventualReadsAgesOnTheGivenClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fc := fakeclock.New(time.Unix(1, 0))
+		l := semaphore.NewLimiter(2, semaphore.WithEventualFairness(fairBound), semaphore.WithClock(fc))
+		ctx := context.Background()
+		testkit.MustNil(t, l.Acquire(ctx, 1))
+		big := parkLimiter(ctx, l, 2)
+
+		time.Sleep(time.Hour) // the wall clock, in the bubble
+		if !l.TryAcquire(1) {
+			t.Fatal("the wall clock made the head overdue, though the limiter reads the given clock")
+		}
+		testkit.MustNil(t, l.Release(1))
+
+		fc.Step(fairBound)
+		if !l.TryAcquire(1) {
+			t.Fatal("a head aged exactly the bound is overdue")
+		}
+		testkit.MustNil(t, l.Release(1))
+
+		fc.Step(time.Nanosecond)
+		if l.TryAcquire(1) {
+			t.Fatal("TryAcquire took a unit ahead of a head older than the bound")
+		}
+		testkit.MustNil(t, l.Release(1))
+		testkit.MustNil(t, <-big)
+	})
+}
+
+// WithLimit is an option of New only, and the bound must be positive.
+func TestEventualOptionsRefuseWhatMakesNoSense(t *testing.T) {
+	for name, f := range map[string]func(){
+		"NewLimiter(WithLimit)": func() { semaphore.NewLimiter(2, semaphore.WithLimit(4)) },
+		"NewGroup(WithLimit)":   func() { semaphore.NewGroup(2, semaphore.WithLimit(4)) },
+		"bound 0":               func() { semaphore.WithEventualFairness(0) },
+		"bound -1ns":            func() { semaphore.WithEventualFairness(-time.Nanosecond) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Fatal("no panic")
+				}
+			}()
+			f()
 		})
 	}
 }
