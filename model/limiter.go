@@ -55,14 +55,24 @@ import (
 // The head is the oldest pending reservation. A call barges when it
 // takes free units ahead of pending reservations. Barging is allowed:
 //   - with no reservation pending, in either mode
-//   - in the eventual mode, while the head's age is at most the bound
+//   - in the eventual mode, while the limiter is not starving
 //
-// Once the head is older than the bound, the eventual mode is strict. It
-// stays strict until the head is served or cancelled and a head at most
-// bound old takes its place. So a large reservation is never starved:
-// once it is the head and older than the bound, nobody takes units ahead
-// of it. These are the rules of semaphore.WithEventualFairness, with
-// reservations as the waiters.
+// The limiter starts starving when a call finds the head older than the
+// bound. A barging call reads no clock, as the real one does not. These
+// calls look at the head's age when they end:
+//   - a call that adds units: a Release of n > 0, a raise by SetLimit, a
+//     Cancel that gives units back
+//   - a call that would queue: a Reserve that queues, an Acquire or
+//     AcquireUpTo that returns ErrWouldBlock (the real one waits)
+//   - any call while the limiter starves
+//
+// The limiter starves if the head is older than the bound, and stops
+// otherwise. It stops too once nothing is pending. So it stays strict
+// until the head is served or cancelled and a head at most bound old
+// takes its place. A large reservation is never starved: once it is the
+// head and older than the bound, nobody takes units ahead of it after
+// the next call that looks. These are the rules of
+// semaphore.WithEventualFairness, with reservations as the waiters.
 //
 // What barging changes, in the eventual mode:
 //   - Acquire, TryAcquire, AcquireUpTo and TryAcquireUpTo, and so the
@@ -112,16 +122,36 @@ func NewEventualLimiter(n int, bound time.Duration) *Limiter {
 // A fairness is a Counter's clock and its eventual-fairness bound. The
 // zero value is strict FIFO at time 0.
 type fairness struct {
-	bound time.Duration // 0: strict FIFO
-	now   time.Duration // starts at 0, moves only with Limiter.Advance
+	bound    time.Duration // 0: strict FIFO
+	now      time.Duration // starts at 0, moves only with Limiter.Advance
+	starving bool          // the head was found older than the bound: order is strict
+	noticed  bool          // the call added units or would queue: end looks at the head
 }
 
 // barges reports whether a call may take free units ahead of the pending
-// reservations in queue, oldest first: with none pending, or while the
-// head's age is at most a bound that is set.
+// reservations in queue, oldest first: with none pending, or in the
+// eventual mode while the limiter is not starving.
 func (f fairness) barges(queue []*Reservation) bool {
-	return len(queue) == 0 || f.bound > 0 && f.now-queue[0].start <= f.bound
+	return len(queue) == 0 || f.bound > 0 && !f.starving
 }
+
+// end ends a call as the real limiter ends a locked section. It looks at
+// the head's age if the limiter starves or the call noticed (added units,
+// or queued a caller). The limiter then starves if the head is older than
+// the bound, and stops otherwise. With nothing pending it never starves.
+func (f *fairness) end(queue []*Reservation) {
+	look := f.starving || f.noticed
+	f.noticed = false
+	switch {
+	case len(queue) == 0:
+		f.starving = false
+	case look && f.bound > 0:
+		f.starving = f.now-queue[0].start > f.bound
+	}
+}
+
+// notice makes the call's end look at the head's age (see end).
+func (f *fairness) notice() { f.noticed = true }
 
 // ordered reports whether the reservations in queue started in queue
 // order, none after now.
@@ -169,8 +199,12 @@ func (l *Limiter) Ages() []time.Duration {
 }
 
 // Barges reports whether barging is allowed now: no reservation is
-// pending, or in the eventual mode the head's age is at most the bound.
+// pending, or in the eventual mode the limiter is not starving.
 func (l *Limiter) Barges() bool { return l.c.fair.barges(l.c.queue) }
+
+// Starving reports whether the eventual mode has found the head older
+// than the bound, so that order is strict until the head changes.
+func (l *Limiter) Starving() bool { return l.c.fair.starving }
 
 // Acquire models Limiter.Acquire. It returns, in this order of checks:
 //   - ErrInvalid for n negative or above the limit
@@ -190,7 +224,12 @@ func (l *Limiter) Acquire(ctx Ctx, n int) error {
 	case l.c.closed:
 		return evserr.ErrClosed
 	}
-	return l.c.Acquire(ctx, uint64(n))
+	err := l.c.Acquire(ctx, uint64(n))
+	if err == evserr.ErrWouldBlock {
+		l.c.fair.notice() // the real call queues
+		l.c.fair.end(l.c.queue)
+	}
+	return err
 }
 
 // Reserve models Limiter.Reserve. It is granted at once if its units are
@@ -243,6 +282,10 @@ func (l *Limiter) AcquireUpTo(ctx Ctx, max int) (int, error) {
 		return 0, evserr.ErrClosed
 	}
 	n, err := l.c.AcquireUpTo(ctx, uint64(max))
+	if err == evserr.ErrWouldBlock {
+		l.c.fair.notice() // the real call queues
+		l.c.fair.end(l.c.queue)
+	}
 	return int(n), err
 }
 
@@ -250,11 +293,11 @@ func (l *Limiter) AcquireUpTo(ctx Ctx, max int) (int, error) {
 // units and returns how many, if the limiter is open, max is above 0 and
 // barging is allowed. Otherwise it returns 0 and changes nothing.
 func (l *Limiter) TryAcquireUpTo(max int) int {
-	if max <= 0 {
+	if max <= 0 || l.c.closed {
 		return 0
 	}
-	n, _ := l.AcquireUpTo(Live, max) // 0 where the real call would wait or is refused
-	return n
+	n, _ := l.c.AcquireUpTo(Live, uint64(max)) // 0 where the real call would wait; it does not queue
+	return int(n)
 }
 
 // Release models Limiter.Release, which works after Close too. The units

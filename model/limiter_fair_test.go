@@ -120,8 +120,10 @@ func runFair(t *testing.T, n int, steps []fairStep) {
 
 // TestEventualBargingBoundary makes each call that may barge behind a
 // reservation of age 0, of exactly the bound, and of the bound and one
-// nanosecond. In the eventual mode the first two take the free unit and
-// the last does not. The strict mode never lets any of them by.
+// nanosecond, after a call that would queue and so looks at the head's
+// age. In the eventual mode the first two take the free unit and the last
+// does not. Without that look, all three take it: nothing has noticed
+// the old head yet. The strict mode never lets any of them by.
 func TestEventualBargingBoundary(t *testing.T) {
 	forms := []struct {
 		name      string
@@ -143,18 +145,23 @@ func TestEventualBargingBoundary(t *testing.T) {
 	}
 	for _, f := range forms {
 		for _, age := range []time.Duration{0, bound, bound + time.Nanosecond} {
-			t.Run(fmt.Sprintf("%s/age=%v", f.name, age), func(t *testing.T) {
-				call, after := f.call, fmt.Sprintf(f.afterTake, age)
-				if age > bound {
-					call.want, after = f.refused, fmt.Sprintf(f.afterWait, age)
-				}
-				waited := look(after).strictly(fmt.Sprintf(f.afterWait, age))
-				runFair(t, 4, []fairStep{
-					lim(acquire(model.Live, 3)), reserveStep(2, queued), elapse(age),
-					look(fmt.Sprintf("free 1 waiting 1 queue [2] ages [%v]", age)),
-					call, waited,
+			for _, noticed := range []bool{true, false} {
+				t.Run(fmt.Sprintf("%s/age=%v/noticed=%v", f.name, age, noticed), func(t *testing.T) {
+					call, after := f.call, fmt.Sprintf(f.afterTake, age)
+					if age > bound && noticed {
+						call.want, after = f.refused, fmt.Sprintf(f.afterWait, age)
+					}
+					waited := look(after).strictly(fmt.Sprintf(f.afterWait, age))
+					steps := []fairStep{lim(acquire(model.Live, 3)), reserveStep(2, queued), elapse(age)}
+					if noticed {
+						steps = append(steps, lim(acquire(model.Live, 2).is(evserr.ErrWouldBlock))) // it would queue
+					}
+					runFair(t, 4, append(steps,
+						look(fmt.Sprintf("free 1 waiting 1 queue [2] ages [%v]", age)),
+						call, waited,
+					))
 				})
-			})
+			}
 		}
 	}
 }
@@ -185,8 +192,9 @@ func TestEventualLimiterSteps(t *testing.T) {
 			reserveStep(2, granted), reserveStep(3, queued), cancelStep(0, true),
 			done(1, "done <nil>"), look("free 0 waiting 0 queue [] ages []"),
 		}},
-		{"Advance serves nobody, and an old head makes Reserve queue", 4, []fairStep{
+		{"Advance serves nobody, and an old head makes Reserve queue once a call noticed it", 4, []fairStep{
 			lim(acquire(model.Live, 3)), reserveStep(2, queued), elapse(bound + 1),
+			lim(acquire(model.Live, 2).is(evserr.ErrWouldBlock)), // it would queue, and notices
 			reserveStep(1, queued), look("free 1 waiting 2 queue [2 1] ages [10.000001ms 0s]"),
 			lim(try(1).is(false)), // the head's age decides, not the newest one's
 			elapse(5 * bound), done(1, "pending"),
@@ -306,8 +314,20 @@ func TestEventualLimiterClock(t *testing.T) {
 		t.Fatalf("behind a new reservation: Barges %v, Ages %v; want true, [0s]", l.Barges(), l.Ages())
 	}
 	l.Advance(bound + 1)
-	if l.Barges() {
-		t.Fatalf("Barges behind a reservation of age %v = true", l.Ages()[0])
+	if !l.Barges() || l.Starving() {
+		t.Fatalf("before any call noticed the head of age %v: Barges %v, Starving %v; want true, false", l.Ages()[0], l.Barges(), l.Starving())
+	}
+	if err := l.Release(0); err != nil {
+		t.Fatal(err)
+	}
+	if !l.Barges() {
+		t.Fatal("a Release(0), which adds nothing, noticed the old head")
+	}
+	if err := l.Acquire(model.Live, 1); err != evserr.ErrWouldBlock {
+		t.Fatalf("Acquire(1) with nothing free = %v", err)
+	}
+	if l.Barges() || !l.Starving() {
+		t.Fatalf("after an Acquire that would queue behind a head of age %v: Barges %v, Starving %v; want false, true", l.Ages()[0], l.Barges(), l.Starving())
 	}
 	l.Advance(math.MaxInt64)
 	if l.Now() != math.MaxInt64 || l.Ages()[0] != math.MaxInt64-3*time.Second {
@@ -347,8 +367,9 @@ func TestEventualLimiterPanics(t *testing.T) {
 }
 
 // The eventual mode lets a caller take a free unit ahead of a young
-// reservation, and stops once the reservation has waited longer than
-// the bound.
+// reservation. Once the reservation has waited longer than the bound,
+// the next release notices, and nobody takes a unit ahead of it after
+// that.
 func ExampleNewEventualLimiter() {
 	l := model.NewEventualLimiter(2, 10*time.Millisecond)
 	l.Acquire(model.Live, 1)
@@ -357,11 +378,14 @@ func ExampleNewEventualLimiter() {
 	l.Release(1)
 
 	l.Advance(11 * time.Millisecond)
-	fmt.Println("old:", l.TryAcquire(1), l.Ages())
+	fmt.Println("old, not yet noticed:", l.TryAcquire(1), l.Ages())
+	l.Release(1) // it notices
+	fmt.Println("noticed:", l.TryAcquire(1), l.Starving())
 	l.Release(1)
 	fmt.Println("served:", r.Done(), l.Free())
 	// Output:
 	// young: true
-	// old: false [11ms]
+	// old, not yet noticed: true [11ms]
+	// noticed: false true
 	// served: true 0
 }

@@ -165,6 +165,9 @@ func (c *Counter) Write(n uint64) error {
 	}
 	c.debt -= pay
 	c.count += n - pay
+	if n != 0 {
+		c.fair.notice()
+	}
 	c.wake(In | c.settle())
 	return nil
 }
@@ -188,6 +191,9 @@ func (c *Counter) SetLimit(limit uint64) error {
 		if r.need > limit {
 			return evserr.ErrInvalid
 		}
+	}
+	if limit > c.limit {
+		c.fair.notice()
 	}
 	c.count, c.debt = Resize(c.count, c.limit, c.debt, limit)
 	c.limit = limit
@@ -492,6 +498,7 @@ func (c *Counter) settle() Events {
 		c.warmed = false
 		c.wfires++
 	}
+	c.fair.end(c.queue)
 	if c.count < was {
 		return Out
 	}

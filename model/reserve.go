@@ -64,6 +64,7 @@ func (c *Counter) Reserve(n uint64) (*Reservation, error) {
 		ev = Out
 	default:
 		c.queue = append(c.queue, r)
+		c.fair.notice()
 	}
 	c.wake(ev | c.settle()) // a grant is a read: Out
 	if r.state == rejected {
@@ -124,6 +125,9 @@ func (r *Reservation) Cancel() bool {
 		}
 		c.debt -= pay
 		c.count += r.need - pay
+		if r.need != 0 {
+			c.fair.notice()
+		}
 		ev = In // giving units back is a write, of 0 too
 	}
 	c.wake(ev | c.settle())

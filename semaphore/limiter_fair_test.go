@@ -80,8 +80,10 @@ func TestLimiterEventualTakesAheadOfAYoungHead(t *testing.T) {
 	}
 }
 
-// A head older than the bound is served first: nobody takes units ahead
-// of it, and the next release hands them over.
+// A head older than the bound is served first. A running caller may
+// take free units until the next release, which turns the limiter
+// strict: from then on nobody takes units ahead of the head, and releases
+// hand them over.
 func TestLimiterEventualOverdueHeadIsNeverStarved(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := newFair(2)
@@ -90,8 +92,12 @@ func TestLimiterEventualOverdueHeadIsNeverStarved(t *testing.T) {
 		big := parkLimiter(ctx, l, 2)
 		time.Sleep(fairBound + time.Nanosecond)
 
+		if !l.TryAcquire(1) {
+			t.Fatal("TryAcquire(1) before any release noticed the overdue head = false")
+		}
+		testkit.MustNil(t, l.Release(1)) // it notices
 		if l.TryAcquire(1) || l.TryAcquireUpTo(1) != 0 {
-			t.Fatal("a try took a unit ahead of an overdue head")
+			t.Fatal("a try took a unit ahead of an overdue head after a release")
 		}
 		small := parkLimiter(ctx, l, 1)
 		testkit.Pending(t, small)
@@ -202,6 +208,8 @@ func TestLimiterEventualReadsAgesOnTheGivenClock(t *testing.T) {
 		big := parkLimiter(ctx, l, 2)
 
 		time.Sleep(time.Hour) // the wall clock, in the bubble
+		testkit.MustNil(t, l.Acquire(ctx, 1))
+		testkit.MustNil(t, l.Release(1)) // a release looks at the head's age
 		if !l.TryAcquire(1) {
 			t.Fatal("the wall clock made the head overdue, though the limiter reads the given clock")
 		}
@@ -214,6 +222,10 @@ func TestLimiterEventualReadsAgesOnTheGivenClock(t *testing.T) {
 		testkit.MustNil(t, l.Release(1))
 
 		fc.Step(time.Nanosecond)
+		if !l.TryAcquire(1) {
+			t.Fatal("TryAcquire before any release noticed the overdue head = false")
+		}
+		testkit.MustNil(t, l.Release(1)) // it notices
 		if l.TryAcquire(1) {
 			t.Fatal("TryAcquire took a unit ahead of a head older than the bound")
 		}

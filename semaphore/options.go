@@ -54,12 +54,15 @@ func WithLimit(limit uint64) Option {
 //     there, and otherwise waits again, still first in line.
 //   - Once the oldest waiter has waited longer than bound, the units go
 //     to the waiters in order, as in the default mode, until no waiter
-//     has waited longer than bound.
+//     has waited longer than bound. The limiter notices at the next
+//     release, at the next caller that has to wait, or when the woken
+//     waiter finds its units gone. A running caller reads no clock.
 //
 // So no waiter waits much longer than bound plus the time the units it
 // needs are held. A large request at the head is never starved: once it
-// is older than bound, nobody takes units ahead of it. The cost is order:
-// a caller may be served before one that started waiting earlier.
+// is older than bound, nobody takes units ahead of it after the next
+// release. The cost is order: a caller may be served before one that
+// started waiting earlier.
 //
 // The gain is speed under contention. A goroutine that releases and
 // acquires again keeps running instead of parking, and a freed unit never

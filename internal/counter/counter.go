@@ -409,7 +409,11 @@ func (c *Counter) ReadUpTo(ctx context.Context, max uint64) (uint64, error) {
 	if max == 0 {
 		return 0, c.zeroRead()
 	}
-	if w := c.word.Load(); w&(fastMask|notifyBit) == 0 && w&countMask != 0 {
+	mask := uint64(fastMask | notifyBit)
+	if c.fair.bound != 0 {
+		mask = fastMask // barge (fair.go)
+	}
+	if w := c.word.Load(); w&mask == 0 && w&countMask != 0 {
 		if n := min(w&countMask, max); c.word.CompareAndSwap(w, w-n) {
 			return n, nil
 		}
@@ -434,8 +438,8 @@ func (c *Counter) ReadUpTo(ctx context.Context, max uint64) (uint64, error) {
 func TakeUpToFast(c *Counter, max uint64) (uint64, bool) {
 	w := c.word.Load()
 	v := w & countMask
-	if w&(closedBit|bigBit|slowBit) != 0 || w&notifyBit != 0 && c.fair.bound != 0 {
-		return 0, false // with queued readers that may be barged, TryReadUpTo judges their age
+	if w&(closedBit|bigBit|slowBit) != 0 {
+		return 0, false
 	}
 	if max != 0 && v > max {
 		v = max
@@ -497,7 +501,7 @@ func (c *Counter) readWait(done <-chan struct{}, p req) (*waitq.Waiter[req], uin
 		return nil, 0, evserr.ErrClosed
 	}
 	if c.fair.bound != 0 {
-		p.since = c.fair.now()
+		p.since, l.noticed = c.fair.now(), true
 	}
 	return l.readers.Push(done, p), 0, nil
 }
@@ -642,7 +646,9 @@ func (c *Counter) noted(w, count uint64) {
 	case c.delay != nil:
 		c.delay.Note(count)
 	case w&wokenBit == 0:
-		c.unlock(c.lock()) // eventual fairness: wake the oldest reader to retry (fair.go)
+		l := c.lock() // eventual fairness: wake the oldest reader to retry (fair.go)
+		l.noticed = true
+		c.unlock(l)
 	}
 }
 
@@ -826,6 +832,7 @@ func (c *Counter) SetLimit(limit uint64) error {
 		pay := min(limit-old, debt)
 		c.debt.Store(debt - pay)
 		l.cnt += limit - old - pay
+		l.noticed = true
 	case limit < old:
 		take := min(old-limit, l.cnt)
 		l.cnt -= take

@@ -45,8 +45,8 @@ func TestHookBargeFailsOnceTheCounterStartedStarving(t *testing.T) {
 		barger := start(func() error { return c.TakeSlow(ctx, 1) })
 		g.Wait(t) // it judged the head within the bound
 		time.Sleep(fairBound + time.Nanosecond)
-		late := start(func() error { return c.TakeSlow(ctx, 1) })
-		synctest.Wait() // late saw the head overdue, made the counter starve and queued
+		late := start(func() error { return c.TakeSlow(ctx, 2) }) // more than is there, so it queues
+		synctest.Wait()                                           // late saw the head overdue, made the counter starve and queued
 		if counter.Word(c)&counter.SlowBit == 0 {
 			t.Fatalf("word %#x: a starving counter with readers queued sets slow", counter.Word(c))
 		}

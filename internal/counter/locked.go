@@ -26,6 +26,7 @@ type locked struct {
 	woken    bool             // eventual fairness: a reader was woken to retry (fair.go)
 	wakeNeed uint64           // the woken reader's need, which SetLimit must not cut below
 	starving bool             // eventual fairness: the oldest reader waited too long, so order is strict
+	noticed  bool             // eventual fairness: the section added units or queued a reader (endFair)
 }
 
 // Lock begins a locked section for waitq's Queue.Finish (see lock).
@@ -78,7 +79,7 @@ func (c *Counter) unlock(l *locked) {
 	}
 	c.serve(l)
 	if c.fair.bound != 0 {
-		endFair(c, l)
+		endFair(l, c)
 	}
 	held := c.delay != nil && l.readersWait() || mayBarge(c, l) // readers the Delayer serves, or that may be barged, so writes tell them (notify)
 	c.publish(l, c.needsSlow(l), held)
@@ -234,7 +235,9 @@ func (c *Counter) serveReaders(l *locked) {
 			return
 		}
 		if c.fair.bound != 0 && !l.starving && !w.P.sel && !c.closed() {
-			if !l.woken && l.cnt >= w.P.need {
+			switch {
+			case l.woken: // an older reader will look at the count
+			case l.cnt >= w.P.need:
 				l.woken, l.wakeNeed = true, w.P.need // wake it to retry, and leave the units to whoever runs first (fair.go)
 				l.readers.Grant(w, req{need: w.P.need, max: w.P.max, since: w.P.since, retry: true})
 			}
@@ -273,6 +276,7 @@ func (c *Counter) add(l *locked, m Mode, n uint64) error {
 	}
 	c.debt.Store(debt - pay)
 	l.cnt += n - pay
+	l.noticed = n != 0
 	if l.armed != 0 {
 		l.events |= watch.In
 	}

@@ -46,6 +46,9 @@ func (c *Counter) Reserve(r *Reservation, n uint64) error {
 			l.readers.Grant(r.w, req{need: n, got: v})
 		}
 	}
+	if queued, _ := r.w.Settled(); queued {
+		l.noticed = true // it may stay queued: endFair looks at the head's age
+	}
 	c.serve(l)
 	if queued, v := r.w.Settled(); !queued && v == waitq.Closed {
 		return evserr.ErrClosed
