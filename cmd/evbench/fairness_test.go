@@ -135,6 +135,107 @@ func implsOf(w workload) []string {
 	return impls
 }
 
+// TestModeAdviceSaysWhichModeForEachVerdict builds the rows of the two
+// standing queues with made-up runs of both evsync modes (and x/sync's,
+// which set the situation) and checks the mode advice's line for each mix
+// of verdicts of the eventual row against the strict one: every outcome
+// the mode advice can print (see modeAdvice.String).
+func TestModeAdviceSaysWhichModeForEachVerdict(t *testing.T) {
+	var queues []workload
+	for _, w := range semaphoreWorkloads() {
+		if w.paramN("limit") != 0 && strings.HasSuffix(w.name(), "hold=yield") {
+			queues = append(queues, w)
+		}
+	}
+	if len(queues) != 2 {
+		t.Fatalf("%d standing queues, want 2", len(queues))
+	}
+	const use = "  " + useLimiterQueue + ": "
+	ev := eventualImpl
+	for _, tc := range []struct {
+		name     string
+		eventual [2][]float64 // per workload; strict's runs are 10, 10, 10
+		want     string
+	}{
+		{"won", [2][]float64{{5, 5, 5}, {4, 5, 6}},
+			"pick eventual where throughput matters more than arrival order: " + ev + " beat strict evsync in every run of both workloads (cost 0.50× strict's)"},
+		{"level", [2][]float64{{9, 10, 11}, {10, 12, 10}},
+			"the modes are level here (cost 1.00× strict's): keep strict FIFO, the default, whose arrival order costs nothing measured"},
+		{"lost", [2][]float64{{20, 20, 20}, {15, 15, 15}},
+			"keep strict FIFO, the default: strict evsync beat " + ev + " in every run of both workloads (cost 1.50–2.00× strict's)"},
+		{"won and level", [2][]float64{{5, 5, 5}, {9, 10, 11}},
+			"pick eventual where throughput matters more than arrival order, never behind strict: " + ev + " against strict evsync won in 1, level in 1 of 2 workloads (cost 0.50–1.00× strict's)"},
+		{"lost and level", [2][]float64{{20, 20, 20}, {9, 10, 11}},
+			"keep strict FIFO, the default, never behind eventual: " + ev + " against strict evsync level in 1, lost in 1 of 2 workloads (cost 1.00–2.00× strict's); eventual loses at limit=1 g=8 hold=yield"},
+		{"level and unjudged", [2][]float64{{9, 10, 11}, {5}},
+			"neither mode beat the other in every run, so keep strict FIFO, the default: " + ev + " against strict evsync level in 1, unjudged in 1 of 2 workloads (cost 0.50–1.00× strict's)"},
+		{"won and lost", [2][]float64{{5, 5, 5}, {20, 20, 20}},
+			"it depends: " + ev + " against strict evsync won in 1, lost in 1 of 2 workloads (cost 0.50–2.00× strict's); eventual wins at limit=1 g=8 hold=yield and loses at limit=4 g=64 hold=yield"},
+		{"unjudged, eventual cheaper", [2][]float64{{5}, {8}},
+			"unjudged, but " + ev + " was cheaper than strict evsync in both workloads (cost 0.50–0.80× strict's)"},
+		{"unjudged, strict cheaper", [2][]float64{{20}, {30}},
+			"unjudged, but strict evsync was cheaper than " + ev + " in both workloads (cost 2.00–3.00× strict's)"},
+		{"unjudged, split", [2][]float64{{5}, {20}},
+			"unjudged, but " + ev + " was cheaper than strict evsync in 1 of 2 workloads (cost 0.50–2.00× strict's)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var rs []result
+			for i, w := range queues {
+				rs = append(rs,
+					waitRuns(w, caseOf(t, w, "evsync"), 1, 10, 10, 10),
+					waitRuns(w, caseOf(t, w, eventualImpl), 1, tc.eventual[i]...),
+					waitRuns(w, caseOf(t, w, "xsync"), 1, 20, 20, 20))
+			}
+			var out bytes.Buffer
+			writeSummary(&out, rs)
+			text := out.String()
+			lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+			if last := lines[len(lines)-1]; last != use+tc.want {
+				t.Errorf("the run ends with\n%q\nwant\n%q\n%s", last, use+tc.want, text)
+			}
+			_, modes, ok := strings.Cut(text, "\nstrict FIFO (the default) or eventual fairness (WithEventualFairness), from this run's verdicts of "+ev+" against strict evsync:\n")
+			if !ok || strings.Count(modes, "\n  "+useLimiterQueue+": ") != 1 {
+				t.Errorf("no heading for the mode advice, or not one line for the standing queue:\n%s", text)
+			}
+			// The eventual rows are evsync's own: the advice against
+			// x/sync does not count them.
+			if !strings.Contains(text, "\n  "+useLimiterQueue+": pick evsync, ahead of xsync in both workloads (2.00×)\n") {
+				t.Errorf("the advice against x/sync changed:\n%s", text)
+			}
+		})
+	}
+}
+
+// TestModeAdviceNeedsBothModes: without an eventual row, or without its
+// strict row, there is no mode advice; a situation's line counts only
+// the workloads that ran both.
+func TestModeAdviceNeedsBothModes(t *testing.T) {
+	w := releaseThenWorkWorkload()
+	both := []result{
+		runsOf(w, caseOf(t, w, "evsync"), 10, 10, 10),
+		runsOf(w, caseOf(t, w, eventualImpl), 5, 5, 5),
+		runsOf(w, caseOf(t, w, "xsync"), 20, 20, 20),
+	}
+	as := adviseModes(both)
+	if len(as) != 1 || as[0].use != useLimiterBusy || len(as[0].rows) != 1 {
+		t.Fatalf("adviseModes = %+v, want one line for %q", as, useLimiterBusy)
+	}
+	for name, rs := range map[string][]result{
+		"no eventual row":  {both[0], both[2]},
+		"no strict row":    {both[1], both[2]},
+		"eventual skipped": {both[0], {w: w, c: both[1].c, skipped: true}, both[2]},
+	} {
+		if as := adviseModes(rs); len(as) != 0 {
+			t.Errorf("%s: adviseModes = %+v", name, as)
+		}
+		var out bytes.Buffer
+		writeSummary(&out, rs)
+		if strings.Contains(out.String(), "eventual fairness") {
+			t.Errorf("%s: a mode advice:\n%s", name, out.String())
+		}
+	}
+}
+
 // TestWorkRoundsLastTheWork: the work loop runs rounds of xorshift, and
 // workRounds finds a positive count of them; the loop never reaches 0
 // from a non-zero start, so the check that keeps it is never the error.

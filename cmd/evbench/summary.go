@@ -523,7 +523,8 @@ func every(n int) string {
 	return fmt.Sprintf("all %d workloads", n)
 }
 
-// writeSummary writes the summary of rs, then the advice.
+// writeSummary writes the summary of rs, then the advice and the mode
+// advice.
 func writeSummary(w io.Writer, rs []result) {
 	gs := summarize(rs)
 	if len(gs) == 0 {
@@ -547,4 +548,5 @@ func writeSummary(w io.Writer, rs []result) {
 	for _, a := range as {
 		fmt.Fprintf(w, "  %s\n", a)
 	}
+	writeModes(w, rs)
 }
