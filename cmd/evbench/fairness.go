@@ -132,17 +132,27 @@ func rtwCase(impl string, newSem func(uint64) (anchor.Semaphore, error)) bench {
 var errSpun = errors.New("the work loop's xorshift reached 0")
 
 // releaseThenWork runs ReleaseThenWork on s until stop is set; rounds of
-// spin are rtwWork of CPU.
+// spin are rtwWork of CPU. A caller that gets its unit after stop gives
+// it back at once and counts nothing. So a run ends with the rounds
+// under way, not with a hold for each of up to 100 callers still queued;
+// a run stopped before any round counts none, and measure runs again.
 func releaseThenWork(s anchor.Semaphore, stop *atomic.Bool, rounds int) (tally, error) {
 	return fanOut(rtwGoroutines, func() (tally, error) {
 		ctx := context.Background()
 		var n tally
 		x := uint64(1)
-		for first := true; first || !stop.Load(); first = false { // one round even if a short run is stopped before it starts
-			if !s.TryAcquire(1) {
+		for {
+			waited := !s.TryAcquire(1)
+			if waited {
 				if err := s.Acquire(ctx, 1); err != nil {
 					return n, err
 				}
+			}
+			if stop.Load() {
+				s.Release(1)
+				break
+			}
+			if waited {
 				n.wakeups++
 			}
 			time.Sleep(rtwHold)

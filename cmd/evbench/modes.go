@@ -19,8 +19,8 @@ import (
 //   - won in every workload: pick eventual where throughput matters more
 //     than arrival order;
 //   - won in some, never lost: the same, with the count of each;
-//   - level in every workload: keep strict FIFO, the default, whose order
-//     then costs nothing measured;
+//   - level in every workload: neither beat the other, so keep strict
+//     FIFO, the default, and its arrival order;
 //   - lost in every workload, or in some and never won: keep strict FIFO;
 //   - neither won nor lost anywhere (level and unjudged): keep strict FIFO;
 //   - won in some and lost in others: it depends, with where;
@@ -87,7 +87,7 @@ func (a modeAdvice) String() string {
 	case by[behind] == n:
 		s = fmt.Sprintf("%s: %s beat strict %s in every run of %s (%s)", pickEventual, a.eventual, a.strict, every(n), span)
 	case by[level] == n:
-		s = fmt.Sprintf("the modes are level here (%s): %s, whose arrival order costs nothing measured", span, keepStrict)
+		s = fmt.Sprintf("the modes are level here (%s): neither beat the other in every run, so %s, and its arrival order", span, keepStrict)
 	case by[ahead] == n:
 		s = fmt.Sprintf("%s: strict %s beat %s in every run of %s (%s)", keepStrict, a.strict, a.eventual, every(n), span)
 	case by[ahead] == 0 && by[behind] > 0:
