@@ -11,7 +11,9 @@
 //   - [Counter], an eventfd counter. [NewSemaphore] models a
 //     semaphore.Semaphore and [NewSignal] a signal.Signal.
 //   - [Reservation], a semaphore.Reservation: a place in a Counter's queue.
-//   - [Limiter], a semaphore.Limiter.
+//   - [Limiter], a semaphore.Limiter. [NewLimiter] models the strict FIFO
+//     one and [NewEventualLimiter] one with WithEventualFairness, on a
+//     clock of its own.
 //   - [Coalescer], a coalesce.Waker on a clock of its own.
 //   - [ReadyQ], a readyq.Queue[int] as epoll's ready list.
 //   - [WorkQueue], a workqueue.Queue[int], the controller work queue: the

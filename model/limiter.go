@@ -1,41 +1,93 @@
 package model
 
-import "github.com/evsync/evsync/internal/evserr"
+import (
+	"math"
+	"time"
+
+	"github.com/evsync/evsync/internal/evserr"
+)
 
 // A Limiter models a semaphore.Limiter. It is a semaphore Counter that
 // starts full and counts in ints. Unlike a semaphore, it refuses every
 // acquire once closed, and a Release of more than is held fails with
-// ErrOverRelease. Make one with NewLimiter.
+// ErrOverRelease. Make one with NewLimiter, strict FIFO, or with
+// NewEventualLimiter, eventually fair.
 //
 // The calls map onto the model as follows:
 //
-//	semaphore.Limiter            Limiter
-//	NewLimiter(n)                NewLimiter(n)
-//	Acquire(ctx, n)              Acquire(ctx, n)
-//	TryAcquire(n)                TryAcquire(n)
-//	AcquireUpTo(ctx, max)        AcquireUpTo(ctx, max)
-//	TryAcquireUpTo(max)          TryAcquireUpTo(max)
-//	Release(n)                   Release(n)
-//	Reserve(n)                   Reserve(n)
-//	AcquirePermit(ctx, n)        Acquire(ctx, n), the permit holding n units
-//	TryAcquirePermit(n)          TryAcquire(n), the same
-//	AcquirePermitUpTo(ctx, max)  AcquireUpTo(ctx, max), the permit holding what it took
-//	TryAcquirePermitUpTo(max)    TryAcquireUpTo(max), the same
-//	Permit.Release()             Release(n) of the permit's n units, once
-//	SetLimit(n)                  SetLimit(n)
-//	Drain(ctx)                   Drain(ctx)
-//	Close()                      Close()
-//	Stats()                      Limit, InUse, Free, Waiting, Closed
+//	semaphore.Limiter                   Limiter
+//	NewLimiter(n)                       NewLimiter(n)
+//	NewLimiter(n,                       NewEventualLimiter(n, d)
+//	  WithEventualFairness(d))
+//	the same with WithClock(c)          NewEventualLimiter(n, d), its clock standing for c
+//	Acquire(ctx, n)                     Acquire(ctx, n)
+//	TryAcquire(n)                       TryAcquire(n)
+//	AcquireUpTo(ctx, max)               AcquireUpTo(ctx, max)
+//	TryAcquireUpTo(max)                 TryAcquireUpTo(max)
+//	Release(n)                          Release(n)
+//	Reserve(n)                          Reserve(n)
+//	AcquirePermit(ctx, n)               Acquire(ctx, n), the permit holding n units
+//	TryAcquirePermit(n)                 TryAcquire(n), the same
+//	AcquirePermitUpTo(ctx, max)         AcquireUpTo(ctx, max), the permit holding what it took
+//	TryAcquirePermitUpTo(max)           TryAcquireUpTo(max), the same
+//	Permit.Release()                    Release(n) of the permit's n units, once
+//	SetLimit(n)                         SetLimit(n)
+//	Drain(ctx)                          Drain(ctx)
+//	Close()                             Close()
+//	Stats()                             Limit, InUse, Free, Waiting, Closed
+//	the clock moves on by d             Advance(d)
 //
 // A Reservation's calls are modelled by Reservation. Its granted units go
 // back with Release, as the real ones do. Stats' Waiting counts pending
 // reservations only, as a sequential caller leaves no Acquire waiting.
+//
+// # Clock
+//
+// The model has a clock of its own. Now starts at 0 and moves only with
+// Advance. Advance(d) plays the part of the clock given with
+// semaphore.WithClock, or of testing/synctest's fake clock, moving on by
+// d. Reserve notes the time on this clock when it queues a reservation.
+// A pending reservation's age is Now minus that time. A strict Limiter
+// keeps the clock too, and no call looks at it.
+//
+// # Barging
+//
+// The head is the oldest pending reservation. A call barges when it
+// takes free units ahead of pending reservations. Barging is allowed:
+//   - with no reservation pending, in either mode
+//   - in the eventual mode, while the head's age is at most the bound
+//
+// Once the head is older than the bound, the eventual mode is strict. It
+// stays strict until the head is served or cancelled and a head at most
+// bound old takes its place. So a large reservation is never starved:
+// once it is the head and older than the bound, nobody takes units ahead
+// of it. These are the rules of semaphore.WithEventualFairness, with
+// reservations as the waiters.
+//
+// What barging changes, in the eventual mode:
+//   - Acquire, TryAcquire, AcquireUpTo and TryAcquireUpTo, and so the
+//     permit forms, take free units at once while barging is allowed,
+//     even with reservations pending. Otherwise they fail or would wait,
+//     as in the strict mode.
+//   - Reserve(n) is granted at once while barging is allowed and n units
+//     are free, even behind pending reservations. Otherwise it queues at
+//     the tail.
+//
+// What it does not change, in either mode:
+//   - Release, a raise by SetLimit and a Cancel that gives units back
+//     serve the pending reservations in order, oldest first, while the
+//     head's units are free. The units are handed to them.
+//   - Advance serves nobody. Time passing only changes what later calls
+//     may do.
+//   - The argument checks, Close, a Done context, calls for 0 units, and
+//     Stats' Waiting, the number of pending reservations.
 type Limiter struct {
 	c Counter
 }
 
-// NewLimiter returns a model of semaphore.NewLimiter(n), a limiter of n
-// units, all free. Like the real one, it panics if n is below 1.
+// NewLimiter returns a model of semaphore.NewLimiter(n), a strict FIFO
+// limiter of n units, all free. Like the real one, it panics if n is
+// below 1.
 func NewLimiter(n int) *Limiter {
 	if n < 1 {
 		panic("model: limit below 1")
@@ -43,12 +95,89 @@ func NewLimiter(n int) *Limiter {
 	return &Limiter{c: Counter{kind: semaphoreKind, count: uint64(n), limit: uint64(n), stops: true}}
 }
 
+// NewEventualLimiter returns a model of
+// semaphore.NewLimiter(n, semaphore.WithEventualFairness(bound)), a
+// limiter of n units, all free, in the eventual mode with that bound on
+// the model's clock. Like the real option, it panics if bound is not
+// positive. Like NewLimiter, it panics if n is below 1.
+func NewEventualLimiter(n int, bound time.Duration) *Limiter {
+	if bound <= 0 {
+		panic("model: eventual fairness needs a positive bound")
+	}
+	l := NewLimiter(n)
+	l.c.fair.bound = bound
+	return l
+}
+
+// A fairness is a Counter's clock and its eventual-fairness bound. The
+// zero value is strict FIFO at time 0.
+type fairness struct {
+	bound time.Duration // 0: strict FIFO
+	now   time.Duration // starts at 0, moves only with Limiter.Advance
+}
+
+// barges reports whether a call may take free units ahead of the pending
+// reservations in queue, oldest first: with none pending, or while the
+// head's age is at most a bound that is set.
+func (f fairness) barges(queue []*Reservation) bool {
+	return len(queue) == 0 || f.bound > 0 && f.now-queue[0].start <= f.bound
+}
+
+// ordered reports whether the reservations in queue started in queue
+// order, none after now.
+func (f fairness) ordered(queue []*Reservation) bool {
+	last := time.Duration(0)
+	for _, r := range queue {
+		if r.start < last || r.start > f.now {
+			return false
+		}
+		last = r.start
+	}
+	return true
+}
+
+// Now is the time on the model's clock: 0 at first, moved on by Advance.
+func (l *Limiter) Now() time.Duration { return l.c.fair.now }
+
+// Advance moves the model's clock on by d. Past the largest Duration the
+// clock stays there. Advance serves nobody: in the eventual mode it only
+// ages the pending reservations, which may end barging. It panics if d is
+// negative, as time does not go back.
+func (l *Limiter) Advance(d time.Duration) {
+	if d < 0 {
+		panic("model: negative Advance")
+	}
+	f := &l.c.fair
+	if d > math.MaxInt64-f.now {
+		f.now = math.MaxInt64
+		return
+	}
+	f.now += d
+}
+
+// Bound is the eventual-fairness bound, or 0 for a strict Limiter.
+func (l *Limiter) Bound() time.Duration { return l.c.fair.bound }
+
+// Ages returns the age of each pending reservation on the model's clock,
+// oldest first, in the order of Queue.
+func (l *Limiter) Ages() []time.Duration {
+	ages := make([]time.Duration, len(l.c.queue))
+	for i, r := range l.c.queue {
+		ages[i] = l.c.fair.now - r.start
+	}
+	return ages
+}
+
+// Barges reports whether barging is allowed now: no reservation is
+// pending, or in the eventual mode the head's age is at most the bound.
+func (l *Limiter) Barges() bool { return l.c.fair.barges(l.c.queue) }
+
 // Acquire models Limiter.Acquire. It returns, in this order of checks:
 //   - ErrInvalid for n negative or above the limit
 //   - context.Canceled if ctx is Done
 //   - ErrClosed after Close
-//   - nil, taking n units, if n is 0, or the units are free and no
-//     reservation is pending
+//   - nil, taking n units, if n is 0, or the units are free and barging
+//     is allowed
 //   - ErrWouldBlock otherwise, where the real Acquire waits
 //
 // A call that returns an error changes nothing.
@@ -64,10 +193,10 @@ func (l *Limiter) Acquire(ctx Ctx, n int) error {
 	return l.c.Acquire(ctx, uint64(n))
 }
 
-// Reserve models Limiter.Reserve. The reservation joins the tail of the
-// queue, and it is granted at once if its units are free with nobody
-// ahead. Reserve(0) is granted at once, even behind others. It returns,
-// in this order of checks:
+// Reserve models Limiter.Reserve. It is granted at once if its units are
+// free and barging is allowed. Otherwise it joins the tail of the queue,
+// noting the time on the model's clock. Reserve(0) is granted at once,
+// even behind others. It returns, in this order of checks:
 //   - nil and ErrInvalid for n negative or above the limit
 //   - nil and ErrClosed after Close
 //   - the reservation and nil otherwise
@@ -84,8 +213,8 @@ func (l *Limiter) Reserve(n int) (*Reservation, error) {
 }
 
 // TryAcquire models Limiter.TryAcquire. It takes n units and returns true
-// if the limiter is open, 0 ≤ n ≤ limit, no reservation is pending and
-// the units are free. TryAcquire(0) of an open limiter is true.
+// if the limiter is open, 0 ≤ n ≤ limit, barging is allowed and the
+// units are free. TryAcquire(0) of an open limiter is true.
 func (l *Limiter) TryAcquire(n int) bool {
 	if n < 0 || l.c.closed {
 		return false
@@ -99,8 +228,8 @@ func (l *Limiter) TryAcquire(n int) bool {
 //   - 0 and context.Canceled if ctx is Done
 //   - 0 and ErrClosed after Close
 //   - 0 and nil for max 0
-//   - min(free, max) units and nil, taking them, if some are free and no
-//     reservation is pending
+//   - min(free, max) units and nil, taking them, if some are free and
+//     barging is allowed
 //   - 0 and ErrWouldBlock otherwise, where the real call waits
 //
 // A call that returns an error changes nothing.
@@ -119,7 +248,7 @@ func (l *Limiter) AcquireUpTo(ctx Ctx, max int) (int, error) {
 
 // TryAcquireUpTo models Limiter.TryAcquireUpTo. It takes min(free, max)
 // units and returns how many, if the limiter is open, max is above 0 and
-// no reservation is pending. Otherwise it returns 0 and changes nothing.
+// barging is allowed. Otherwise it returns 0 and changes nothing.
 func (l *Limiter) TryAcquireUpTo(max int) int {
 	if max <= 0 {
 		return 0
@@ -128,7 +257,8 @@ func (l *Limiter) TryAcquireUpTo(max int) int {
 	return n
 }
 
-// Release models Limiter.Release, which works after Close too. It returns:
+// Release models Limiter.Release, which works after Close too. The units
+// serve the pending reservations in order, in either mode. It returns:
 //   - nil once the n units are back
 //   - ErrInvalid for n negative
 //   - ErrOverRelease if the holders hold fewer than n units
@@ -144,8 +274,9 @@ func (l *Limiter) Release(n int) error {
 	return nil
 }
 
-// SetLimit models Limiter.SetLimit. It returns ErrInvalid for n below 1,
-// and otherwise what Counter.SetLimit returns.
+// SetLimit models Limiter.SetLimit. A raise serves the pending
+// reservations in order, in either mode. It returns ErrInvalid for n
+// below 1, and otherwise what Counter.SetLimit returns.
 func (l *Limiter) SetLimit(n int) error {
 	if n < 1 {
 		return evserr.ErrInvalid

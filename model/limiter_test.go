@@ -140,19 +140,26 @@ func TestLimiterSteps(t *testing.T) {
 			acquire(model.Live, 1), setLimit(3), try(3).is(false), try(2),
 		}, limStats{3, 3, 0, false}},
 	}
+	// No case reserves, so the eventual mode must give the same results.
+	modes := map[string]func(n int) *model.Limiter{
+		"strict":   model.NewLimiter,
+		"eventual": func(n int) *model.Limiter { return model.NewEventualLimiter(n, bound) },
+	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			l := model.NewLimiter(c.n)
-			for i, s := range c.steps {
-				if got := s.do(l); got != s.want {
-					t.Fatalf("step %d: %s = %v, want %v", i, s.what, got, s.want)
+		for mode, newLimiter := range modes {
+			t.Run(mode+"/"+c.name, func(t *testing.T) {
+				l := newLimiter(c.n)
+				for i, s := range c.steps {
+					if got := s.do(l); got != s.want {
+						t.Fatalf("step %d: %s = %v, want %v", i, s.what, got, s.want)
+					}
 				}
-			}
-			got := limStats{l.Limit(), l.InUse(), l.Free(), l.Closed()}
-			if got != c.after {
-				t.Fatalf("after the steps: %+v, want %+v", got, c.after)
-			}
-		})
+				got := limStats{l.Limit(), l.InUse(), l.Free(), l.Closed()}
+				if got != c.after {
+					t.Fatalf("after the steps: %+v, want %+v", got, c.after)
+				}
+			})
+		}
 	}
 }
 

@@ -87,6 +87,7 @@ type Counter struct {
 	closed bool
 	stops  bool           // a Limiter's: Close refuses every reservation, even one that fits
 	queue  []*Reservation // pending reservations, oldest first
+	fair   fairness       // a Limiter's clock and eventual-fairness bound; a semaphore's is strict
 
 	armed bool   // a Ready channel is out and has not fired yet
 	fires uint64 // how many times an armed Ready channel has fired
@@ -274,7 +275,7 @@ func (c *Counter) Acquire(ctx Ctx, n uint64) error {
 		return stopped(ctx)
 	case n == 0:
 		return nil
-	case len(c.queue) == 0 && n <= c.count:
+	case c.fair.barges(c.queue) && n <= c.count:
 		c.count -= n
 		c.settle()
 		c.wake(Out)
@@ -295,7 +296,7 @@ func (c *Counter) TryAcquire(n uint64) bool {
 		return false
 	case n == 0:
 		return true
-	case len(c.queue) != 0 || n > c.count:
+	case !c.fair.barges(c.queue) || n > c.count:
 		return false
 	}
 	c.count -= n
@@ -347,7 +348,7 @@ func (c *Counter) AcquireUpTo(ctx Ctx, max uint64) (uint64, error) {
 		return 0, stopped(ctx)
 	case max == 0:
 		return 0, nil
-	case len(c.queue) == 0 && c.count != 0:
+	case c.fair.barges(c.queue) && c.count != 0:
 		n := min(c.count, max)
 		c.count -= n
 		c.settle()
@@ -515,6 +516,7 @@ func (c *Counter) must(k kind) {
 //   - the count is within the limit, and 0 while there is a debt
 //   - no reservation is pending once closed
 //   - the head of the queue does not fit, or it would have been served
+//   - the pending reservations started in queue order, none in the future
 //   - no Ready or Writable channel is open that should be closed
 func (c *Counter) Validate() error {
 	switch {
@@ -526,6 +528,8 @@ func (c *Counter) Validate() error {
 		return invariantError("reservations queued after Close")
 	case len(c.queue) != 0 && c.queue[0].need <= c.count:
 		return invariantError("head of the queue fits but was not served")
+	case !c.fair.ordered(c.queue):
+		return invariantError("reservations out of the order of their start")
 	case c.armed && (c.count != 0 || c.closed):
 		return invariantError("armed Ready channel not fired")
 	case c.warmed && (c.count < c.limit || c.closed):

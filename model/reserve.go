@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/evsync/evsync/internal/evserr"
 )
@@ -18,7 +19,8 @@ const (
 // A Reservation models a semaphore.Reservation, a place in a Counter's
 // FIFO queue of acquirers. It is granted once its units fit and every
 // reservation ahead of it is served, or refused by Close. Counter.Reserve
-// and Limiter.Reserve make one.
+// and Limiter.Reserve make one. A Limiter in the eventual mode may grant
+// it at once, ahead of others (see Limiter's Barging).
 //
 // The calls map onto the model as follows:
 //
@@ -32,6 +34,7 @@ const (
 type Reservation struct {
 	c         *Counter
 	need      uint64
+	start     time.Duration // when Reserve queued it, on the Counter's clock
 	state     reservationState
 	cancelled bool // Cancel has run
 	kept      bool // Cancel could not give the units back
@@ -48,13 +51,21 @@ func (c *Counter) Reserve(n uint64) (*Reservation, error) {
 	if n > c.limit {
 		return nil, evserr.ErrInvalid
 	}
-	r := &Reservation{c: c, need: n}
-	if n == 0 {
+	r := &Reservation{c: c, need: n, start: c.fair.now}
+	var ev Events
+	switch {
+	case n == 0:
 		r.state = granted
-	} else {
+	case n <= c.count && c.fair.barges(c.queue):
+		// Granted at once: with nobody pending as settle would, or in a
+		// Limiter's eventual mode ahead of a head that is young enough.
+		c.count -= n
+		r.state = granted
+		ev = Out
+	default:
 		c.queue = append(c.queue, r)
 	}
-	c.wake(c.settle()) // a grant is a read: Out
+	c.wake(ev | c.settle()) // a grant is a read: Out
 	if r.state == rejected {
 		return nil, evserr.ErrClosed
 	}

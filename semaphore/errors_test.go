@@ -24,7 +24,7 @@ func wantInvalid(t *testing.T, what string, err error, msg string) {
 // TestLimiterAcquireAboveTheLimitSaysWhatWasWrong: the error names the
 // request and the limit, and still matches ErrInvalid.
 func TestLimiterAcquireAboveTheLimitSaysWhatWasWrong(t *testing.T) {
-	l := semaphore.NewLimiter(4)
+	l := newLimiter(4)
 	wantInvalid(t, "Acquire(ctx, 5)", l.Acquire(context.Background(), 5),
 		"semaphore: acquire 5 units exceeds the limit 4: evsync: invalid argument")
 }
@@ -33,7 +33,7 @@ func TestLimiterAcquireAboveTheLimitSaysWhatWasWrong(t *testing.T) {
 // its permits and its Group says what was wrong.
 func TestLimiterBadArgumentsSayWhatWasWrong(t *testing.T) {
 	ctx := context.Background()
-	l := semaphore.NewLimiter(4)
+	l := newLimiter(4)
 	_, resErr := l.Reserve(-1)
 	_, resBig := l.Reserve(5)
 	_, permErr := l.AcquirePermit(ctx, 5)
@@ -44,10 +44,10 @@ func TestLimiterBadArgumentsSayWhatWasWrong(t *testing.T) {
 	defer p.Release()
 	_, splitErr := p.Split(3)
 	_, splitZero := p.Split(0)
-	other := semaphore.NewLimiter(4)
+	other := newLimiter(4)
 	q, _ := other.TryAcquirePermit(1)
 	defer q.Release()
-	g := semaphore.NewGroup(2)
+	g := newGroup(2)
 	_, upToNeg := l.AcquireUpTo(ctx, -1)
 	_, upToNegNil := l.AcquireUpTo(noCtx, -1)
 	_, upToNil := l.AcquireUpTo(noCtx, 2)
@@ -88,7 +88,7 @@ func TestLimiterBadArgumentsSayWhatWasWrong(t *testing.T) {
 // Acquire is refused with an error that says why.
 func TestLimiterSetLimitBelowAQueuedRequestSaysSo(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := semaphore.NewLimiter(4)
+		l := newLimiter(4)
 		ctx := context.Background()
 		testkit.MustNil(t, l.Acquire(ctx, 4))
 		waiting := testkit.Park(func() error { return l.Acquire(ctx, 3) })
@@ -105,7 +105,7 @@ func TestLimiterSetLimitBelowAQueuedRequestSaysSo(t *testing.T) {
 // Semaphore says what was wrong, the debt of a cut included.
 func TestSemaphoreBadArgumentsSayWhatWasWrong(t *testing.T) {
 	ctx := context.Background()
-	s := semaphore.New(4, semaphore.WithLimit(4))
+	s := newSemaphore(4, semaphore.WithLimit(4))
 	_, resErr := s.Reserve(5)
 	_, upToErr := s.AcquireUpTo(noCtx, 2)
 	for _, c := range []struct {
@@ -141,7 +141,7 @@ func TestSemaphoreBadArgumentsSayWhatWasWrong(t *testing.T) {
 // on error paths only. The calls that succeed allocate nothing.
 func TestSuccessPathsAllocateNothing(t *testing.T) {
 	ctx := context.Background()
-	l := semaphore.NewLimiter(4)
+	l := newLimiter(4)
 	testkit.NoAllocs(t, "Limiter Acquire, SetLimit, Drain and Release", func() {
 		_ = l.Acquire(ctx, 2)
 		_ = l.SetLimit(4)
@@ -165,7 +165,7 @@ func TestSuccessPathsAllocateNothing(t *testing.T) {
 		_ = q.Merge(&r)
 		q.Release()
 	})
-	s := semaphore.New(2, semaphore.WithLimit(4))
+	s := newSemaphore(2, semaphore.WithLimit(4))
 	testkit.NoAllocs(t, "Semaphore Acquire, AcquireUpTo, ReleaseWait, SetLimit and Drain", func() {
 		_ = s.Acquire(ctx, 1)
 		n, _ := s.AcquireUpTo(ctx, 1)

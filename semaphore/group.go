@@ -12,7 +12,8 @@ import (
 // for them. It is errgroup's Group with a limit that may change while
 // they run. Lower the limit, and no goroutine starts until fewer than the
 // new limit run. Raise it, and waiting Go calls start at once, in the
-// order they came.
+// order they came. With WithEventualFairness, a Go call may start ahead of
+// waiting ones while the oldest has waited at most the bound.
 //
 // Create a Group with NewGroup or WithContext. The zero value is not
 // usable. A Group must not be copied after first use.

@@ -35,7 +35,7 @@ func TestHookGroupWaitReturnsOnlyAfterTheUnitIsBack(t *testing.T) {
 				stopped, resume := make(chan struct{}), make(chan struct{})
 				semaphore.SetGroupHook(func() { close(stopped); <-resume })
 				defer semaphore.SetGroupHook(nil)
-				g := semaphore.NewGroup(2)
+				g := newGroup(2)
 				testkit.MustNil(t, g.Go(context.Background(), tc.fn))
 				<-stopped
 				waited := testkit.Park(func() (v any) {

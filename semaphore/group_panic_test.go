@@ -34,7 +34,7 @@ func waitPanic(t *testing.T, g *semaphore.Group) (p *semaphore.PanicError) {
 // unit and returns an error that names the nil function and matches
 // ErrInvalid, whatever the context.
 func TestGroupGoNilReturnsErrInvalid(t *testing.T) {
-	g := semaphore.NewGroup(1)
+	g := newGroup(1)
 	for _, ctx := range []context.Context{context.Background(), testkit.Cancelled(), noCtx} {
 		err := g.Go(ctx, nil)
 		testkit.ErrIs(t, "Go(ctx, nil)", err, semaphore.ErrInvalid)
@@ -51,7 +51,7 @@ func TestGroupGoNilReturnsErrInvalid(t *testing.T) {
 // TestGroupTryGoNilStartsNothing: TryGo(nil) returns false, starts
 // nothing and takes no unit, so the group's only slot stays free.
 func TestGroupTryGoNilStartsNothing(t *testing.T) {
-	g := semaphore.NewGroup(1)
+	g := newGroup(1)
 	if g.TryGo(nil) {
 		t.Fatal("TryGo(nil) = true")
 	}
@@ -71,7 +71,7 @@ func TestGroupTryGoNilStartsNothing(t *testing.T) {
 // Wait panics with the same value.
 func TestGroupPanicRepanicsInWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g, ctx := semaphore.WithContext(context.Background(), 2)
+		g, ctx := withContext(context.Background(), 2)
 		testkit.MustNil(t, g.Go(ctx, panicsWithBoom))
 		p := waitPanic(t, g)
 		if p.Value != "boom" {
@@ -107,7 +107,7 @@ func panicsWithBoom() error { panic("boom") }
 // the group's context (a Go waiting on it returns ctx.Err()).
 func TestGroupPanicCancelsTheContextAndGivesItsUnitBack(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g, ctx := semaphore.WithContext(context.Background(), 1)
+		g, ctx := withContext(context.Background(), 1)
 		fail := make(chan struct{})
 		testkit.MustNil(t, g.Go(ctx, func() error { <-fail; panic("boom") }))
 		var ran atomic.Int32
@@ -137,7 +137,7 @@ func TestGroupPanicCancelsTheContextAndGivesItsUnitBack(t *testing.T) {
 // first. The later ones are recovered too, and dropped.
 func TestGroupKeepsTheFirstPanic(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := semaphore.NewGroup(2)
+		g := newGroup(2)
 		testkit.MustNil(t, g.Go(context.Background(), func() error { panic("first") }))
 		synctest.Wait()
 		testkit.MustNil(t, g.Go(context.Background(), func() error { panic("second") }))
@@ -151,7 +151,7 @@ func TestGroupKeepsTheFirstPanic(t *testing.T) {
 // an error before another panicked. The context's cause stays the error.
 func TestGroupPanicWinsOverAnError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g, ctx := semaphore.WithContext(context.Background(), 2)
+		g, ctx := withContext(context.Background(), 2)
 		boom := errors.New("boom")
 		testkit.MustNil(t, g.Go(ctx, func() error { return boom }))
 		synctest.Wait()
@@ -172,13 +172,13 @@ var names []string
 // runtime's included, is reachable with errors.Is and errors.As.
 func TestGroupPanicErrorUnwrapsAnErrorValue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := semaphore.NewGroup(1)
+		g := newGroup(1)
 		sentinel := errors.New("sentinel")
 		testkit.MustNil(t, g.Go(context.Background(), func() error { panic(sentinel) }))
 		if p := waitPanic(t, g); !errors.Is(p, sentinel) {
 			t.Fatalf("errors.Is(%v, sentinel) = false", p.Value)
 		}
-		g = semaphore.NewGroup(1)
+		g = newGroup(1)
 		testkit.MustNil(t, g.Go(context.Background(), func() error {
 			return errors.New(names[len(names)]) // a runtime panic: index out of range
 		}))
@@ -193,7 +193,7 @@ func TestGroupPanicErrorUnwrapsAnErrorValue(t *testing.T) {
 // *runtime.PanicNilError since Go 1.21.
 func TestGroupPanicNilIsAPanic(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := semaphore.NewGroup(1)
+		g := newGroup(1)
 		testkit.MustNil(t, g.Go(context.Background(), func() error { panic(nil) }))
 		var pn *runtime.PanicNilError
 		if p := waitPanic(t, g); !errors.As(p, &pn) {
@@ -208,7 +208,7 @@ func TestGroupPanicNilIsAPanic(t *testing.T) {
 // until then.
 func TestGroupGoexitIsNeitherErrorNorPanic(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g, ctx := semaphore.WithContext(context.Background(), 1)
+		g, ctx := withContext(context.Background(), 1)
 		testkit.MustNil(t, g.Go(ctx, func() error { runtime.Goexit(); return nil }))
 		synctest.Wait()
 		if st := g.Stats(); st.InUse != 0 {

@@ -35,7 +35,7 @@ func (j *jobs) fn() error {
 // functions run than the limit, and callers start in the order they came.
 func TestGroupRunsAtMostLimitAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := semaphore.NewGroup(3)
+		g := newGroup(3)
 		j := newJobs()
 		ctx := context.Background()
 		for range 3 {
@@ -64,7 +64,7 @@ func TestGroupRunsAtMostLimitAtOnce(t *testing.T) {
 // the new limit run.
 func TestGroupSetLimitWhileRunning(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := semaphore.NewGroup(2)
+		g := newGroup(2)
 		ctx := context.Background()
 		first, second := newJobs(), newJobs()
 		testkit.MustNil(t, g.Go(ctx, first.fn))
@@ -96,7 +96,7 @@ func TestGroupSetLimitWhileRunning(t *testing.T) {
 // returned, with the first error.
 func TestGroupWaitReturnsTheFirstError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := semaphore.NewGroup(4)
+		g := newGroup(4)
 		errFirst, errSecond := errors.New("first"), errors.New("second")
 		second := make(chan struct{})
 		testkit.MustNil(t, g.Go(context.Background(), func() error { return errFirst }))
@@ -115,7 +115,7 @@ func TestGroupWaitReturnsTheFirstError(t *testing.T) {
 // waiting on that context gives up without running its function.
 func TestGroupWithContextCancelsOnTheFirstError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g, ctx := semaphore.WithContext(context.Background(), 1)
+		g, ctx := withContext(context.Background(), 1)
 		boom := errors.New("boom")
 		fail := make(chan struct{})
 		testkit.MustNil(t, g.Go(ctx, func() error { <-fail; return boom }))
@@ -136,7 +136,7 @@ func TestGroupWithContextCancelsOnTheFirstError(t *testing.T) {
 // TestGroupWithContextEndsAtWait: without an error, Wait still ends the
 // group's context, as errgroup's does.
 func TestGroupWithContextEndsAtWait(t *testing.T) {
-	g, ctx := semaphore.WithContext(context.Background(), 2)
+	g, ctx := withContext(context.Background(), 2)
 	testkit.MustNil(t, g.Go(context.Background(), func() error { return nil }))
 	testkit.MustNil(t, g.Wait())
 	testkit.SameErr(t, "the group's context after Wait", ctx.Err(), context.Canceled)
@@ -144,7 +144,7 @@ func TestGroupWithContextEndsAtWait(t *testing.T) {
 
 // TestGroupGoWithADoneContextRunsNothing: rule 1 of the contract, for Go.
 func TestGroupGoWithADoneContextRunsNothing(t *testing.T) {
-	g := semaphore.NewGroup(2)
+	g := newGroup(2)
 	var ran atomic.Bool
 	testkit.SameErr(t, "Go(done)", g.Go(testkit.Cancelled(), func() error { ran.Store(true); return nil }), context.Canceled)
 	testkit.SameErr(t, "Go(nil ctx)", g.Go(noCtx, func() error { ran.Store(true); return nil }), semaphore.ErrInvalid)
@@ -152,12 +152,12 @@ func TestGroupGoWithADoneContextRunsNothing(t *testing.T) {
 	if ran.Load() {
 		t.Fatal("Go ran a function although it returned an error")
 	}
-	testkit.WantPanic(t, "semaphore: limit below 1", func() { semaphore.NewGroup(0) })
+	testkit.WantPanic(t, "semaphore: limit below 1", func() { newGroup(0) })
 }
 
 // TestGroupIsReusableAfterWait: Wait leaves every slot free.
 func TestGroupIsReusableAfterWait(t *testing.T) {
-	g := semaphore.NewGroup(1)
+	g := newGroup(1)
 	var n atomic.Int32
 	for range 3 {
 		if !g.TryGo(func() error { n.Add(1); return nil }) {

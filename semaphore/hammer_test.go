@@ -23,7 +23,7 @@ type ledger struct{ released, acquired, held atomic.Uint64 }
 func TestHammerMutualExclusion(t *testing.T) {
 	const limit, workers, rounds = 3, 8, 1500
 	for seed := range uint64(4) {
-		s := semaphore.New(limit, semaphore.WithLimit(limit))
+		s := newSemaphore(limit, semaphore.WithLimit(limit))
 		var l ledger
 		h := testkit.Hammer{Workers: workers, Rounds: rounds, Seed: seed, Stream: 0}
 		h.Run(t, s, func(_ int, r *rand.Rand) {
@@ -90,7 +90,7 @@ func acquire(s *semaphore.Semaphore, r *rand.Rand, n uint64, newCtx func(*rand.R
 func TestHammerConservation(t *testing.T) {
 	const limit, workers, rounds = 5, 8, 1500
 	for seed := range uint64(4) {
-		s := semaphore.New(2, semaphore.WithLimit(limit))
+		s := newSemaphore(2, semaphore.WithLimit(limit))
 		var l ledger
 		h := testkit.Hammer{Workers: workers, Rounds: rounds, Seed: seed, Stream: 99}
 		h.Run(t, s, func(w int, r *rand.Rand) {

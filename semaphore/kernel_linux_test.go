@@ -18,7 +18,7 @@ import (
 // EINVAL ↔ ErrInvalid). Set EVSYNC_KERNEL_SEED to replay a logged seed.
 func TestKernelDifferential(t *testing.T) {
 	testkit.KernelDifferential(t, eventfd.Semaphore, func(initial uint64) (testkit.KernelSubject, *model.Counter) {
-		return kernelSemaphore{semaphore.New(initial)}, model.NewSemaphore(initial, semaphore.Max)
+		return kernelSemaphore{newSemaphore(initial)}, model.NewSemaphore(initial, semaphore.Max)
 	})
 }
 

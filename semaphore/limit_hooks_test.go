@@ -78,7 +78,7 @@ func TestHookPermitsDuringSetLimit(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				s := semaphore.NewLimiter(tc.limit)
+				s := newLimiter(tc.limit)
 				t.Cleanup(s.Close)
 				var held semaphore.Permit
 				if tc.held != 0 {
@@ -109,7 +109,7 @@ func TestHookPermitsDuringSetLimit(t *testing.T) {
 // count.
 func TestHookLimiterStatsDuringACut(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := semaphore.NewLimiter(4)
+		l := newLimiter(4)
 		st, _, err := gates.During(t, counter.PSetLimit,
 			func() error { return l.SetLimit(2) },
 			func() semaphore.LimiterStats { return l.Stats() })

@@ -27,15 +27,22 @@ var ErrOverRelease = evserr.ErrOverRelease
 // A Release synchronizes before the Acquire that takes the units it gave
 // back.
 //
-// Fairness: acquirers that have to wait are served strictly in the order
-// they started waiting. A large request at the head holds back smaller
-// ones behind it, so it is never starved. TryAcquire and TryAcquireUpTo
-// take nothing rather than jump the queue.
+// Fairness: by default, acquirers that have to wait are served strictly
+// in the order they started waiting. A large request at the head holds
+// back smaller ones behind it, so it is never starved. TryAcquire and
+// TryAcquireUpTo take nothing rather than jump the queue. Each contended
+// acquire then costs a park and a wake-up. WithEventualFairness trades
+// order for speed: running callers may take free units ahead of the
+// queue until its oldest waiter has waited longer than a bound (see
+// there).
 //
 // Cancel safety: an Acquire or AcquireUpTo that returns ctx.Err() took
 // nothing. A call whose context is already done returns ctx.Err() at
 // once, even with units free. Units handed to a waiter whose context ends
 // just then are kept. The call returns nil, and the caller holds them.
+// In the eventual mode a release may instead wake the waiter to take the
+// units itself. If its context has ended by then, it takes nothing, and
+// the units stay free.
 //
 // Close ends new work. Every later acquire fails with ErrClosed, or takes
 // nothing, even with units free, and so do the acquirers waiting then.

@@ -44,7 +44,7 @@ func newLimMachine(t *rapid.T) *limMachine {
 		rapid.SampledFrom([]int{1, 2, 3, 1<<36 - 1, 1 << 36, math.MaxInt32}),
 		rapid.IntRange(1, 16),
 	).Draw(t, "n")
-	return &limMachine{l: semaphore.NewLimiter(n), m: model.NewLimiter(n)}
+	return &limMachine{l: newLimiter(n), m: model.NewLimiter(n)}
 }
 
 // amount draws a request or release size concentrated at the edges: 0, 1,
@@ -233,7 +233,7 @@ func (lm *limMachine) PermitMerge(t *rapid.T) {
 // Release gives it back there.
 func (lm *limMachine) PermitMergeForeign(t *rapid.T) {
 	p := lm.permit(t)
-	other := semaphore.NewLimiter(1)
+	other := newLimiter(1)
 	q, _ := other.TryAcquirePermit(1)
 	err := p.p.Merge(&q)
 	if p.n != 0 {

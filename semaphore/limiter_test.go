@@ -27,7 +27,7 @@ func wantStats(t *testing.T, l *semaphore.Limiter, want semaphore.LimiterStats) 
 // fails with ErrClosed although units are free, while the holder still
 // gives its unit back and Drain waits for it.
 func TestLimiterCloseRefusesNewWorkWithUnitsFree(t *testing.T) {
-	l := semaphore.NewLimiter(4)
+	l := newLimiter(4)
 	held, ok := l.TryAcquirePermit(1)
 	if !ok {
 		t.Fatal("TryAcquirePermit(1) failed")
@@ -60,7 +60,7 @@ func TestLimiterCloseRefusesNewWorkWithUnitsFree(t *testing.T) {
 // refused, and Drain returns once the last of the ten is done.
 func TestLimiterClosedPoolRefusesJobEleven(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := semaphore.NewLimiter(3)
+		l := newLimiter(3)
 		ctx := context.Background()
 		var ran atomic.Int32
 		finish := make(chan struct{})
@@ -92,7 +92,7 @@ func TestLimiterClosedPoolRefusesJobEleven(t *testing.T) {
 // ErrClosed, and a unit given back afterwards goes to nobody.
 func TestLimiterCloseRefusesWaiters(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := semaphore.NewLimiter(1)
+		l := newLimiter(1)
 		ctx := context.Background()
 		testkit.MustNil(t, l.Acquire(ctx, 1))
 		first := testkit.Park(func() error { return l.Acquire(ctx, 1) })
@@ -110,7 +110,7 @@ func TestLimiterCloseRefusesWaiters(t *testing.T) {
 // is ErrOverRelease and changes nothing, also while a cut leaves more in
 // use than the new limit.
 func TestLimiterOverReleaseIsReportedByName(t *testing.T) {
-	l := semaphore.NewLimiter(4)
+	l := newLimiter(4)
 	testkit.ErrIs(t, "Release(1) with nothing held", l.Release(1), semaphore.ErrOverRelease)
 	testkit.MustNil(t, l.Acquire(context.Background(), 3))
 	testkit.ErrIs(t, "Release(4) with 3 held", l.Release(4), semaphore.ErrOverRelease)
@@ -129,9 +129,9 @@ func TestLimiterOverReleaseIsReportedByName(t *testing.T) {
 // above the limit are ErrInvalid (or false) and change nothing; a limit
 // below 1 panics in NewLimiter and is ErrInvalid in SetLimit.
 func TestLimiterBadArguments(t *testing.T) {
-	testkit.WantPanic(t, "semaphore: limit below 1", func() { semaphore.NewLimiter(0) })
-	testkit.WantPanic(t, "semaphore: limit below 1", func() { semaphore.NewLimiter(-1) })
-	l := semaphore.NewLimiter(2)
+	testkit.WantPanic(t, "semaphore: limit below 1", func() { newLimiter(0) })
+	testkit.WantPanic(t, "semaphore: limit below 1", func() { newLimiter(-1) })
+	l := newLimiter(2)
 	ctx := context.Background()
 	testkit.SameErr(t, "Acquire(-1)", l.Acquire(ctx, -1), semaphore.ErrInvalid)
 	testkit.SameErr(t, "Acquire(3) above the limit", l.Acquire(ctx, 3), semaphore.ErrInvalid)
@@ -151,7 +151,7 @@ func TestLimiterBadArguments(t *testing.T) {
 // TestLimiterAcquireWithADoneContextTakesNothing: a done context is a
 // request to stop, even with the units free.
 func TestLimiterAcquireWithADoneContextTakesNothing(t *testing.T) {
-	l := semaphore.NewLimiter(2)
+	l := newLimiter(2)
 	testkit.SameErr(t, "Acquire(done, 1)", l.Acquire(testkit.Cancelled(), 1), context.Canceled)
 	testkit.SameErr(t, "Acquire(done, 3) above the limit", l.Acquire(testkit.Cancelled(), 3), semaphore.ErrInvalid)
 	wantStats(t, l, semaphore.LimiterStats{Limit: 2, Free: 2})
@@ -160,6 +160,8 @@ func TestLimiterAcquireWithADoneContextTakesNothing(t *testing.T) {
 // TestLimiterWaitersAreServedInOrder: a large request at the head holds
 // back a small one behind it, TryAcquire does not jump the queue, and a
 // raise serves the queue in order.
+// It is the strict mode's rule, so it runs on a strict limiter in both
+// runs of the suite (fair_test.go has the eventual mode's).
 func TestLimiterWaitersAreServedInOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := semaphore.NewLimiter(3)
@@ -185,7 +187,7 @@ func TestLimiterWaitersAreServedInOrder(t *testing.T) {
 // takes nothing and does not hold up the one behind it.
 func TestLimiterCancelledWaiterTakesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := semaphore.NewLimiter(2)
+		l := newLimiter(2)
 		ctx, cancel := context.WithCancel(context.Background())
 		testkit.MustNil(t, l.Acquire(context.Background(), 2))
 		head := testkit.Park(func() error { return l.Acquire(ctx, 2) })
@@ -199,7 +201,7 @@ func TestLimiterCancelledWaiterTakesNothing(t *testing.T) {
 }
 
 func TestLimiterString(t *testing.T) {
-	l := semaphore.NewLimiter(3)
+	l := newLimiter(3)
 	_ = l.Acquire(context.Background(), 1)
 	l.Close()
 	testkit.WantString(t, l, "limiter{limit=3 in-use=1 free=2 waiting=0 closed}")
@@ -207,7 +209,7 @@ func TestLimiterString(t *testing.T) {
 
 // TestLimiterAllocatesNothing: the uncontended calls, permits included.
 func TestLimiterAllocatesNothing(t *testing.T) {
-	l := semaphore.NewLimiter(1)
+	l := newLimiter(1)
 	ctx := context.Background()
 	testkit.NoAllocs(t, "Acquire and Release", func() {
 		if l.Acquire(ctx, 1) != nil || l.Release(1) != nil {
@@ -227,7 +229,7 @@ func TestLimiterAllocatesNothing(t *testing.T) {
 // a pending one and every later one (of 0 units too).
 func TestLimiterReserveIsSelectable(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := semaphore.NewLimiter(2)
+		l := newLimiter(2)
 		testkit.MustNil(t, l.Acquire(context.Background(), 2))
 		r, err := l.Reserve(1)
 		testkit.MustNil(t, err)

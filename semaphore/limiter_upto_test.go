@@ -36,7 +36,7 @@ func wantTook(t *testing.T, what string, got upTo, n int) {
 // TestLimiterTryAcquireUpToTakesWhatIsFreeAtMostMax: it takes min(free,
 // max), 0 when nothing is free, and math.MaxInt takes every free unit.
 func TestLimiterTryAcquireUpToTakesWhatIsFreeAtMostMax(t *testing.T) {
-	l := semaphore.NewLimiter(5)
+	l := newLimiter(5)
 	for _, c := range []struct{ max, want int }{{2, 2}, {9, 3}, {1, 0}} {
 		if n := l.TryAcquireUpTo(c.max); n != c.want {
 			t.Fatalf("TryAcquireUpTo(%d) = %d, want %d", c.max, n, c.want)
@@ -52,6 +52,8 @@ func TestLimiterTryAcquireUpToTakesWhatIsFreeAtMostMax(t *testing.T) {
 // TestLimiterTryAcquireUpToNeverJumpsTheQueue: with an acquirer queued
 // for more than is free, it takes nothing although units are free; once
 // the head is served, it takes what is left.
+// It is the strict mode's rule, so it runs on a strict limiter in both
+// runs of the suite (fair_test.go has the eventual mode's).
 func TestLimiterTryAcquireUpToNeverJumpsTheQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := semaphore.NewLimiter(4)
@@ -78,7 +80,7 @@ func TestLimiterTryAcquireUpToNeverJumpsTheQueue(t *testing.T) {
 // so both calls take nothing although units are free, and AcquireUpTo
 // says ErrClosed, for max 0 too.
 func TestLimiterUpToTakesNothingAfterCloseWithUnitsFree(t *testing.T) {
-	l := semaphore.NewLimiter(3)
+	l := newLimiter(3)
 	ctx := context.Background()
 	testkit.MustNil(t, l.Acquire(ctx, 1))
 	l.Close()
@@ -105,7 +107,7 @@ func TestLimiterUpToTakesNothingAfterCloseWithUnitsFree(t *testing.T) {
 // an open limiter; a negative max takes nothing, and AcquireUpTo reports
 // it as a bad argument; a done context stops AcquireUpTo even for max 0.
 func TestLimiterUpToZeroAndNegativeMax(t *testing.T) {
-	l := semaphore.NewLimiter(2)
+	l := newLimiter(2)
 	ctx := context.Background()
 	for _, max := range []int{0, -1, math.MinInt} {
 		if n := l.TryAcquireUpTo(max); n != 0 {
@@ -130,6 +132,8 @@ func TestLimiterUpToZeroAndNegativeMax(t *testing.T) {
 // TestLimiterAcquireUpToWaitsInFIFOOrder: an AcquireUpTo queued behind a
 // larger Acquire waits while units are free, gets what the head leaves,
 // and one behind it waits for the next Release.
+// It is the strict mode's rule, so it runs on a strict limiter in both
+// runs of the suite (fair_test.go has the eventual mode's).
 func TestLimiterAcquireUpToWaitsInFIFOOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := semaphore.NewLimiter(4)
@@ -154,6 +158,8 @@ func TestLimiterAcquireUpToWaitsInFIFOOrder(t *testing.T) {
 // TestLimiterAcquireUpToGrantRacingCancelIsNotLost: units handed over
 // while the context is live are kept when it ends before the waiter
 // wakes: the call reports them with a nil error.
+// It is the strict mode's rule, so it runs on a strict limiter in both
+// runs of the suite (fair_test.go has the eventual mode's).
 func TestLimiterAcquireUpToGrantRacingCancelIsNotLost(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := semaphore.NewLimiter(3)
@@ -172,7 +178,7 @@ func TestLimiterAcquireUpToGrantRacingCancelIsNotLost(t *testing.T) {
 // it.
 func TestLimiterAcquireUpToCancelledTakesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := semaphore.NewLimiter(2)
+		l := newLimiter(2)
 		testkit.MustNil(t, l.Acquire(context.Background(), 2))
 		ctx, cancel := context.WithCancel(context.Background())
 		gone := parkUpTo(ctx, l, 2)
@@ -192,7 +198,7 @@ func TestLimiterAcquireUpToCancelledTakesNothing(t *testing.T) {
 // ErrClosed, although the Release that follows frees units.
 func TestLimiterAcquireUpToRefusedByClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := semaphore.NewLimiter(1)
+		l := newLimiter(1)
 		testkit.MustNil(t, l.Acquire(context.Background(), 1))
 		res := parkUpTo(context.Background(), l, 1)
 		l.Close()
@@ -210,7 +216,7 @@ func TestLimiterAcquireUpToRefusedByClose(t *testing.T) {
 // queued one never holds up a cut (it asks for no fixed number).
 func TestLimiterUpToInDebtTakesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := semaphore.NewLimiter(4)
+		l := newLimiter(4)
 		ctx := context.Background()
 		testkit.MustNil(t, l.Acquire(ctx, 4))
 		res := parkUpTo(ctx, l, 4)
@@ -231,7 +237,7 @@ func TestLimiterUpToInDebtTakesNothing(t *testing.T) {
 // call took, Split hands them on one by one, and each Release gives its
 // unit back once.
 func TestLimiterPermitUpToHoldsWhatItTook(t *testing.T) {
-	l := semaphore.NewLimiter(4)
+	l := newLimiter(4)
 	ctx := context.Background()
 	p, err := l.AcquirePermitUpTo(ctx, 3)
 	if err != nil || p.N() != 3 {
@@ -261,7 +267,7 @@ func TestLimiterPermitUpToHoldsWhatItTook(t *testing.T) {
 // durably blocked, and a deadline on the bubble's clock ends it on time.
 func TestLimiterAcquireUpToWaitsDurablyInSynctest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := semaphore.NewLimiter(1)
+		l := newLimiter(1)
 		testkit.MustNil(t, l.Acquire(context.Background(), 1))
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

@@ -11,7 +11,7 @@ import (
 )
 
 func TestAPermitIsReleasedExactlyOnce(t *testing.T) {
-	s := semaphore.NewLimiter(3)
+	s := newLimiter(3)
 	p, err := s.AcquirePermit(context.Background(), 2)
 	testkit.MustNil(t, err)
 	if p.N() != 2 || s.Stats().Free != 1 {
@@ -31,7 +31,7 @@ func TestAPermitIsReleasedExactlyOnce(t *testing.T) {
 // Release of a permit released by hand, and of the zero Permit a failed
 // AcquirePermit returns.
 func TestADeferredReleaseAfterAnExplicitOneIsANoOp(t *testing.T) {
-	s := semaphore.NewLimiter(2)
+	s := newLimiter(2)
 	job := func(ctx context.Context) (released, deferred bool) {
 		p, err := s.AcquirePermit(ctx, 1)
 		defer func() { deferred = p.Release() }()
@@ -55,7 +55,7 @@ func TestADeferredReleaseAfterAnExplicitOneIsANoOp(t *testing.T) {
 // TestPermitsHandedToGoroutines hands each permit to a worker through a
 // pointer, as its doc says, and checks that every unit comes back once.
 func TestPermitsHandedToGoroutines(t *testing.T) {
-	s := semaphore.NewLimiter(4)
+	s := newLimiter(4)
 	var wg sync.WaitGroup
 	var released sync.Map
 	for i := range 100 {
@@ -85,7 +85,7 @@ func TestPermitsHandedToGoroutines(t *testing.T) {
 }
 
 func TestSplitMergeAndForget(t *testing.T) {
-	s := semaphore.NewLimiter(10)
+	s := newLimiter(10)
 	p, _ := s.TryAcquirePermit(6)
 	q, err := p.Split(2)
 	testkit.MustNil(t, err)
@@ -108,7 +108,7 @@ func TestSplitMergeAndForget(t *testing.T) {
 	if err := p.Merge(&p); !errors.Is(err, semaphore.ErrInvalid) {
 		t.Fatalf("Merge with itself = %v", err)
 	}
-	other, _ := semaphore.NewLimiter(1).TryAcquirePermit(1)
+	other, _ := newLimiter(1).TryAcquirePermit(1)
 	if err := p.Merge(&other); !errors.Is(err, semaphore.ErrInvalid) || other.N() != 1 {
 		t.Fatalf("Merge across limiters = %v, left %d", err, other.N())
 	}
@@ -132,7 +132,7 @@ func TestSplitMergeAndForget(t *testing.T) {
 // back the units a permit holds. The permit's own Release is then an
 // over-release: it is refused, and the permit keeps its units.
 func TestAPermitThatCannotGoBackIsKept(t *testing.T) {
-	s := semaphore.NewLimiter(1)
+	s := newLimiter(1)
 	p, _ := s.TryAcquirePermit(1)
 	testkit.MustNil(t, s.Release(1)) // the stray release
 	if p.Release() || p.N() != 1 {
@@ -147,7 +147,7 @@ func TestAPermitThatCannotGoBackIsKept(t *testing.T) {
 }
 
 func TestAcquirePermitErrorsHoldNothing(t *testing.T) {
-	s := semaphore.NewLimiter(1)
+	s := newLimiter(1)
 	if !s.TryAcquire(1) {
 		t.Fatal("TryAcquire(1) failed")
 	}
@@ -177,7 +177,7 @@ func wantFree(t *testing.T, l *semaphore.Limiter, n int) {
 // it returns. The source then holds nothing, so its Release reports false
 // and gives nothing back, and the moved permit gives the units back once.
 func TestPermitMoveLeavesTheSourceEmpty(t *testing.T) {
-	l := semaphore.NewLimiter(3)
+	l := newLimiter(3)
 	p, ok := l.TryAcquirePermit(2)
 	if !ok {
 		t.Fatal("TryAcquirePermit(2) on an idle limiter failed")

@@ -43,11 +43,11 @@ func newSemMachine(t *rapid.T) *semMachine {
 		sm.s, sm.m = new(semaphore.Semaphore), model.NewSemaphore(0, semaphore.Max)
 	case 1:
 		initial := testkit.Initial(semaphore.Max).Draw(t, "initial")
-		sm.s, sm.m = semaphore.New(initial), model.NewSemaphore(initial, semaphore.Max)
+		sm.s, sm.m = newSemaphore(initial), model.NewSemaphore(initial, semaphore.Max)
 	default:
 		limit := drawLimit(t)
 		initial := testkit.Initial(limit).Draw(t, "initial")
-		sm.s = semaphore.New(initial, semaphore.WithLimit(limit))
+		sm.s = newSemaphore(initial, semaphore.WithLimit(limit))
 		sm.m = model.NewSemaphore(initial, limit)
 	}
 	return sm
@@ -176,13 +176,13 @@ func checkNewInvalid(t *rapid.T) {
 	switch rapid.IntRange(0, 2).Draw(t, "bad") {
 	case 0:
 		initial := rapid.Uint64Min(limit+1).Draw(t, "initial above limit")
-		testkit.WantPanic(t, "semaphore: ", func() { semaphore.New(initial, semaphore.WithLimit(limit)) })
+		testkit.WantPanic(t, "semaphore: ", func() { newSemaphore(initial, semaphore.WithLimit(limit)) })
 	case 1:
 		testkit.WantPanic(t, "semaphore: ", func() { semaphore.WithLimit(0) })
 	default:
 		testkit.WantPanic(t, "semaphore: ", func() { semaphore.WithLimit(semaphore.Max + 1) })
 	}
-	testkit.WantPanic(t, "semaphore: ", func() { semaphore.New(1<<64 - 1) })
+	testkit.WantPanic(t, "semaphore: ", func() { newSemaphore(1<<64 - 1) })
 }
 
 func (sm *semMachine) SetLimit(t *rapid.T) {

@@ -11,7 +11,7 @@ import (
 )
 
 func TestReserveGrantedAtOnceWhenUnitsAreThere(t *testing.T) {
-	s := semaphore.New(2)
+	s := newSemaphore(2)
 	r, err := s.Reserve(2)
 	testkit.MustNil(t, err)
 	if !testkit.IsClosed(r.Done()) || r.Err() != nil || s.Count() != 0 {
@@ -25,7 +25,7 @@ func TestReserveGrantedAtOnceWhenUnitsAreThere(t *testing.T) {
 }
 
 func TestReserveKeepsItsPlaceInLine(t *testing.T) {
-	s := semaphore.New(0)
+	s := newSemaphore(0)
 	first, _ := s.Reserve(2)
 	second, _ := s.Reserve(1)
 	testkit.MustNil(t, s.Release(1))
@@ -49,6 +49,8 @@ func TestReserveKeepsItsPlaceInLine(t *testing.T) {
 	testkit.WantCount(t, s, 1) // else a repeated Cancel gave back twice
 }
 
+// It is the strict mode's rule, so it runs on a strict limiter in both
+// runs of the suite (fair_test.go has the eventual mode's).
 func TestReserveCancelPendingLetsOthersThrough(t *testing.T) {
 	s := semaphore.New(1)
 	big, _ := s.Reserve(2)
@@ -65,7 +67,7 @@ func TestReserveCancelPendingLetsOthersThrough(t *testing.T) {
 }
 
 func TestReserveCancelThatCannotGiveBack(t *testing.T) {
-	s := semaphore.New(1, semaphore.WithLimit(2))
+	s := newSemaphore(1, semaphore.WithLimit(2))
 	r, _ := s.Reserve(1)
 	testkit.MustNil(t, s.Release(2)) // count at the limit: no room for the unit r holds
 	if r.Cancel() {
@@ -80,7 +82,7 @@ func TestReserveCancelThatCannotGiveBack(t *testing.T) {
 }
 
 func TestReserveAndClose(t *testing.T) {
-	s := semaphore.New(1)
+	s := newSemaphore(1)
 	big, _ := s.Reserve(2)
 	fits, _ := s.Reserve(1)
 	s.Close()
@@ -100,7 +102,7 @@ func TestReserveAndClose(t *testing.T) {
 
 func TestReserveInSelect(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := semaphore.New(0)
+		s := newSemaphore(0)
 		ctx, cancel := context.WithCancel(context.Background())
 		got := testkit.Park(func() bool {
 			r, _ := s.Reserve(1)
@@ -124,7 +126,7 @@ func TestReserveInSelect(t *testing.T) {
 
 func TestCancelWakesAGoroutineBlockedOnDone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := semaphore.New(0)
+		s := newSemaphore(0)
 		r, err := s.Reserve(1)
 		testkit.MustNil(t, err)
 		testkit.MustNil(t, r.Err()) // pending: nil, like a live context's Err

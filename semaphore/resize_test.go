@@ -18,7 +18,7 @@ import (
 
 func TestRaisingTheLimitServesQueuedAcquirersInOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := semaphore.New(2, semaphore.WithLimit(2))
+		s := newSemaphore(2, semaphore.WithLimit(2))
 		ctx := context.Background()
 		testkit.MustNil(t, s.Acquire(ctx, 2))
 		first := park(ctx, s, 2)
@@ -34,7 +34,7 @@ func TestRaisingTheLimitServesQueuedAcquirersInOrder(t *testing.T) {
 }
 
 func TestLoweringTheLimitBelowWhatIsHeldIsADebt(t *testing.T) {
-	s := semaphore.New(10, semaphore.WithLimit(10))
+	s := newSemaphore(10, semaphore.WithLimit(10))
 	ctx := context.Background()
 	testkit.MustNil(t, s.Acquire(ctx, 8)) // 8 held, 2 free
 	testkit.MustNil(t, s.SetLimit(4))     // 6 fewer: the 2 free go, 4 are owed
@@ -61,7 +61,7 @@ func TestLoweringTheLimitBelowWhatIsHeldIsADebt(t *testing.T) {
 }
 
 func TestARaiseInDebtPaysTheDebtFirst(t *testing.T) {
-	s := semaphore.New(6, semaphore.WithLimit(6))
+	s := newSemaphore(6, semaphore.WithLimit(6))
 	testkit.MustNil(t, s.Acquire(context.Background(), 6))
 	testkit.MustNil(t, s.SetLimit(2)) // debt 4
 	testkit.MustNil(t, s.SetLimit(5)) // 3 of the debt forgiven
@@ -74,7 +74,7 @@ func TestARaiseInDebtPaysTheDebtFirst(t *testing.T) {
 
 func TestSetLimitRefusals(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := semaphore.New(4, semaphore.WithLimit(4))
+		s := newSemaphore(4, semaphore.WithLimit(4))
 		ctx, cancel := context.WithCancel(context.Background())
 		testkit.MustNil(t, s.Acquire(ctx, 4))
 		waiter := park(ctx, s, 3)
@@ -107,7 +107,7 @@ func TestResizeUnderAStandingQueue(t *testing.T) {
 		ops = v
 	}
 	const limit = 8
-	s := semaphore.New(limit, semaphore.WithLimit(limit))
+	s := newSemaphore(limit, semaphore.WithLimit(limit))
 	ctx := context.Background()
 	var left atomic.Int64
 	left.Store(int64(ops))

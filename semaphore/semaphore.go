@@ -3,6 +3,11 @@
 // golang.org/x/sync/semaphore and errgroup. The Semaphore is FIFO-fair and
 // has the semantics of a Linux eventfd opened with EFD_SEMAPHORE.
 //
+// Each of them serves waiting callers in order by default. With
+// WithEventualFairness, a running caller may take free units ahead of
+// waiters, until the oldest waiter has waited longer than a bound. That
+// is sync.Mutex's rule, and it is much faster under contention.
+//
 // The package works inside a testing/synctest bubble. A call that waits is
 // durably blocked, so synctest.Wait returns while it waits. The package
 // has no timers of its own, and context deadlines follow the bubble's
@@ -62,10 +67,13 @@ var (
 // A Release that makes units available synchronizes before the Acquire
 // (or TryAcquire, or granted Reservation) that takes them.
 //
-// Fairness: acquirers that have to wait are served strictly in the order
-// they started waiting. A large request at the head blocks smaller ones
-// behind it until it is served, so it cannot be starved. TryAcquire fails
-// rather than take units while anyone is queued. Release and ReleaseWait
+// Fairness: by default, acquirers that have to wait are served strictly
+// in the order they started waiting. A large request at the head blocks
+// smaller ones behind it until it is served, so it cannot be starved.
+// TryAcquire fails rather than take units while anyone is queued. With
+// WithEventualFairness, acquirers may take units ahead of the queue while
+// its oldest waiter has waited at most the bound (see there), and a
+// woken waiter whose context has ended takes nothing. Release and ReleaseWait
 // never wait behind acquirers. ReleaseWait callers are FIFO among
 // themselves.
 //

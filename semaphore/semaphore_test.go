@@ -24,7 +24,7 @@ func parkCancellable(s *semaphore.Semaphore, n uint64) (res <-chan error, cancel
 }
 
 func TestAcquireFastPathAndCount(t *testing.T) {
-	s := semaphore.New(3)
+	s := newSemaphore(3)
 	testkit.MustNil(t, s.Acquire(context.Background(), 2))
 	testkit.WantCount(t, s, 1)
 	if !s.TryAcquire(1) || s.TryAcquire(1) {
@@ -47,7 +47,7 @@ func TestZeroValueIsUsable(t *testing.T) {
 }
 
 func TestAcquireZeroReturnsAtOnce(t *testing.T) {
-	s := semaphore.New(0)
+	s := newSemaphore(0)
 	testkit.MustNil(t, s.Acquire(context.Background(), 0))
 	if !s.TryAcquire(0) {
 		t.Fatal("TryAcquire(0) = false")
@@ -56,7 +56,7 @@ func TestAcquireZeroReturnsAtOnce(t *testing.T) {
 }
 
 func TestBadArguments(t *testing.T) {
-	s := semaphore.New(1, semaphore.WithLimit(4))
+	s := newSemaphore(1, semaphore.WithLimit(4))
 	ctx := context.Background()
 	for name, err := range map[string]error{
 		"Acquire above limit":     s.Acquire(ctx, 5),
@@ -81,13 +81,13 @@ func TestBadArguments(t *testing.T) {
 }
 
 func TestReleaseAllOnesIsInvalid(t *testing.T) {
-	s := semaphore.New(0)
+	s := newSemaphore(0)
 	// eventfd's EINVAL: the all-ones value is never a valid write
 	testkit.ErrIs(t, "Release(1<<64-1)", s.Release(1<<64-1), semaphore.ErrInvalid)
 }
 
 func TestReleaseOverflowChangesNothing(t *testing.T) {
-	s := semaphore.New(semaphore.Max - 1)
+	s := newSemaphore(semaphore.Max - 1)
 	testkit.ErrIs(t, "Release(2)", s.Release(2), semaphore.ErrWouldBlock)
 	testkit.MustNil(t, s.Release(1))
 	testkit.WantCount(t, s, semaphore.Max)
@@ -95,7 +95,7 @@ func TestReleaseOverflowChangesNothing(t *testing.T) {
 
 func TestConstructorPanics(t *testing.T) {
 	for name, f := range map[string]func(){
-		"initial above limit": func() { semaphore.New(5, semaphore.WithLimit(4)) },
+		"initial above limit": func() { newSemaphore(5, semaphore.WithLimit(4)) },
 		"limit zero":          func() { semaphore.WithLimit(0) },
 		"limit above Max":     func() { semaphore.WithLimit(semaphore.Max + 1) },
 	} {
@@ -105,7 +105,7 @@ func TestConstructorPanics(t *testing.T) {
 
 func TestAcquireCanceledChangesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := semaphore.New(0)
+		s := newSemaphore(0)
 		res, cancel := parkCancellable(s, 1)
 		cancel()
 		testkit.ErrIs(t, "Acquire", <-res, context.Canceled)
@@ -119,7 +119,7 @@ func TestAcquireCanceledChangesNothing(t *testing.T) {
 // so Acquire returns ctx.Err() and takes nothing even with the units there
 // (and for n = 0, and on a closed semaphore); TryAcquire takes them.
 func TestAcquireWithDoneContextStops(t *testing.T) {
-	s := semaphore.New(1)
+	s := newSemaphore(1)
 	ctx := testkit.Cancelled()
 	testkit.ErrIs(t, "Acquire(done, 1) with a unit there", s.Acquire(ctx, 1), context.Canceled)
 	testkit.ErrIs(t, "Acquire(done, 0)", s.Acquire(ctx, 0), context.Canceled)
@@ -138,7 +138,7 @@ func TestAcquireWithDoneContextStops(t *testing.T) {
 // TestReleaseWaitWithDoneContextStops: ReleaseWait with a done context
 // adds nothing, even where it would not wait.
 func TestReleaseWaitWithDoneContextStops(t *testing.T) {
-	s := semaphore.New(0)
+	s := newSemaphore(0)
 	ctx := testkit.Cancelled()
 	testkit.ErrIs(t, "ReleaseWait(done, 1)", s.ReleaseWait(ctx, 1), context.Canceled)
 	testkit.ErrIs(t, "ReleaseWait(done, 0)", s.ReleaseWait(ctx, 0), context.Canceled)
@@ -148,7 +148,7 @@ func TestReleaseWaitWithDoneContextStops(t *testing.T) {
 
 func TestLargeAcquireDoesNotStarve(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := semaphore.New(0, semaphore.WithLimit(10))
+		s := newSemaphore(0, semaphore.WithLimit(10))
 		ctx := context.Background()
 		big := park(ctx, s, 3)
 		small := park(ctx, s, 1)
@@ -167,6 +167,8 @@ func TestLargeAcquireDoesNotStarve(t *testing.T) {
 	})
 }
 
+// It is the strict mode's rule, so it runs on a strict limiter in both
+// runs of the suite (fair_test.go has the eventual mode's).
 func TestTryAcquireDoesNotJumpTheQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := semaphore.New(1)
@@ -196,7 +198,7 @@ func TestReleaseRightAfterCancelledHeadServesTheQueueFirst(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	for range 20 {
 		synctest.Test(t, func(t *testing.T) {
-			s := semaphore.New(3, semaphore.WithLimit(10))
+			s := newSemaphore(3, semaphore.WithLimit(10))
 			head, cancel := parkCancellable(s, 4)
 			behind := park(context.Background(), s, 3)
 			cancel()
@@ -215,7 +217,7 @@ func TestTryAcquireRightAfterCancelledWaiterDoesNotWaitBehindIt(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	for range 20 {
 		synctest.Test(t, func(t *testing.T) {
-			s := semaphore.New(1)
+			s := newSemaphore(1)
 			waiter, cancel := parkCancellable(s, 2)
 			cancel()
 			if !s.TryAcquire(1) {
@@ -227,6 +229,8 @@ func TestTryAcquireRightAfterCancelledWaiterDoesNotWaitBehindIt(t *testing.T) {
 	}
 }
 
+// It is the strict mode's rule, so it runs on a strict limiter in both
+// runs of the suite (fair_test.go has the eventual mode's).
 func TestCanceledHeadLetsOthersProceed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := semaphore.New(1)
@@ -241,7 +245,7 @@ func TestCanceledHeadLetsOthersProceed(t *testing.T) {
 
 func TestFIFOOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := semaphore.New(0)
+		s := newSemaphore(0)
 		const n = 8
 		order := make(chan int, n)
 		for i := range n {
@@ -261,6 +265,8 @@ func TestFIFOOrder(t *testing.T) {
 	})
 }
 
+// It is the strict mode's rule, so it runs on a strict limiter in both
+// runs of the suite (fair_test.go has the eventual mode's).
 func TestGrantRacingCancelIsNotLost(t *testing.T) {
 	// The unit is handed over while ctx is live; ctx ends before the
 	// waiter runs. The call must succeed (it took effect first), never
@@ -279,7 +285,7 @@ func TestCanceledWaiterIsSkippedByRelease(t *testing.T) {
 	// ctx ends before the Release: whoever sees it first (the granter or
 	// the waiter), the unit must stay in the count.
 	synctest.Test(t, func(t *testing.T) {
-		s := semaphore.New(0)
+		s := newSemaphore(0)
 		res, cancel := parkCancellable(s, 1)
 		cancel()
 		testkit.MustNil(t, s.Release(1))
@@ -288,6 +294,8 @@ func TestCanceledWaiterIsSkippedByRelease(t *testing.T) {
 	})
 }
 
+// It is the strict mode's rule, so it runs on a strict limiter in both
+// runs of the suite (fair_test.go has the eventual mode's).
 func TestCloseServesWhatIsLeftThenRefuses(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := semaphore.New(2, semaphore.WithLimit(4))
@@ -315,7 +323,7 @@ func TestCloseServesWhatIsLeftThenRefuses(t *testing.T) {
 
 func TestCloseServesQueueInOrderWhileItFits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := semaphore.New(2)
+		s := newSemaphore(2)
 		ctx := context.Background()
 		a := park(ctx, s, 3) // cannot be served: refused at Close
 		b := park(ctx, s, 2) // behind a; fits in what is left
@@ -327,7 +335,7 @@ func TestCloseServesQueueInOrderWhileItFits(t *testing.T) {
 
 func TestReleaseWaitBackPressure(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := semaphore.New(2, semaphore.WithLimit(2))
+		s := newSemaphore(2, semaphore.WithLimit(2))
 		res := testkit.Park(func() error { return s.ReleaseWait(context.Background(), 2) })
 		if s.Stats().WritersWaiting != 1 {
 			t.Fatalf("writer not waiting: %v", s)
@@ -349,7 +357,7 @@ func TestReleaseWaitBackPressure(t *testing.T) {
 // stops: TestReleaseWaitWithDoneContextStops).
 func TestReleaseWaitZeroNeverWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := semaphore.New(3, semaphore.WithLimit(3))
+		s := newSemaphore(3, semaphore.WithLimit(3))
 		defer s.Close()
 		blocked, cancel := context.WithCancel(context.Background())
 		res := testkit.Park(func() error { return s.ReleaseWait(blocked, 1) })
@@ -362,7 +370,7 @@ func TestReleaseWaitZeroNeverWaits(t *testing.T) {
 
 func TestReleaseWaitCanceledAndClosed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := semaphore.New(1, semaphore.WithLimit(1))
+		s := newSemaphore(1, semaphore.WithLimit(1))
 		ctx, cancel := context.WithCancel(context.Background())
 		a := testkit.Park(func() error { return s.ReleaseWait(ctx, 1) })
 		b := testkit.Park(func() error { return s.ReleaseWait(context.Background(), 1) })
@@ -376,7 +384,7 @@ func TestReleaseWaitCanceledAndClosed(t *testing.T) {
 
 func TestReady(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := semaphore.New(0)
+		s := newSemaphore(0)
 		ch := s.Ready()
 		if testkit.IsClosed(ch) {
 			t.Fatal("Ready at count 0")
@@ -394,14 +402,14 @@ func TestReady(t *testing.T) {
 }
 
 func TestStringNeverBlocks(t *testing.T) {
-	s := semaphore.New(3, semaphore.WithLimit(8))
+	s := newSemaphore(3, semaphore.WithLimit(8))
 	testkit.WantString(t, s, "semaphore{count=3 limit=8 waiting=0 writers=0}")
 	s.Close()
 	testkit.WantString(t, s, "semaphore{count=3 limit=8 waiting=0 writers=0 closed}")
 }
 
 func TestNoAllocationsOnFastPath(t *testing.T) {
-	s := semaphore.New(1)
+	s := newSemaphore(1)
 	ctx := context.Background()
 	testkit.NoAllocs(t, "Acquire/Release/TryAcquire/Release", func() {
 		_ = s.Acquire(ctx, 1)
@@ -415,6 +423,8 @@ func TestNoAllocationsOnFastPath(t *testing.T) {
 // head are the head's; the count stays 0 and Ready does not fire (POLLIN
 // never held). Only what stays in the count fires it. (Release takes a
 // shortcut when n is exactly the head's need; the outcome must be the same.)
+// It is the strict mode's rule, so it runs on a strict limiter in both
+// runs of the suite (fair_test.go has the eventual mode's).
 func TestReleaseToTheHeadLeavesCountAndReady(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := semaphore.New(0, semaphore.WithLimit(2))
@@ -439,7 +449,7 @@ func TestReleaseToTheHeadLeavesCountAndReady(t *testing.T) {
 
 func TestWritableFiresWhenTheCountDropsBelowTheLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := semaphore.New(2, semaphore.WithLimit(2))
+		s := newSemaphore(2, semaphore.WithLimit(2))
 		out := s.Writable()
 		if testkit.IsClosed(out) {
 			t.Fatal("Writable at the limit is ready")
@@ -473,7 +483,7 @@ func TestWritableFiresWhenTheCountDropsBelowTheLimit(t *testing.T) {
 
 func TestDrainWaitsUntilEveryUnitIsBack(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := semaphore.New(3, semaphore.WithLimit(3))
+		s := newSemaphore(3, semaphore.WithLimit(3))
 		ctx := context.Background()
 		testkit.MustNil(t, s.Drain(ctx)) // all home: at once
 		testkit.MustNil(t, s.Acquire(ctx, 2))
@@ -504,7 +514,7 @@ func TestDrainWaitsUntilEveryUnitIsBack(t *testing.T) {
 
 func TestDrainOnAnOpenSemaphore(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := semaphore.New(2, semaphore.WithLimit(2))
+		s := newSemaphore(2, semaphore.WithLimit(2))
 		ctx := context.Background()
 		testkit.MustNil(t, s.Acquire(ctx, 2))
 		drained := make(chan error, 1)
@@ -521,7 +531,7 @@ func TestDrainOnAnOpenSemaphore(t *testing.T) {
 
 func TestAcquireUpToTakesWhatIsThereInFIFOOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := semaphore.New(3)
+		s := newSemaphore(3)
 		ctx := context.Background()
 		if n, err := s.AcquireUpTo(ctx, 5); n != 3 || err != nil {
 			t.Fatalf("AcquireUpTo(5) of 3 = %d, %v", n, err)
@@ -545,6 +555,8 @@ func TestAcquireUpToTakesWhatIsThereInFIFOOrder(t *testing.T) {
 	})
 }
 
+// It is the strict mode's rule, so it runs on a strict limiter in both
+// runs of the suite (fair_test.go has the eventual mode's).
 func TestTakeAllNeverTakesWhatAWaiterIsOwed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := semaphore.New(4)

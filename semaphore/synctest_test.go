@@ -75,11 +75,11 @@ func TestSynctestDeadlineEndsAParkedCallOnTime(t *testing.T) {
 		park func(t *testing.T, ctx context.Context) (call func() error, state fmt.Stringer)
 	}{
 		{"Semaphore.Acquire", func(t *testing.T, ctx context.Context) (func() error, fmt.Stringer) {
-			s := semaphore.New(1)
+			s := newSemaphore(1)
 			return func() error { return s.Acquire(ctx, 2) }, s
 		}},
 		{"Semaphore.AcquireUpTo", func(t *testing.T, ctx context.Context) (func() error, fmt.Stringer) {
-			s := semaphore.New(0)
+			s := newSemaphore(0)
 			return func() error {
 				n, err := s.AcquireUpTo(ctx, 4)
 				if n != 0 {
@@ -89,15 +89,15 @@ func TestSynctestDeadlineEndsAParkedCallOnTime(t *testing.T) {
 			}, s
 		}},
 		{"Semaphore.ReleaseWait", func(t *testing.T, ctx context.Context) (func() error, fmt.Stringer) {
-			s := semaphore.New(2, semaphore.WithLimit(2))
+			s := newSemaphore(2, semaphore.WithLimit(2))
 			return func() error { return s.ReleaseWait(ctx, 1) }, s
 		}},
 		{"Semaphore.Drain", func(t *testing.T, ctx context.Context) (func() error, fmt.Stringer) {
-			s := semaphore.New(1, semaphore.WithLimit(2))
+			s := newSemaphore(1, semaphore.WithLimit(2))
 			return func() error { return s.Drain(ctx) }, s
 		}},
 		{"Reservation in a select", func(t *testing.T, ctx context.Context) (func() error, fmt.Stringer) {
-			s := semaphore.New(0)
+			s := newSemaphore(0)
 			return func() error {
 				r, err := s.Reserve(1)
 				if err != nil {
@@ -113,12 +113,12 @@ func TestSynctestDeadlineEndsAParkedCallOnTime(t *testing.T) {
 			}, s
 		}},
 		{"Limiter.Acquire", func(t *testing.T, ctx context.Context) (func() error, fmt.Stringer) {
-			l := semaphore.NewLimiter(2)
+			l := newLimiter(2)
 			testkit.MustNil(t, l.Acquire(bg, 1))
 			return func() error { return l.Acquire(ctx, 2) }, l
 		}},
 		{"Limiter.AcquirePermit", func(t *testing.T, ctx context.Context) (func() error, fmt.Stringer) {
-			l := semaphore.NewLimiter(1)
+			l := newLimiter(1)
 			testkit.MustNil(t, l.Acquire(bg, 1))
 			return func() error {
 				p, err := l.AcquirePermit(ctx, 1)
@@ -129,12 +129,12 @@ func TestSynctestDeadlineEndsAParkedCallOnTime(t *testing.T) {
 			}, l
 		}},
 		{"Limiter.Drain", func(t *testing.T, ctx context.Context) (func() error, fmt.Stringer) {
-			l := semaphore.NewLimiter(2)
+			l := newLimiter(2)
 			testkit.MustNil(t, l.Acquire(bg, 1))
 			return func() error { return l.Drain(ctx) }, l
 		}},
 		{"Group.Go", func(t *testing.T, ctx context.Context) (func() error, fmt.Stringer) {
-			g := semaphore.NewGroup(1)
+			g := newGroup(1)
 			release := make(chan struct{})
 			testkit.MustNil(t, g.Go(bg, func() error { <-release; return nil }))
 			t.Cleanup(func() {
@@ -171,6 +171,8 @@ func TestSynctestDeadlineEndsAParkedCallOnTime(t *testing.T) {
 // order while it fits, and the rest get ErrClosed. Drain alone waits on,
 // until the units held are back. The bubble ends with nothing left
 // running, or synctest.Test would fail.
+// It is the strict mode's rule, so it runs on a strict limiter in both
+// runs of the suite (fair_test.go has the eventual mode's).
 func TestSynctestCloseWakesEveryParkedCaller(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
@@ -221,9 +223,9 @@ func TestSynctestBubblesShareNothing(t *testing.T) {
 	for round := range 3 {
 		synctest.Test(t, func(t *testing.T) {
 			ctx := context.Background()
-			s := semaphore.New(0)
-			l := semaphore.NewLimiter(1)
-			g := semaphore.NewGroup(1)
+			s := newSemaphore(0)
+			l := newLimiter(1)
+			g := newGroup(1)
 			testkit.MustNil(t, l.Acquire(ctx, 1))
 			hold := make(chan struct{})
 			testkit.MustNil(t, g.Go(ctx, func() error { <-hold; return nil }))

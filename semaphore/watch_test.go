@@ -30,7 +30,7 @@ func wantEvents(t *testing.T, set *poll.Set[string], key string, ev poll.Events)
 // a function ends, and a TryGo after that In starts its function.
 func TestGroupIsAPollSource(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := semaphore.NewGroup(1)
+		g := newGroup(1)
 		set := poll.New[string]()
 		defer set.Close()
 		testkit.MustNil(t, set.Add(g, "g", poll.In|poll.Out, poll.Edge))
@@ -72,7 +72,7 @@ func TestGroupSourceIsTheGroupItself(t *testing.T) {
 	var set poll.Set[string]
 	defer set.Close()
 	testkit.SameErr(t, "Add of a struct embedding a *Group",
-		set.Add(pool{semaphore.NewGroup(1)}, "p", poll.In, poll.Edge), poll.ErrInvalid)
+		set.Add(pool{newGroup(1)}, "p", poll.In, poll.Edge), poll.ErrInvalid)
 	testkit.SameErr(t, "Add of a nil *Group", set.Add((*semaphore.Group)(nil), "n", poll.In, poll.Edge), poll.ErrInvalid)
-	testkit.SameErr(t, "Add of a *Group", set.Add(semaphore.NewGroup(1), "g", poll.In, poll.Edge), nil)
+	testkit.SameErr(t, "Add of a *Group", set.Add(newGroup(1), "g", poll.In, poll.Edge), nil)
 }

@@ -19,8 +19,12 @@
 //   - busy: the lone slot's record is owned, by its reader or by a writer
 //     handing it units.
 //   - notify: with a wake delay, readers wait or a Ready channel is armed.
-//     Writes then stay lock-free and tell the Delayer.
-//   - generation: 22 bits that SetLimit steps each time it changes the
+//     Writes then stay lock-free and tell the Delayer. With eventual
+//     fairness, readers wait and may be barged (fair.go). Writes then stay
+//     lock-free and wake the oldest reader unless woken is set.
+//   - woken: with eventual fairness, a reader was woken to retry and has
+//     not yet looked at the count (fair.go).
+//   - generation: 21 bits that SetLimit steps each time it changes the
 //     limit, so that the word never comes back to a value read before.
 //
 // With none of closed, big, slow, lone and notify set, a read or a write
@@ -75,7 +79,7 @@
 // debt, since debt > 0 implies slow. Any other read of the limit is a
 // hint, for a path that judges again. The one gap is a wrapped
 // generation. It takes a fast path stalled between its load and its CAS
-// across 2^22 SetLimit calls.
+// across 2^21 SetLimit calls.
 //
 // # The lone slot
 //
@@ -146,7 +150,8 @@ const (
 	loneBit   = 1 << 60
 	busyBit   = 1 << 59
 	notifyBit = 1 << 58
-	genMask   = 1<<58 - genOne // SetLimit's generation (see the snapshot rule)
+	wokenBit  = 1 << 57
+	genMask   = 1<<57 - genOne // SetLimit's generation (see the snapshot rule)
 	genOne    = 1 << 36
 	countMask = genOne - 1
 
@@ -177,9 +182,12 @@ func (m Mode) need(n uint64) uint64 {
 // A req is a waiter's payload. It holds what a reader needs or a writer
 // adds, and what a reader was handed.
 type req struct {
-	need uint64 // units to take, or 0 for the whole count (at least one unit)
-	max  uint64 // with need 0, the most to take, or 0 for no cap
-	got  uint64 // what was taken
+	need  uint64 // units to take, or 0 for the whole count (at least one unit)
+	max   uint64 // with need 0, the most to take, or 0 for no cap
+	got   uint64 // what was taken
+	since int64  // with eventual fairness, when the reader started waiting (fair.go)
+	retry bool   // woken to retry: nothing was handed over (fair.go)
+	sel   bool   // a reservation, which is handed its units in both modes
 }
 
 // A Delayer delays the wakeup of blocked readers and of Ready channels. A
@@ -371,6 +379,9 @@ func (c *Counter) Read(ctx context.Context, m Mode, n uint64) (uint64, error) {
 // limit. It returns what Read returns. The checks it skips cost a tenth
 // of a contended acquire (BenchmarkLimiterContended).
 func (c *Counter) TakeSlow(ctx context.Context, n uint64) error {
+	if c.fair.bound != 0 && barge(c, n) {
+		return nil
+	}
 	hook(pReadSlow)
 	w, _, err := c.readWait(ctx.Done(), req{need: n})
 	if w == nil {
@@ -423,8 +434,8 @@ func (c *Counter) ReadUpTo(ctx context.Context, max uint64) (uint64, error) {
 func TakeUpToFast(c *Counter, max uint64) (uint64, bool) {
 	w := c.word.Load()
 	v := w & countMask
-	if w&(closedBit|bigBit|slowBit) != 0 {
-		return 0, false
+	if w&(closedBit|bigBit|slowBit) != 0 || w&notifyBit != 0 && c.fair.bound != 0 {
+		return 0, false // with queued readers that may be barged, TryReadUpTo judges their age
 	}
 	if max != 0 && v > max {
 		v = max
@@ -447,7 +458,7 @@ func (c *Counter) TryReadUpTo(max uint64) uint64 {
 	l := c.lock()
 	defer c.unlock(l)
 	c.serve(l)
-	if l.readers.Len() != 0 {
+	if l.readers.Len() != 0 && !barging(c, l) {
 		return 0
 	}
 	v, _ := c.take(l, 0, max)
@@ -467,7 +478,7 @@ func (c *Counter) zeroRead() error {
 // section, and returns its record. If the read need not wait, it returns
 // the read's result at once, with a nil record.
 func (c *Counter) readWait(done <-chan struct{}, p req) (*waitq.Waiter[req], uint64, error) {
-	if p.need <= 1 && p.max == 0 && c.delay == nil { // the lone record keeps one need, so no capped reads go there
+	if p.need <= 1 && p.max == 0 && c.delay == nil && c.fair.bound == 0 { // the lone record keeps one need, so no capped reads go there; a barged reader must retry, which the slot cannot
 		if w := c.lone.park(&c.word, done, p.need); w != nil {
 			return w, 0, nil
 		}
@@ -477,13 +488,16 @@ func (c *Counter) readWait(done <-chan struct{}, p req) (*waitq.Waiter[req], uin
 	if p.need > c.Limit() {
 		return nil, 0, evserr.ErrInvalid // lowered since the caller looked: never queue what no count can serve
 	}
-	if l.readers.Len() == 0 {
+	if l.readers.Len() == 0 || barging(c, l) {
 		if v, ok := c.take(l, p.need, p.max); ok {
 			return nil, v, nil
 		}
 	}
 	if c.closed() {
 		return nil, 0, evserr.ErrClosed
+	}
+	if c.fair.bound != 0 {
+		p.since = c.fair.now()
 	}
 	return l.readers.Push(done, p), 0, nil
 }
@@ -508,11 +522,13 @@ func (c *Counter) finish(ctx context.Context, q *waitq.Queue[req], w *waitq.Wait
 	} else {
 		p, r = q.Finish(c, w, woke)
 	}
-	switch r {
-	case waitq.Closed:
+	switch {
+	case r == waitq.Closed:
 		return 0, evserr.ErrClosed
-	case waitq.Cancelled:
+	case r == waitq.Cancelled:
 		return 0, ctx.Err()
+	case p.retry:
+		return retry(c, ctx, p)
 	}
 	return p.got, nil
 }
@@ -538,7 +554,17 @@ func (c *Counter) TryRead(m Mode, n uint64) (uint64, bool) {
 		return 0, c.zeroRead() == nil
 	}
 	need := m.need(n)
-	v, ok, w := c.tryFast(need, fastMask)
+	mask := uint64(fastMask)
+	if c.fair.bound != 0 {
+		mask |= notifyBit // queued readers: barge judges their age
+	}
+	v, ok, w := c.tryFast(need, mask)
+	if !ok && w&mask&notifyBit != 0 {
+		if barge(c, need) {
+			return need, true
+		}
+		w = c.word.Load()
+	}
 	hook(pTryDecide)
 	if ok || w&(closedBit|bigBit|slowBit) == 0 {
 		return v, ok // or, with no locked state, the count it read was short
@@ -546,7 +572,7 @@ func (c *Counter) TryRead(m Mode, n uint64) (uint64, bool) {
 	l := c.lock()
 	defer c.unlock(l)
 	c.serve(l)
-	if m == Semaphore && l.readers.Len() != 0 {
+	if m == Semaphore && l.readers.Len() != 0 && !barging(c, l) {
 		return 0, false
 	}
 	return c.take(l, need, 0)
@@ -611,8 +637,12 @@ func (c *Counter) write(m Mode, n uint64) error {
 // noted tells the Delayer about a write that left count, if the word w
 // it changed said readers were waiting for one.
 func (c *Counter) noted(w, count uint64) {
-	if w&notifyBit != 0 {
+	switch {
+	case w&notifyBit == 0:
+	case c.delay != nil:
 		c.delay.Note(count)
+	case w&wokenBit == 0:
+		c.unlock(c.lock()) // eventual fairness: wake the oldest reader to retry (fair.go)
 	}
 }
 
@@ -787,7 +817,7 @@ func (c *Counter) SetLimit(limit uint64) error {
 	if c.closed() {
 		return evserr.ErrClosed
 	}
-	if limit < l.readers.MaxNeed(needOf) || limit < l.writers.MaxNeed(needOf) {
+	if limit < l.readers.MaxNeed(needOf) || limit < l.writers.MaxNeed(needOf) || l.woken && limit < l.wakeNeed {
 		return evserr.ErrInvalid
 	}
 	old, debt := c.Limit(), c.debt.Load()

@@ -35,7 +35,7 @@ func CheckInvariants(c *Counter) error {
 	count := c.Count()
 	queued, _ := c.lone.rec.Settled()
 	slow, notify := w&slowBit != 0, w&notifyBit != 0
-	held := c.delay != nil && l.readersWait()
+	held := c.delay != nil && l.readersWait() || mayBarge(c, l)
 	switch {
 	case w&bigBit != 0 && (w&countMask != 0 || count <= countMask):
 		return fmt.Errorf("word %#x, big %d: big set for a count that fits the low bits", w, count)
@@ -48,7 +48,11 @@ func CheckInvariants(c *Counter) error {
 	case slow != c.needsSlow(l):
 		return fmt.Errorf("word %#x: slow is %v at rest, needsSlow %v", w, slow, c.needsSlow(l))
 	case notify != held:
-		return fmt.Errorf("word %#x: notify is %v, readers held by a Delayer %v", w, notify, held)
+		return fmt.Errorf("word %#x: notify is %v, readers held by a Delayer or bargeable %v", w, notify, held)
+	case w&wokenBit != 0 != l.woken:
+		return fmt.Errorf("word %#x: woken is not the section's %v", w, l.woken)
+	case l.woken:
+		return fmt.Errorf("word %#x: at rest, a reader woken to retry has not retried", w)
 	case debt > 0 && !slow:
 		return fmt.Errorf("word %#x, debt %d: a debt without slow", w, debt)
 	case count > limit:

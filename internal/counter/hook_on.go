@@ -56,4 +56,5 @@ const (
 	PLookAgain     = pLookAgain
 	PJudgeLocked   = pJudgeLocked
 	PLockWait      = pLockWait
+	PBarge         = pBarge
 )

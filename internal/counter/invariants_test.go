@@ -4,7 +4,9 @@ import (
 	"context"
 	"testing"
 	"testing/synctest"
+	"time"
 
+	"github.com/evsync/evsync/internal/clk"
 	"github.com/evsync/evsync/internal/counter"
 	"github.com/evsync/evsync/internal/evserr"
 	"pgregory.net/rapid"
@@ -14,7 +16,8 @@ import (
 // ones among them, and after each waits until every goroutine is parked.
 // Then the package doc's invariants must hold (CheckInvariants). What the
 // calls return is for the facades' model tests; here only the counter's
-// state is checked.
+// state is checked. A semaphore counter is eventually fair in half the
+// runs, and Age then moves the bubble's clock across the bound.
 func TestInvariantsAtRest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) { rapid.Check(bubbleT{t}, checkInvariantsAtRest) })
 }
@@ -58,6 +61,9 @@ func newRestMachine(t *rapid.T) *restMachine {
 		rm.c.Init(limit, rapid.Uint64Range(0, min(limit, 8)).Draw(t, "initial"), nil)
 		if rapid.Bool().Draw(t, "stops") {
 			rm.c.StopReadsAtClose()
+		}
+		if rapid.Bool().Draw(t, "eventual") {
+			counter.SetFairness(rm.c, time.Millisecond, clk.Clock{})
 		}
 	}
 	t.Cleanup(func() {
@@ -154,6 +160,12 @@ func (rm *restMachine) Cancel(t *rapid.T) {
 }
 
 func (rm *restMachine) Ready(*rapid.T) { rm.c.Ready() }
+
+// Age lets the bubble's clock move on, so that an eventually fair
+// counter's oldest reader passes its bound.
+func (rm *restMachine) Age(t *rapid.T) {
+	time.Sleep(rapid.SampledFrom([]time.Duration{time.Microsecond, 600 * time.Microsecond, 2 * time.Millisecond}).Draw(t, "age"))
+}
 
 func (rm *restMachine) Writable(*rapid.T) { rm.c.Writable() }
 

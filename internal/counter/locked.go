@@ -23,6 +23,9 @@ type locked struct {
 	writable waitq.Notifier   // Writable
 	armed    int              // watchers that want every change (Arm)
 	events   watch.Events     // what the section did, for the armed watchers
+	woken    bool             // eventual fairness: a reader was woken to retry (fair.go)
+	wakeNeed uint64           // the woken reader's need, which SetLimit must not cut below
+	starving bool             // eventual fairness: the oldest reader waited too long, so order is strict
 }
 
 // Lock begins a locked section for waitq's Queue.Finish (see lock).
@@ -74,10 +77,13 @@ func (c *Counter) unlock(l *locked) {
 		return
 	}
 	c.serve(l)
-	held := c.delay != nil && l.readersWait() // readers the Delayer serves, so writes tell it (notify)
+	if c.fair.bound != 0 {
+		endFair(c, l)
+	}
+	held := c.delay != nil && l.readersWait() || mayBarge(c, l) // readers the Delayer serves, or that may be barged, so writes tell them (notify)
 	c.publish(l, c.needsSlow(l), held)
 	l.serving = false
-	note := held && l.cnt > l.was && !c.closed() // the section wrote to a count readers wait for
+	note := c.delay != nil && held && l.cnt > l.was && !c.closed() // the section wrote to a count readers wait for
 	count := l.cnt
 	ev := l.events // noted only while a watcher is armed
 	l.events = 0
@@ -99,7 +105,7 @@ func (c *Counter) unlock(l *locked) {
 // Close. Then serve only serves readers and fires Ready. And needsSlow is
 // readersWait, since each of its other lines is false.
 func (c *Counter) lean(l *locked) bool {
-	return c.delay == nil && l.writers.Len()|l.drainers.Len()|l.armed == 0 &&
+	return c.delay == nil && c.fair.bound == 0 && l.writers.Len()|l.drainers.Len()|l.armed == 0 &&
 		!l.writable.Armed() && c.debt.Load() == 0 && !c.closed()
 }
 
@@ -138,7 +144,15 @@ func (c *Counter) needsSlow(l *locked) bool {
 		l.drainers.Len() != 0 || // Drain: a write must release it at the limit
 		c.debt.Load() != 0 || // a debt: a write must pay it before it adds (add)
 		l.armed != 0 || // armed watchers: every change must tell them (unlock)
-		c.delay == nil && l.readersWait() // readers and Ready: a write must serve them
+		c.delay == nil && l.ready.Armed() || // Ready: a write must fire it
+		c.delay == nil && l.readers.Len() != 0 && !mayBarge(c, l) // readers: a write must serve them
+}
+
+// mayBarge reports whether readers are queued and may be barged: the
+// counter is eventually fair and not starving (fair.go). Writes then stay
+// lock-free, and tell the readers through notify.
+func mayBarge(c *Counter, l *locked) bool {
+	return c.fair.bound != 0 && !l.starving && l.readers.Len() != 0
 }
 
 // readersWait reports whether readers wait for a write. They are queued
@@ -159,6 +173,9 @@ func (c *Counter) publish(l *locked, slow, notify bool) {
 	}
 	if notify {
 		flags |= notifyBit
+	}
+	if l.woken {
+		flags |= wokenBit
 	}
 	for {
 		w := c.word.Load()
@@ -214,6 +231,13 @@ func (c *Counter) serveReaders(l *locked) {
 	for l.cnt != 0 {
 		w := l.readers.Front()
 		if w == nil {
+			return
+		}
+		if c.fair.bound != 0 && !l.starving && !w.P.sel && !c.closed() {
+			if !l.woken && l.cnt >= w.P.need {
+				l.woken, l.wakeNeed = true, w.P.need // wake it to retry, and leave the units to whoever runs first (fair.go)
+				l.readers.Grant(w, req{need: w.P.need, max: w.P.max, since: w.P.since, retry: true})
+			}
 			return
 		}
 		v, ok := c.take(l, w.P.need, w.P.max)

@@ -30,5 +30,6 @@ const (
 	pLookAgain                  // look: the limit is read, before the word is read again
 	pJudgeLocked                // within: the look could not vouch, before the locked judgement
 	pLockWait                   // lock: before it takes mu (a caller stopped here waits for the section under way)
+	pBarge                      // barge: the oldest reader's age is judged, before the CAS that takes ahead of it
 	nPoints                     // the number of points
 )

@@ -32,9 +32,19 @@ func (c *Counter) Reserve(r *Reservation, n uint64) error {
 	if n > c.Limit() {
 		return evserr.ErrInvalid // lowered since the look above: never queue what no count can serve
 	}
-	r.c, r.w = c, l.readers.PushSelectable(req{need: n})
-	if n == 0 && c.zeroRead() == nil {
+	p := req{need: n, sel: true}
+	if c.fair.bound != 0 {
+		p.since = c.fair.now()
+	}
+	ahead := l.readers.Len() != 0 && barging(c, l) // eventual fairness: taken at once if the units are free (fair.go)
+	r.c, r.w = c, l.readers.PushSelectable(p)
+	switch {
+	case n == 0 && c.zeroRead() == nil:
 		l.readers.Grant(r.w, req{}) // like a read of 0, it never waits, even behind others
+	case ahead:
+		if v, ok := c.take(l, n, 0); ok {
+			l.readers.Grant(r.w, req{need: n, got: v})
+		}
 	}
 	c.serve(l)
 	if queued, v := r.w.Settled(); !queued && v == waitq.Closed {

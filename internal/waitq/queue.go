@@ -121,6 +121,16 @@ func (q *Queue[P]) PushSelectable(p P) *Waiter[P] {
 	return w
 }
 
+// PushHead queues a caller asking for p ahead of everyone and returns its
+// record, as Push does. It is for a caller that was first in line, was
+// woken to retry, and must wait again. Only with the owner's lock held.
+func (q *Queue[P]) PushHead(done <-chan struct{}, p P) *Waiter[P] {
+	w := q.record()
+	w.P, w.done = p, done
+	q.insert(w, nil)
+	return w
+}
+
 // PushFront queues the kept record w ahead of everyone. It is for a
 // waiter that waited outside the queue and came first. Only with the lock
 // held.
