@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -40,6 +41,50 @@ func TestEventualRowsStandBesideStrict(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("workloads with an eventual row:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestEventualRowLetsARunningCallerIn: the eventual row's semaphore lets
+// a running caller take a unit that a release frees while a waiter is
+// parked, and the strict row's gives it to the waiter. Inside the bubble
+// the waiter's age stays 0, below the 1 ms bound.
+func TestEventualRowLetsARunningCallerIn(t *testing.T) {
+	for _, tc := range []struct {
+		impl   string
+		newSem func(uint64) (anchor.Semaphore, error)
+		barges bool
+	}{
+		{"evsync", anchor.NewEvsyncSemaphore, false},
+		{eventualImpl, newEventual, true},
+	} {
+		t.Run(tc.impl, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s, err := tc.newSem(1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				if !s.TryAcquire(1) {
+					t.Fatal("TryAcquire on an idle semaphore failed")
+				}
+				done := make(chan error)
+				go func() { done <- s.Acquire(context.Background(), 1) }()
+				synctest.Wait() // the waiter is parked
+				s.Release(1)
+				if got := s.TryAcquire(1); got != tc.barges {
+					t.Errorf("TryAcquire after a release with a waiter parked = %v, want %v", got, tc.barges)
+				} else if got {
+					s.Release(1) // the waiter's turn
+				}
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+				s.Release(1)
+			})
+		})
+	}
+	if _, err := newEventual(0); err == nil {
+		t.Error("newEventual(0) succeeded")
 	}
 }
 
