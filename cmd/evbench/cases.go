@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -27,13 +28,15 @@ type workload struct {
 	params  []param // limit=1 g=8
 	about   string  // what runs, in a line
 	kind    kind
-	ref     string // the evsync row the others are compared with; "" for "evsync"
-	anchor  string // the alternative a user would most likely pick instead
-	why     string // why that anchor is the one a user would pick instead
-	use     string // the situation it stands for, in the closing advice; "" for none
-	byWaits bool   // the situation comes from this run's share of takes that waited (waitSituation), not from use
-	wakeups bool   // whether the drivers count wakeups (opsKind)
-	procs   int    // the GOMAXPROCS its runs set (-cpu); 0: the process's own
+	ref     string        // the evsync row the others are compared with; "" for "evsync"
+	anchor  string        // the alternative a user would most likely pick instead
+	why     string        // why that anchor is the one a user would pick instead
+	use     string        // the situation it stands for, in the closing advice; "" for none
+	byWaits bool          // the situation comes from this run's share of takes that waited (waitSituation), not from use
+	wakeups bool          // whether the drivers count wakeups (opsKind)
+	procs   int           // the GOMAXPROCS its runs set (-cpu); 0: the process's own
+	floor   time.Duration // the least time an operation can take, whatever the implementation; 0 for none
+	floorOf string        // where the floor comes from, for the table
 	cases   []bench
 }
 

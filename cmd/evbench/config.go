@@ -27,7 +27,7 @@ type config struct {
 // groupOrder lists the workload groups in the order they run, with what
 // each one measures (for -help and the table's heading).
 var groupOrder = []struct{ name, about string }{
-	{"semaphore", "Acquire+Release, alone, contended and under a standing queue, against x/sync, a channel, sync.Cond, eventfd"},
+	{"semaphore", "Acquire+Release, alone, contended, under a standing queue and with work after each release, against x/sync, a channel, sync.Cond, eventfd; evsync strict and with eventual fairness"},
 	{"readyq", "a de-duplicating work queue under producers and consumers, against a mutex+map queue"},
 	{"signal", "sum-and-reset notification: add+take, ping-pong, 4 writers, an observer"},
 	{"notify", "paced writers and one reader: what waking the reader costs per write, coalescing policies"},

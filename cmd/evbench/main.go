@@ -21,7 +21,10 @@
 // to pick evsync, from this run's verdicts against the main alternative.
 // A contended limiter workload counts under a standing queue, light
 // contention or units to spare by the share of takes that waited in this
-// run, and its section of the table says which and why.
+// run, and its section of the table says which and why. Where a workload
+// ran evsync in eventual-fairness mode beside the strict default
+// (evsync/eventual=1ms), the last lines say which mode to pick in each
+// situation, from this run's verdicts of one against the other.
 // The ratios and verdicts follow the rules in verdict.go. `-help` lists the flags and
 // the workload groups. Each case runs -repeat times, in rounds (every
 // implementation of a workload once, then again). So a slow patch of a

@@ -59,16 +59,21 @@ func (t *tableOutput) begin(p plan, cfg config) {
 		fmt.Fprintf(w, "cpu=N rows (-cpu %s): their runs set GOMAXPROCS to N; any other row runs at %d\n",
 			joinInts(cfg.cpus), runtime.GOMAXPROCS(0))
 	}
-	var ops, notify bool
+	var ops, notify, floored bool
 	for _, wl := range p.ws {
 		ops = ops || wl.kind == opsKind
 		notify = notify || wl.kind == notifyKind
+		floored = floored || wl.kind == opsKind && wl.floor > 0
 	}
 	if ops {
 		fmt.Fprint(w, `
 columns (semaphore, readyq, signal, scaling):
   ns/op        wall-clock nanoseconds per operation; each workload says what one operation is
-  allocs/op    heap allocations per operation, the whole process, the run's setup included
+`)
+		if floored {
+			fmt.Fprint(w, "  ÷ floor      ns/op over the workload's floor, the least any implementation can take (where it has one)\n")
+		}
+		fmt.Fprint(w, `  allocs/op    heap allocations per operation, the whole process, the run's setup included
   wakeups/op   blocking calls that returned, per operation, as the workload says; "-": not counted
   cpu/wall     CPU seconds (user+sys) per wall-clock second: how many cores stayed busy
 `)
@@ -145,10 +150,17 @@ func (t *tableOutput) workload(wl workload, rs []result) {
 	if ws, ok := waitSituation(wl, rs); ok && wl.byWaits {
 		fmt.Fprintf(w, "  %s\n", ws)
 	}
+	floored := wl.kind == opsKind && wl.floor > 0
+	if floored {
+		fmt.Fprintf(w, "  floor: %v per operation (%s ns/op), %s; ÷ floor: the row's ns/op over it\n", wl.floor, fmtNsPerOp(float64(wl.floor.Nanoseconds())), wl.floorOf)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	if wl.kind == opsKind {
+	switch {
+	case floored:
+		fmt.Fprintf(tw, "  impl\tns/op\t÷ floor\tallocs/op\twakeups/op\tcpu/wall\tratio\tverdict\n")
+	case wl.kind == opsKind:
 		fmt.Fprintf(tw, "  impl\tns/op\tallocs/op\twakeups/op\tcpu/wall\tratio\tverdict\n")
-	} else {
+	default:
 		fmt.Fprintf(tw, "  impl\twrites/s\twakeups/s\tcpu/wall\tµs/write\tover floor\tratio\tverdict\tp50\tp99\n")
 	}
 	for _, r := range rs {
@@ -174,8 +186,12 @@ func (t *tableOutput) workload(wl workload, rs []result) {
 		ratio, judged := ratioCells(r, rs)
 		_, cost := wl.costColumn()
 		if wl.kind == opsKind {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", impl,
-				col(mNsPerOp, cost, true),
+			floor := ""
+			if floored {
+				floor = col(mPerFloor, ratioText, false) + "\t"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s%s\t%s\t%s\t%s\t%s\n", impl,
+				col(mNsPerOp, cost, true), floor,
 				col(mAllocsPerOp, perOp, false),
 				col(mWakeupsPerOp, perOp, false),
 				col(mCPUPerWall, format("%.2f"), false),
@@ -251,10 +267,10 @@ func latName(ns float64) string {
 
 // jsonOutput writes one JSON object per row. The field names are stable:
 // group, workload, bench, impl, params, anchor, runs, run_ms, note,
-// situation and unsupported. Each metric is a {median, min, max} object named by its
+// floor_ns, situation and unsupported. Each metric is a {median, min, max} object named by its
 // m* constant: ops_per_sec, ns_per_op, allocs_per_op, wakeups_per_op,
 // cpu_per_wall, writes_per_sec, wakeups_per_sec, cpu_us_per_write,
-// over_floor_us, lat_p50_ns and lat_p99_ns. "situation" is the advice
+// over_floor_us, per_floor (ns_per_op ÷ floor_ns), lat_p50_ns and lat_p99_ns. "situation" is the advice
 // line the row's workload counts under (a contended limiter's by the
 // share of takes that waited, wakeups_per_op). "vs" is the row's
 // comparison with its evsync row, the table's ratio and verdict: its
@@ -287,6 +303,9 @@ func (j *jsonOutput) workload(wl workload, rs []result) {
 		}
 		if r.c.note != "" {
 			row["note"] = r.c.note
+		}
+		if wl.floor > 0 {
+			row["floor_ns"] = float64(wl.floor.Nanoseconds())
 		}
 		if use != "" {
 			row["situation"] = use

@@ -272,6 +272,7 @@ const (
 	mWakeupsPerSec = "wakeups_per_sec" // notify
 	mCPUUsPerWrite = "cpu_us_per_write"
 	mOverFloorUs   = "over_floor_us" // cpu µs/write minus the floor's, as printed
+	mPerFloor      = "per_floor"     // ns/op as printed, divided by the workload's floor (ReleaseThenWork)
 	mLatP50Ns      = "lat_p50_ns"
 	mLatP99Ns      = "lat_p99_ns"
 )
@@ -303,6 +304,9 @@ func metrics(r result, rs []result) map[string]stat {
 		put(mAllocsPerOp, perRun(r, func(s sample) float64 { return float64(s.mallocs) / float64(s.n.ops) }))
 		if r.w.wakeups {
 			put(mWakeupsPerOp, perRun(r, func(s sample) float64 { return float64(s.n.wakeups) / float64(s.n.ops) }))
+		}
+		if per, ok := perFloor(r); ok {
+			m[mPerFloor] = per
 		}
 		return m
 	}
@@ -345,4 +349,15 @@ func overFloor(r result, rs []result) (stat, bool) {
 		return stat{}, false
 	}
 	return stat{fr.Median - ff.Median, fr.Min - ff.Max, fr.Max - ff.Min}, true
+}
+
+// perFloor is r's ns/op as printed divided by its workload's floor, for
+// the median and each end of the range.
+func perFloor(r result) (stat, bool) {
+	f := float64(r.w.floor.Nanoseconds())
+	fig, ok := figure(r)
+	if f <= 0 || !ok {
+		return stat{}, false
+	}
+	return stat{fig.Median / f, fig.Min / f, fig.Max / f}, true
 }

@@ -18,7 +18,10 @@ var errFailedTry = errors.New("a try-acquire failed on an idle semaphore")
 type semDriver func(s anchor.Semaphore, stop *atomic.Bool) (tally, error)
 
 // semaphoreWorkloads is the semaphore group: one goroutine alone, then g
-// goroutines contending for limits of 1 and 4, then the standing queues.
+// goroutines contending for limits of 1 and 4, then the standing queues,
+// then callers that release and go on working (ReleaseThenWork). The
+// workloads where takes queue have a row of evsync in eventual-fairness
+// mode beside the strict one.
 func semaphoreWorkloads() []workload {
 	ws := []workload{
 		semWorkload("semaphore", "semaphore acquire+release", "SemaphoreAcquireRelease", nil,
@@ -30,9 +33,13 @@ func semaphoreWorkloads() []workload {
 		ws[i].use = useLimiterAlone
 	}
 	for _, c := range semaphoreContended {
-		ws = append(ws, contendedWorkload("semaphore", "semaphore contended", "SemaphoreContended", c.limit, c.g, c.hold))
+		w := contendedWorkload("semaphore", "semaphore contended", "SemaphoreContended", c.limit, c.g, c.hold)
+		if c.eventual {
+			w = withEventual(w, uint64(c.limit), contended(c.g, c.hold))
+		}
+		ws = append(ws, w)
 	}
-	return ws
+	return append(ws, releaseThenWorkWorkload())
 }
 
 // semaphoreContended are the semaphore group's contended workloads.
@@ -47,13 +54,19 @@ func semaphoreWorkloads() []workload {
 // holder yields the processor while it holds its unit, so that the others
 // run, find no unit free and queue. The scaling group keeps every
 // goroutine count without hold.
+//
+// With eventual, a workload also runs evsync in eventual-fairness mode
+// (eventualImpl): at limit 1 with 8 goroutines, where most takes wait,
+// and in the two standing queues. The others have units to spare or
+// repeat limit 1 with 8 goroutines, and each row costs the default run
+// 0.36 s.
 var semaphoreContended = []struct {
-	limit, g int
-	hold     bool
+	limit, g       int
+	hold, eventual bool
 }{
-	{1, 2, false}, {1, 8, false}, {1, 64, false},
-	{4, 2, false}, {4, 8, false},
-	{1, 8, true}, {4, 64, true},
+	{1, 2, false, false}, {1, 8, false, true}, {1, 64, false, false},
+	{4, 2, false, false}, {4, 8, false, false},
+	{1, 8, true, true}, {4, 64, true, true},
 }
 
 // scalingWorkloads is the scaling group: the contended workload from 1 to
@@ -128,16 +141,21 @@ func semWorkload(group, title, benchName string, params []param, about string, l
 	w := workload{group: group, title: title, bench: benchName, params: params, about: about,
 		anchor: "xsync", why: whyXSync}
 	for _, impl := range anchor.Semaphores() {
-		w.cases = append(w.cases, bench{impl: impl.Name, run: func(stop *atomic.Bool) (tally, error) {
-			s, err := impl.New(limit)
-			if err != nil {
-				return tally{}, err
-			}
-			defer s.Close()
-			return drive(s, stop)
-		}})
+		w.cases = append(w.cases, bench{impl: impl.Name, run: semRun(impl.New, limit, drive)})
 	}
 	return w
+}
+
+// semRun runs drive on a semaphore of limit units that newSem builds.
+func semRun(newSem func(uint64) (anchor.Semaphore, error), limit uint64, drive semDriver) func(*atomic.Bool) (tally, error) {
+	return func(stop *atomic.Bool) (tally, error) {
+		s, err := newSem(limit)
+		if err != nil {
+			return tally{}, err
+		}
+		defer s.Close()
+		return drive(s, stop)
+	}
 }
 
 // acquireRelease is one goroutine taking and giving back a unit.

@@ -102,14 +102,16 @@ func summarize(rs []result) []groupSummary {
 			g.add(c)
 		}
 	}
-	order := []verdict{ahead, level, behind, unjudged}
 	for i := range out {
 		slices.SortStableFunc(out[i].classes, func(a, b verdictClass) int {
-			return slices.Index(order, a.verdict) - slices.Index(order, b.verdict)
+			return slices.Index(verdictOrder, a.verdict) - slices.Index(verdictOrder, b.verdict)
 		})
 	}
 	return out
 }
+
+// verdictOrder is the order the summary and the advice give verdicts in.
+var verdictOrder = []verdict{ahead, level, behind, unjudged}
 
 // workloadsOfResults groups rs by workload name.
 func workloadsOfResults(rs []result) map[string][]result {
@@ -422,35 +424,9 @@ func params(w workload) string {
 // them. Any other alternative that beat evsync in a workload is named
 // after.
 func (a advice) String() string {
-	n := len(a.rows)
-	var lo, hi float64
-	by := map[verdict]int{}
-	var won, lost []string
-	cheaper := 0
-	for i, j := range a.rows {
-		if i == 0 {
-			lo, hi = j.c.Ratio, j.c.Ratio
-		}
-		lo, hi = min(lo, j.c.Ratio), max(hi, j.c.Ratio)
-		by[j.c.Verdict]++
-		switch j.c.Verdict {
-		case ahead:
-			won = append(won, j.where)
-		case behind:
-			lost = append(lost, j.where)
-		}
-		if j.c.Ratio > 1 {
-			cheaper++
-		}
-	}
-	span := ratioSpan(lo, hi)
-	var counts []string
-	for _, v := range []verdict{ahead, level, behind, unjudged} {
-		if by[v] > 0 {
-			counts = append(counts, fmt.Sprintf("%s in %d", v, by[v]))
-		}
-	}
-	mix := fmt.Sprintf("%s against %s is %s of %s (%s)", a.ev, a.alt, strings.Join(counts, ", "), count(n, "workload"), span)
+	m := mixOf(a.rows)
+	n, by, span, cheaper, won, lost := m.n, m.by, m.span(), m.above, m.ahead, m.behind
+	mix := fmt.Sprintf("%s against %s is %s of %s (%s)", a.ev, a.alt, m.counts(verdictOrder, nil), count(n, "workload"), span)
 	var s string
 	switch {
 	case by[unjudged] == n && cheaper == n:
@@ -482,6 +458,60 @@ func (a advice) String() string {
 	return a.use + ": " + s
 }
 
+// A verdictMix is how the workloads of an advice line were judged.
+type verdictMix struct {
+	n             int
+	by            map[verdict]int
+	lo, hi        float64  // the least and the greatest ratio
+	ahead, behind []string // where the evsync row was ahead, and behind, in run order
+	above, below  int      // how many ratios are above 1, and below 1
+}
+
+// mixOf counts rows by verdict.
+func mixOf(rows []judgment) verdictMix {
+	m := verdictMix{n: len(rows), by: map[verdict]int{}}
+	for i, j := range rows {
+		if i == 0 {
+			m.lo, m.hi = j.c.Ratio, j.c.Ratio
+		}
+		m.lo, m.hi = min(m.lo, j.c.Ratio), max(m.hi, j.c.Ratio)
+		m.by[j.c.Verdict]++
+		switch j.c.Verdict {
+		case ahead:
+			m.ahead = append(m.ahead, j.where)
+		case behind:
+			m.behind = append(m.behind, j.where)
+		}
+		switch {
+		case j.c.Ratio > 1:
+			m.above++
+		case j.c.Ratio < 1:
+			m.below++
+		}
+	}
+	return m
+}
+
+// span is the range of the ratios: "0.50–2.00×".
+func (m verdictMix) span() string { return ratioSpan(m.lo, m.hi) }
+
+// counts is "ahead in 1, level in 2": the verdicts in order, each said
+// as words has it (as itself if absent).
+func (m verdictMix) counts(order []verdict, words map[verdict]string) string {
+	var parts []string
+	for _, v := range order {
+		if m.by[v] == 0 {
+			continue
+		}
+		word, ok := words[v]
+		if !ok {
+			word = string(v)
+		}
+		parts = append(parts, fmt.Sprintf("%s in %d", word, m.by[v]))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // every is "the one workload", "both workloads" or "all 5 workloads".
 func every(n int) string {
 	switch n {
@@ -493,7 +523,8 @@ func every(n int) string {
 	return fmt.Sprintf("all %d workloads", n)
 }
 
-// writeSummary writes the summary of rs, then the advice.
+// writeSummary writes the summary of rs, then the advice and the mode
+// advice.
 func writeSummary(w io.Writer, rs []result) {
 	gs := summarize(rs)
 	if len(gs) == 0 {
@@ -517,4 +548,5 @@ func writeSummary(w io.Writer, rs []result) {
 	for _, a := range as {
 		fmt.Fprintf(w, "  %s\n", a)
 	}
+	writeModes(w, rs)
 }
