@@ -9,7 +9,8 @@
 #   - BenchmarkGrid: cockroachdb/crlib's workers × capacity rows
 #   - BenchmarkLimiterContended: the standing contended rows
 # Each reports max-wait-ns and p99-wait-ns, the longest and the 99th
-# percentile wait of an Acquire.
+# percentile wait of an Acquire, and waited-%, the share of acquires that
+# waited 1µs or more (near 0 when the run formed no queue).
 #
 # A round is one go test with -count=1. The script runs N rounds (default
 # 6, the fewest for benchstat's confidence intervals), so that a burst of

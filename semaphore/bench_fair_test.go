@@ -132,9 +132,13 @@ func BenchmarkGrid(b *testing.B) {
 // contendTimed splits b.N acquires of one unit among g goroutines, started
 // together once the timer is reset. Each goroutine runs hold while it
 // holds its unit, and after once it has released it (either may be nil).
-// It times every Acquire, from its call to its return, and reports the
-// longest (max-wait-ns) and the 99th percentile (p99-wait-ns) over all
-// goroutines.
+// It times every Acquire, from its call to its return, and reports over
+// all goroutines:
+//   - max-wait-ns: the longest wait
+//   - p99-wait-ns: the 99th percentile
+//   - waited-%: the share of acquires that waited slowWait or longer,
+//     which tells a run that queued from one whose acquirers found free
+//     units
 //
 // The timing costs two clock reads an acquire, the same for every impl.
 // One of them falls while the unit is held.
@@ -155,7 +159,13 @@ func contendTimed(b *testing.B, ctx context.Context, s anchor.Semaphore, g int, 
 	}
 	b.ReportMetric(float64(all.max), "max-wait-ns")
 	b.ReportMetric(float64(all.quantile(0.99)), "p99-wait-ns")
+	b.ReportMetric(100*all.shareFrom(slowWait), "waited-%")
 }
+
+// slowWait separates the Acquire calls that waited from those that took
+// free units at once (waited-%). A fast path, clock reads included, takes
+// well under it. A park and a wake-up take more.
+const slowWait = 1024 * time.Nanosecond
 
 // loopTimed takes and gives back a unit n times, with hold and after
 // around the release, and records each Acquire's wait in h.
@@ -227,6 +237,24 @@ func (h *waitHist) quantile(q float64) time.Duration {
 	return h.max
 }
 
+// shareFrom returns the share (0 to 1) of the durations that are d or
+// longer, for a d that starts a bucket (a power of two from 32ns on); 0
+// for an empty histogram.
+func (h *waitHist) shareFrom(d time.Duration) float64 {
+	var total, from uint64
+	first := histBucket(uint64(d))
+	for i, c := range h.n {
+		total += uint64(c)
+		if i >= first {
+			from += uint64(c)
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(from) / float64(total)
+}
+
 // histBucket is the bucket of v nanoseconds. From 32 on, v lies in
 // [16<<shift, 32<<shift), and its top five bits pick one of 16 buckets.
 func histBucket(v uint64) int {
@@ -283,8 +311,15 @@ func TestWaitHist(t *testing.T) {
 	if got := h.quantile(1); got != time.Second {
 		t.Errorf("p100 = %v, want the max, 1s", got)
 	}
+	// 1024ns starts a bucket. From it on: 2µs … 99µs and 1s, 99 of 101.
+	if got, want := h.shareFrom(1024*time.Nanosecond), 99.0/101; got != want {
+		t.Errorf("share from 1024ns = %v, want %v", got, want)
+	}
 	var empty waitHist
 	if got := empty.quantile(0.99); got != 0 {
 		t.Errorf("p99 of nothing = %v, want 0", got)
+	}
+	if got := empty.shareFrom(slowWait); got != 0 {
+		t.Errorf("share of nothing = %v, want 0", got)
 	}
 }

@@ -125,6 +125,13 @@ func (s limiterSem) Close() error                                { return nil }
 // floor (fifo) in the same run, so that the ratios come from one run
 // (limiterImpls). Each Acquire is timed: max-wait-ns and p99-wait-ns say
 // how long the unluckiest acquirers waited (contendTimed).
+//
+// limit=4/g=64 is bistable with GOMAXPROCS=2. A run either finds free
+// units nearly always (waited-% near 0) or falls into a convoy, where
+// every acquirer queues behind parked waiters (waited-% 50 to 99) and
+// ns/op is several times larger. A FIFO convoy keeps itself up: each
+// releaser acquires again at once and queues. GOMAXPROCS=1 never queued
+// there, and GOMAXPROCS=4 nearly always did.
 func BenchmarkLimiterContended(b *testing.B) {
 	cases := []struct {
 		name  string
