@@ -120,21 +120,19 @@ func (s limiterSem) Close() error                                { return nil }
 
 // BenchmarkLimiterContended is BenchmarkContended's cases at limits 1
 // and 4 with 8 and 64 goroutines, and the standing queue, on a Limiter,
-// the type that users of x/sync's Weighted move to. The buffered channel,
-// Weighted and the mutex-and-list floor (fifo) run in the same run, so
-// that the ratios come from one run.
+// the type that users of x/sync's Weighted move to. It runs the Limiter in
+// both modes, and the buffered channel, Weighted and the mutex-and-list
+// floor (fifo) in the same run, so that the ratios come from one run
+// (limiterImpls). Each Acquire is timed: max-wait-ns and p99-wait-ns say
+// how long the unluckiest acquirers waited (contendTimed).
+//
+// limit=4/g=64 is bistable with GOMAXPROCS=2. A run either finds free
+// units nearly always (waited-% near 0) or falls into a convoy, where
+// every acquirer queues behind parked waiters (waited-% 50 to 99) and
+// ns/op is several times larger. A FIFO convoy keeps itself up: each
+// releaser acquires again at once and queues. GOMAXPROCS=1 never queued
+// there, and GOMAXPROCS=4 nearly always did.
 func BenchmarkLimiterContended(b *testing.B) {
-	impls := []struct {
-		name string
-		new  func(limit uint64) (anchor.Semaphore, error)
-	}{
-		{"evsync-limiter", func(limit uint64) (anchor.Semaphore, error) {
-			return limiterSem{semaphore.NewLimiter(int(limit))}, nil
-		}},
-		{"xsync", anchor.NewXSyncSemaphore},
-		{"chan", anchor.NewChanSemaphore},
-		{"fifo", anchor.NewFIFOSemaphore}, // the floor of a mutex-and-channel FIFO
-	}
 	cases := []struct {
 		name  string
 		limit uint64
@@ -146,29 +144,25 @@ func BenchmarkLimiterContended(b *testing.B) {
 		{"limit=4/g=64/hold=yield", 4, 64, true},
 	}
 	for _, c := range cases {
+		var hold func()
+		if c.yield {
+			hold = runtime.Gosched
+		}
 		for _, cancellable := range []bool{false, true} {
 			name := c.name
 			if cancellable {
 				name += "/ctx=cancel"
 			}
 			b.Run(name, func(b *testing.B) {
-				for _, impl := range impls {
-					b.Run("impl="+impl.name, func(b *testing.B) {
-						s, err := impl.new(c.limit)
-						if err != nil {
-							b.Fatal(err)
-						}
-						defer s.Close()
-						b.ReportAllocs()
-						ctx := context.Background()
-						if cancellable {
-							var cancel context.CancelFunc
-							ctx, cancel = anchor.Cancellable()
-							defer cancel()
-						}
-						contend(b, ctx, s, c.g, c.yield)
-					})
-				}
+				eachLimiterImpl(b, c.limit, func(b *testing.B, s anchor.Semaphore) {
+					ctx := context.Background()
+					if cancellable {
+						var cancel context.CancelFunc
+						ctx, cancel = anchor.Cancellable()
+						defer cancel()
+					}
+					contendTimed(b, ctx, s, c.g, hold, nil)
+				})
 			})
 		}
 	}

@@ -58,11 +58,12 @@ func WithLimit(limit uint64) Option {
 //     release, at the next caller that has to wait, or when the woken
 //     waiter finds its units gone. A running caller reads no clock.
 //
-// So no waiter waits much longer than bound plus the time the units it
-// needs are held. A large request at the head is never starved: once it
-// is older than bound, nobody takes units ahead of it after the next
-// release. The cost is order: a caller may be served before one that
-// started waiting earlier.
+// So once a waiter is first in line, it waits at most about bound plus
+// the longest hold then in progress. Behind it, a waiter also waits for
+// those ahead, as in the default mode. A large request at the head is
+// never starved: once it is older than bound, nobody takes units ahead
+// of it after the next release. The cost is order: a caller may be
+// served before one that started waiting earlier.
 //
 // The gain is speed under contention. A goroutine that releases and
 // acquires again keeps running instead of parking, and a freed unit never

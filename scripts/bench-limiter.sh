@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# bench-limiter.sh [N [FILE]]: the Limiter's contended benchmarks, N
+# interleaved rounds, summarised by benchstat.
+#
+# It runs these benchmarks of package semaphore, each impl (evsync,
+# evsync-eventual, xsync, chan, fifo) in the same run:
+#   - BenchmarkReleaseThenWork: jackc/puddle issue #46's shape, with its
+#     floor (floor-ns/op) and the ratio to it (x-floor)
+#   - BenchmarkGrid: cockroachdb/crlib's workers × capacity rows
+#   - BenchmarkLimiterContended: the standing contended rows
+# Each reports max-wait-ns and p99-wait-ns, the longest and the 99th
+# percentile wait of an Acquire, and waited-%, the share of acquires that
+# waited 1µs or more (near 0 when the run formed no queue).
+#
+# A round is one go test with -count=1. The script runs N rounds (default
+# 6, the fewest for benchstat's confidence intervals), so that a burst of
+# load on the machine falls on every impl alike. It writes them all to
+# FILE (default bench-limiter.txt, replaced), prints the load average
+# before each round on stderr, and then prints benchstat -col /impl of
+# FILE. Compare two files with benchstat old.txt new.txt.
+#
+# Environment: BENCHTIME is go test's -benchtime (default 300ms; six
+# rounds then take about 7 minutes on 2 cores), BENCH overrides -bench.
+# The script uses benchstat from PATH if there is one, else
+# go run golang.org/x/perf/cmd/benchstat@latest.
+set -euo pipefail
+
+n=${1:-6}
+out=${2:-bench-limiter.txt}
+case $n in
+'' | *[!0-9]* | 0)
+  echo "bench-limiter.sh: N must be a positive number of rounds, not '$n'" >&2
+  exit 2
+  ;;
+esac
+case $out in
+/*) ;;
+*) out=$PWD/$out ;;
+esac
+cd "$(dirname "$0")/.."
+
+bench=${BENCH:-'^Benchmark(ReleaseThenWork|Grid|LimiterContended)$'}
+benchtime=${BENCHTIME:-300ms}
+: >"$out"
+start=$SECONDS
+for i in $(seq "$n"); do
+  printf 'round %d/%d at %d s, load average %s\n' "$i" "$n" $((SECONDS - start)) \
+    "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)" >&2
+  go test -run='^$' -bench="$bench" -benchmem -count=1 -benchtime="$benchtime" \
+    -timeout=30m ./semaphore >>"$out"
+done
+printf 'done in %d s; results in %s\n\n' $((SECONDS - start)) "$out" >&2
+
+if command -v benchstat >/dev/null; then
+  benchstat -col /impl "$out"
+else
+  go run golang.org/x/perf/cmd/benchstat@latest -col /impl "$out"
+fi
