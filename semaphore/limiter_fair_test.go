@@ -3,7 +3,9 @@ package semaphore_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -249,6 +251,62 @@ func TestEventualOptionsRefuseWhatMakesNoSense(t *testing.T) {
 				}
 			}()
 			f()
+		})
+	}
+}
+
+// A release that hands units to a parked waiter yields the processor to
+// it, so the units do not sit idle while the releaser goes on working.
+// With one processor, the waiter has run by the time Release returns:
+// one waiter alone (the lone slot's hand-off) and the head of a queue (a
+// locked section's, the lean one and, with Drain waiting, the full
+// one). The eventual mode's release wakes the waiter to
+// retry instead, and does not yield, since the units stay free for
+// whoever runs first.
+func TestLimiterReleaseRunsTheWaiterItHandsUnitsTo(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for _, s := range []struct {
+		name    string
+		new     func() *semaphore.Limiter
+		waiters int
+		drain   bool
+		runs    bool
+	}{
+		{"strict, one waiter", func() *semaphore.Limiter { return semaphore.NewLimiter(1) }, 1, false, true},
+		{"strict, two waiters", func() *semaphore.Limiter { return semaphore.NewLimiter(1) }, 2, false, true},
+		{"strict, two waiters, Drain waiting", func() *semaphore.Limiter { return semaphore.NewLimiter(1) }, 2, true, true},
+		{"eventual, not starving", func() *semaphore.Limiter { return newFair(1) }, 2, false, false},
+	} {
+		t.Run(s.name, func(t *testing.T) {
+			l := s.new()
+			testkit.MustNil(t, l.Acquire(context.Background(), 1))
+			var ran atomic.Int32
+			var wg sync.WaitGroup
+			if s.drain {
+				wg.Go(func() {
+					if err := l.Drain(context.Background()); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			for i := range s.waiters {
+				wg.Go(func() {
+					if err := l.Acquire(context.Background(), 1); err != nil {
+						t.Error(err)
+						return
+					}
+					ran.Add(1)
+					_ = l.Release(1)
+				})
+				for l.Stats().Waiting <= i {
+					runtime.Gosched() // until it has queued
+				}
+			}
+			testkit.MustNil(t, l.Release(1))
+			if got := ran.Load() != 0; got != s.runs {
+				t.Errorf("a waiter had run when Release returned: %v, want %v", got, s.runs)
+			}
+			wg.Wait()
 		})
 	}
 }

@@ -2,6 +2,7 @@ package counter
 
 import (
 	"context"
+	"runtime"
 	"time"
 
 	"github.com/evsync/evsync/internal/clk"
@@ -66,17 +67,33 @@ type fairness struct {
 	bound int64     // nanoseconds the oldest reader may wait before order is strict, or 0
 	clock clk.Clock // where the ages are read
 	epoch time.Time // when the clock's readings start, so ages are monotonic on the wall clock
+	yield bool      // a section that handed units to a parked reader yields to it (handed)
 }
 
 // SetFairness sets the counter's eventual-fairness bound (0 for strict
-// FIFO) and the clock that ages are read on. Only before the Counter is
+// FIFO) and the clock that ages are read on. It also makes every hand-off
+// to a parked reader yield the processor to that reader (see handed). It
+// is for the semaphore package's counters. Only before the Counter is
 // shared. It is a function, not a method, so that the Counter's method
 // set stays what it was (the layout ratchet).
 func SetFairness(c *Counter, bound time.Duration, k clk.Clock) {
+	c.fair.yield = true
 	if bound <= 0 {
 		return
 	}
 	c.fair.bound, c.fair.clock, c.fair.epoch = int64(bound), k, k.Now()
+}
+
+// handed ends a section that handed units to a parked reader, after the
+// wake-ups: it yields the processor, so that the reader runs at once.
+// The wake-up puts the reader next in line on this processor. Without the
+// yield it would wait there until the releaser blocks, and its units
+// would sit idle meanwhile, however long the releaser works on. A reader
+// woken to retry takes no units with it, so its wake-up does not yield.
+func handed(c *Counter) {
+	if c.fair.yield {
+		runtime.Gosched()
+	}
 }
 
 // now returns the time on the fairness clock, in nanoseconds since its

@@ -27,6 +27,7 @@ type locked struct {
 	wakeNeed uint64           // the woken reader's need, which SetLimit must not cut below
 	starving bool             // eventual fairness: the oldest reader waited too long, so order is strict
 	noticed  bool             // eventual fairness: the section added units or queued a reader (endFair)
+	handed   bool             // the section handed units to a parked reader (fair.go's handed)
 }
 
 // Lock begins a locked section for waitq's Queue.Finish (see lock).
@@ -89,6 +90,8 @@ func (c *Counter) unlock(l *locked) {
 	ev := l.events // noted only while a watcher is armed
 	l.events = 0
 	r, w, d := l.readers.Woken(), l.writers.Woken(), l.drainers.Woken()
+	yield := l.handed
+	l.handed = false
 	c.mu.Unlock()
 	waitq.WakeAll(r)
 	waitq.WakeAll(w)
@@ -98,6 +101,9 @@ func (c *Counter) unlock(l *locked) {
 	}
 	if ev != 0 {
 		c.watch.Wake(ev)
+	}
+	if yield {
+		handed(c)
 	}
 }
 
@@ -121,11 +127,16 @@ func (c *Counter) unlockLean(l *locked) {
 	c.publish(l, l.readersWait(), false)
 	l.serving = false
 	r, w, d := l.readers.Woken(), l.writers.Woken(), l.drainers.Woken()
+	yield := l.handed
+	l.handed = false
 	c.mu.Unlock()
 	waitq.WakeAll(r)
 	if w != nil || d != nil {
 		waitq.WakeAll(w)
 		waitq.WakeAll(d)
+	}
+	if yield {
+		handed(c)
 	}
 }
 
@@ -248,6 +259,7 @@ func (c *Counter) serveReaders(l *locked) {
 			return
 		}
 		l.readers.Grant(w, req{need: w.P.need, max: w.P.max, got: v})
+		l.handed = l.handed || !w.P.sel
 	}
 }
 

@@ -128,6 +128,7 @@ func (c *Counter) handLone(m Mode, n uint64) bool {
 		return true
 	}
 	r.Settle(waitq.Granted, req{need: r.P.need, got: n})
+	handed(c)
 	return true
 }
 
