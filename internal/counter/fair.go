@@ -67,12 +67,12 @@ type fairness struct {
 	bound int64     // nanoseconds the oldest reader may wait before order is strict, or 0
 	clock clk.Clock // where the ages are read
 	epoch time.Time // when the clock's readings start, so ages are monotonic on the wall clock
-	yield bool      // a section that handed units to a parked reader yields to it (handed)
+	yield bool      // a section that woke a parked reader yields to it (handed)
 }
 
 // SetFairness sets the counter's eventual-fairness bound (0 for strict
-// FIFO) and the clock that ages are read on. It also makes every hand-off
-// to a parked reader yield the processor to that reader (see handed). It
+// FIFO) and the clock that ages are read on. It also makes every wake-up
+// of a parked reader yield the processor to that reader (see handed). It
 // is for the semaphore package's counters. Only before the Counter is
 // shared. It is a function, not a method, so that the Counter's method
 // set stays what it was (the layout ratchet).
@@ -84,12 +84,19 @@ func SetFairness(c *Counter, bound time.Duration, k clk.Clock) {
 	c.fair.bound, c.fair.clock, c.fair.epoch = int64(bound), k, k.Now()
 }
 
-// handed ends a section that handed units to a parked reader, after the
-// wake-ups: it yields the processor, so that the reader runs at once.
-// The wake-up puts the reader next in line on this processor. Without the
-// yield it would wait there until the releaser blocks, and its units
-// would sit idle meanwhile, however long the releaser works on. A reader
-// woken to retry takes no units with it, so its wake-up does not yield.
+// handed ends a section that woke a parked reader, after the wake-ups:
+// it yields the processor, so that the reader runs at once. The wake-up
+// puts the reader next in line on this processor. Without the yield it
+// would wait there until the waker blocks or is preempted. A reader
+// handed units would leave them idle meanwhile, however long the releaser
+// works on. A reader woken to retry would find them gone, and its wait
+// would pass the bound by that much.
+//
+// Measured on 2 cores, against no yield: ReleaseThenWork went from 2.19
+// to 1.10 times its floor, and the strict mode's contended rows took a
+// quarter to a half of the time. In the eventual mode, a yield after a
+// wake to retry took the longest wait at limit 1 with 8 goroutines from
+// 15.5 ms to 4.2 ms, and changed no row's time.
 func handed(c *Counter) {
 	if c.fair.yield {
 		runtime.Gosched()

@@ -27,7 +27,7 @@ type locked struct {
 	wakeNeed uint64           // the woken reader's need, which SetLimit must not cut below
 	starving bool             // eventual fairness: the oldest reader waited too long, so order is strict
 	noticed  bool             // eventual fairness: the section added units or queued a reader (endFair)
-	handed   bool             // the section handed units to a parked reader (fair.go's handed)
+	handed   bool             // the section woke a parked reader, with units or to retry (fair.go's handed)
 }
 
 // Lock begins a locked section for waitq's Queue.Finish (see lock).
@@ -251,6 +251,7 @@ func (c *Counter) serveReaders(l *locked) {
 			case l.cnt >= w.P.need:
 				l.woken, l.wakeNeed = true, w.P.need // wake it to retry, and leave the units to whoever runs first (fair.go)
 				l.readers.Grant(w, req{need: w.P.need, max: w.P.max, since: w.P.since, retry: true})
+				l.handed = true // it should look at the count before it is gone
 			}
 			return
 		}
