@@ -39,7 +39,7 @@ case $out in
 esac
 cd "$(dirname "$0")/.."
 
-bench=${BENCH:-'^Benchmark(ReleaseThenWork|Grid|LimiterContended)$'}
+bench=${BENCH:-'^Benchmark(ReleaseThenWork|Grid|LimiterContended|LimiterAcquireRelease)$'}
 benchtime=${BENCHTIME:-300ms}
 : >"$out"
 start=$SECONDS

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"time"
 
 	xsem "golang.org/x/sync/semaphore"
 
@@ -53,7 +54,8 @@ func BenchmarkAcquireRelease(b *testing.B) {
 
 // BenchmarkLimiterAcquireRelease is BenchmarkAcquireRelease on a Limiter:
 // with plain calls, with a permit (AcquirePermit, then Permit.Release),
-// and x/sync's Weighted, its counterpart, in the same run.
+// in the eventual mode, and x/sync's Weighted, its counterpart, in the
+// same run.
 func BenchmarkLimiterAcquireRelease(b *testing.B) {
 	ctx := context.Background()
 	b.Run("impl=evsync-permit", func(b *testing.B) {
@@ -70,6 +72,16 @@ func BenchmarkLimiterAcquireRelease(b *testing.B) {
 	b.Run("impl=evsync-limiter", func(b *testing.B) {
 		b.ReportAllocs()
 		l := semaphore.NewLimiter(1)
+		for b.Loop() {
+			if err := l.Acquire(ctx, 1); err != nil {
+				b.Fatal(err)
+			}
+			_ = l.Release(1)
+		}
+	})
+	b.Run("impl=evsync-eventual", func(b *testing.B) {
+		b.ReportAllocs()
+		l := semaphore.NewLimiter(1, semaphore.WithEventualFairness(time.Millisecond))
 		for b.Loop() {
 			if err := l.Acquire(ctx, 1); err != nil {
 				b.Fatal(err)
