@@ -8,9 +8,12 @@
 #     floor (floor-ns/op) and the ratio to it (x-floor)
 #   - BenchmarkGrid: cockroachdb/crlib's workers × capacity rows
 #   - BenchmarkLimiterContended: the standing contended rows
-# Each reports max-wait-ns and p99-wait-ns, the longest and the 99th
-# percentile wait of an Acquire, and waited-%, the share of acquires that
-# waited 1µs or more (near 0 when the run formed no queue).
+#   - BenchmarkLimiterAcquireRelease: one goroutine, no contention
+# The contended ones report max-wait-ns and p99-wait-ns, the longest and
+# the 99th percentile wait of an Acquire, and waited-%, the share of
+# acquires that waited 1µs or more (near 0 when the run formed no
+# queue). LimiterContended and Grid time one acquire in 16, so that the
+# clock reads do not swamp their ns/op.
 #
 # A round is one go test with -count=1. The script runs N rounds (default
 # 6, the fewest for benchstat's confidence intervals), so that a burst of
