@@ -1,7 +1,6 @@
 package model
 
 import (
-	"math"
 	"time"
 
 	"github.com/evsync/evsync/internal/evserr"
@@ -113,7 +112,7 @@ func NewEventualLimiter(n int, bound time.Duration) *Limiter {
 // zero value is strict FIFO at time 0.
 type fairness struct {
 	bound time.Duration // 0: strict FIFO
-	now   time.Duration // starts at 0, moves only with Limiter.Advance
+	now   time.Duration // starts at 0, moves only with Advance
 }
 
 // barges reports whether a call may take free units ahead of the pending
@@ -137,40 +136,24 @@ func (f fairness) ordered(queue []*Reservation) bool {
 }
 
 // Now is the time on the model's clock: 0 at first, moved on by Advance.
-func (l *Limiter) Now() time.Duration { return l.c.fair.now }
+func (l *Limiter) Now() time.Duration { return l.c.Now() }
 
 // Advance moves the model's clock on by d. Past the largest Duration the
 // clock stays there. Advance serves nobody: in the eventual mode it only
 // ages the pending reservations, which may end barging. It panics if d is
 // negative, as time does not go back.
-func (l *Limiter) Advance(d time.Duration) {
-	if d < 0 {
-		panic("model: negative Advance")
-	}
-	f := &l.c.fair
-	if d > math.MaxInt64-f.now {
-		f.now = math.MaxInt64
-		return
-	}
-	f.now += d
-}
+func (l *Limiter) Advance(d time.Duration) { l.c.Advance(d) }
 
 // Bound is the eventual-fairness bound, or 0 for a strict Limiter.
-func (l *Limiter) Bound() time.Duration { return l.c.fair.bound }
+func (l *Limiter) Bound() time.Duration { return l.c.Bound() }
 
 // Ages returns the age of each pending reservation on the model's clock,
 // oldest first, in the order of Queue.
-func (l *Limiter) Ages() []time.Duration {
-	ages := make([]time.Duration, len(l.c.queue))
-	for i, r := range l.c.queue {
-		ages[i] = l.c.fair.now - r.start
-	}
-	return ages
-}
+func (l *Limiter) Ages() []time.Duration { return l.c.Ages() }
 
 // Barges reports whether barging is allowed now: no reservation is
 // pending, or in the eventual mode the head's age is at most the bound.
-func (l *Limiter) Barges() bool { return l.c.fair.barges(l.c.queue) }
+func (l *Limiter) Barges() bool { return l.c.Barges() }
 
 // Acquire models Limiter.Acquire. It returns, in this order of checks:
 //   - ErrInvalid for n negative or above the limit
