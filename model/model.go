@@ -97,17 +97,23 @@ const (
 //   - Reserve(n) is granted at once if n units are free.
 //
 // Once the head is older than the bound, they take nothing ahead of it,
-// as in the strict mode. TakeAll then returns 0. What a semaphore has and
-// a Limiter has not is the same in both modes:
+// as in the strict mode. TakeAll then returns 0. These are the same in
+// both modes:
 //   - Write, a raise by SetLimit and a Cancel that gives units back hand
 //     them to the pending reservations in order, oldest first.
 //   - Close serves the pending reservations in order while what is left
 //     covers them, and refuses the rest. None is pending after it, so
 //     every later call may barge.
-//   - WriteWait never queues a writer ahead of a reader or behind one.
-//     Writers wait for room, and barging is about units.
+//   - WriteWait: writers wait for room in a line of their own, which
+//     barging does not touch.
 //   - Ready and Writable fire as in the strict mode. A Write whose units
 //     all go to pending reservations does not fire Ready.
+//
+// The model has no goroutine waiters. In the eventual mode a real one,
+// parked in Acquire, may not be handed its units: a Write may wake it to
+// take them, and they are free until it runs. So that Write fires Ready,
+// and a Drain may return in between. A test that parks Acquires next to
+// the model must allow for that.
 //
 // A strict semaphore keeps the clock too, and no call looks at it.
 type Counter struct {
