@@ -28,6 +28,9 @@ type target struct {
 	want []string
 	// linuxOnly marks a target that exists on Linux only.
 	linuxOnly bool
+	// also names another target whose corpus this one runs too, in its
+	// own way (addCorpus).
+	also string
 }
 
 var targets = []target{
@@ -122,7 +125,7 @@ var targets = []target{
 		},
 	},
 	{
-		name: "FuzzLimiter", run: runLimiter,
+		name: "FuzzLimiter", run: runStrictLimiter,
 		seeds: map[string]string{
 			// NewLimiter(3): Acquire and TryAcquire in every form, bad
 			// arguments, over-releases, a parked Acquire granted by a
@@ -194,33 +197,59 @@ var targets = []target{
 			// cut to 1 (it asks for no fixed number); the Release of all 5
 			// pays the debt of 4 and hands it the one unit left.
 			"upto-resize": "4" + "A05U09S2R5",
+			// NewLimiter(2), 1 taken: a parked Acquire for 2 cancelled
+			// right before a Release of 1, with an AcquireUpTo for 5
+			// parked behind it while a unit is free. It takes the free
+			// unit, and the Release's unit stays free.
+			"upto-cancel-then-release-free": "1" + "A01A02U05L01T1",
+			// NewLimiter(4), 3 taken, a parked Acquire for 2: sleeps with
+			// nobody parked, to the bound and past it change nothing in
+			// the strict mode, and TryAcquire fails behind the head. In
+			// FuzzLimiterEventual the first TryAcquire barges.
+			"sleep": "3" + "Z0A03A02Z2T1Z1T1R1",
 		},
-		want: []string{
-			"New/small", "New/big",
-			"Acquire/ok", "Acquire/ErrInvalid", "Acquire/ErrClosed with units free", "Acquire/Canceled", "Acquire/parked",
-			"Parked Acquire/ok", "Parked Acquire/ErrClosed", "Parked Acquire/Canceled", "CancelParked/after return",
-			"TryAcquire/true", "TryAcquire/false", "TryAcquire/false, queued", "TryAcquire/false, closed with units free",
-			"Release/ok", "Release/ErrOverRelease", "Release/ErrInvalid",
-			"Close/ok", "Close/refused a waiter with units free", "CancelThenRelease/ok",
-			"SetLimit/raise", "SetLimit/cut", "SetLimit/cut into debt", "SetLimit/same",
-			"SetLimit/ErrInvalid", "SetLimit/ErrInvalid below a parked acquirer", "SetLimit/ErrClosed",
-			"Drain/ok", "Drain/Canceled", "Drain/ErrInvalid", "Drain/parked", "Parked Drain/ok", "Parked Drain/Canceled",
-			"AcquirePermit/ok", "AcquirePermit/Canceled", "AcquirePermit/ErrInvalid",
-			"AcquirePermit/ErrClosed with units free", "AcquirePermit/parked",
-			"Parked AcquirePermit/ok", "Parked AcquirePermit/ErrClosed", "Parked AcquirePermit/Canceled",
-			"TryAcquirePermit/true", "TryAcquirePermit/false",
-			"PermitRelease/true", "PermitRelease/false, nothing held", "PermitRelease/false, over-release",
-			"PermitReleaseTwice/true", "PermitReleaseTwice/false, nothing held", "PermitReleaseTwice/false, over-release",
-			"Split/ok", "Split/ErrInvalid", "Merge/ok", "Merge/ErrInvalid", "Forget/true", "Forget/false",
-			"AcquireUpTo/ok", "AcquireUpTo/Canceled", "AcquireUpTo/ErrInvalid",
-			"AcquireUpTo/ErrClosed with units free", "AcquireUpTo/parked",
-			"Parked AcquireUpTo/ok", "Parked AcquireUpTo/ErrClosed", "Parked AcquireUpTo/Canceled",
-			"TryAcquireUpTo/some", "TryAcquireUpTo/none", "TryAcquireUpTo/none, queued",
-			"TryAcquireUpTo/none, closed with units free",
-			"AcquirePermitUpTo/ok", "AcquirePermitUpTo/Canceled", "AcquirePermitUpTo/ErrClosed with units free",
-			"AcquirePermitUpTo/parked", "Parked AcquirePermitUpTo/ok",
-			"TryAcquirePermitUpTo/some", "TryAcquirePermitUpTo/none", "TryAcquirePermitUpTo/none, queued",
+		want: limWant,
+	},
+	{
+		name: "FuzzLimiterEventual", run: runEventualLimiter, also: "FuzzLimiter",
+		seeds: map[string]string{
+			// NewLimiter(4), 3 taken, a parked Acquire for 2, the head,
+			// 1ns old: each form of acquire takes the free unit ahead of
+			// it, and gives it back; then a Release of 1 serves the head.
+			"barge": "3" + "A03A02Z1" + "T1R1Q1G0A01R1P01G1E5R1N5G2U05R1M05G3" + "R1",
+			// NewLimiter(4), 3 taken, a parked Acquire for 2: a barge at
+			// the bound; one nanosecond past it nothing takes the free
+			// unit, and the acquires behind park; Releases serve them in
+			// order; with nobody parked, a TryAcquire takes a unit.
+			"old-head": "3" + "Z0A03A02Z4T1R1Z5" + "T1E1N1Q1A01U01P01M01" + "R1R1R1R1R1" + "R1T1",
+			// NewLimiter(4), 3 taken: a head for 2 past the bound, and
+			// an Acquire for 1 parked behind it with a unit free, which
+			// Close refuses.
+			"close-old-head": "3" + "A03A02Z3A01C",
+			// NewLimiter(3), all taken: a head for 2 past the bound, a
+			// young one for 2 behind it, a unit free that nobody may
+			// take; the old head cancelled, the young one is barged past
+			// until a Release serves it.
+			"cancel-old-head": "2" + "A03A02Z3A02R1T1K0T1R2",
+			// NewLimiter(2), 1 taken: a young head for 2, a permit that
+			// barges past it, an Acquire for 1 parked behind it, and the
+			// permit given back. The head is cancelled right before a
+			// Release of 2, which is an over-release: the one behind has
+			// been woken for the free unit, not handed it. Once it has
+			// run, a Release of 2 is not.
+			"cancel-then-release": "1" + "A01A02Q1A01G0L02R2",
+			// NewLimiter(2), all taken: an Acquire for 1 and a Drain
+			// parked. A Release of 2 brings every unit back, and wakes
+			// the Acquire to take one: the Drain returns first.
+			"drain-before-the-woken": "1" + "E2A01D0R2",
 		},
+		want: append(slices.Clone(limWant),
+			"Acquire/ok, barged", "AcquirePermit/ok, barged", "AcquireUpTo/ok, barged", "AcquirePermitUpTo/ok, barged",
+			"TryAcquire/true, barged", "TryAcquirePermit/true, barged",
+			"TryAcquireUpTo/some, barged", "TryAcquirePermitUpTo/some, barged",
+			"Sleep/head within the bound", "CancelThenRelease/ErrOverRelease before those behind were served",
+			"Parked Drain/ok before the woken took their units",
+		),
 	},
 	{
 		name: "FuzzSignal", run: runSignal,
@@ -414,6 +443,35 @@ func readyqWant() []string {
 	return want
 }
 
+// limWant is every operation and outcome of FuzzLimiter's corpus.
+var limWant = []string{
+	"New/small", "New/big",
+	"Acquire/ok", "Acquire/ErrInvalid", "Acquire/ErrClosed with units free", "Acquire/Canceled", "Acquire/parked",
+	"Parked Acquire/ok", "Parked Acquire/ErrClosed", "Parked Acquire/Canceled", "CancelParked/after return",
+	"TryAcquire/true", "TryAcquire/false", "TryAcquire/false, queued", "TryAcquire/false, closed with units free",
+	"Release/ok", "Release/ErrOverRelease", "Release/ErrInvalid",
+	"Close/ok", "Close/refused a waiter with units free", "CancelThenRelease/ok",
+	"SetLimit/raise", "SetLimit/cut", "SetLimit/cut into debt", "SetLimit/same",
+	"SetLimit/ErrInvalid", "SetLimit/ErrInvalid below a parked acquirer", "SetLimit/ErrClosed",
+	"Drain/ok", "Drain/Canceled", "Drain/ErrInvalid", "Drain/parked", "Parked Drain/ok", "Parked Drain/Canceled",
+	"AcquirePermit/ok", "AcquirePermit/Canceled", "AcquirePermit/ErrInvalid",
+	"AcquirePermit/ErrClosed with units free", "AcquirePermit/parked",
+	"Parked AcquirePermit/ok", "Parked AcquirePermit/ErrClosed", "Parked AcquirePermit/Canceled",
+	"TryAcquirePermit/true", "TryAcquirePermit/false",
+	"PermitRelease/true", "PermitRelease/false, nothing held", "PermitRelease/false, over-release",
+	"PermitReleaseTwice/true", "PermitReleaseTwice/false, nothing held", "PermitReleaseTwice/false, over-release",
+	"Split/ok", "Split/ErrInvalid", "Merge/ok", "Merge/ErrInvalid", "Forget/true", "Forget/false",
+	"AcquireUpTo/ok", "AcquireUpTo/Canceled", "AcquireUpTo/ErrInvalid",
+	"AcquireUpTo/ErrClosed with units free", "AcquireUpTo/parked",
+	"Parked AcquireUpTo/ok", "Parked AcquireUpTo/ErrClosed", "Parked AcquireUpTo/Canceled",
+	"TryAcquireUpTo/some", "TryAcquireUpTo/none", "TryAcquireUpTo/none, queued",
+	"TryAcquireUpTo/none, closed with units free",
+	"AcquirePermitUpTo/ok", "AcquirePermitUpTo/Canceled", "AcquirePermitUpTo/ErrClosed with units free",
+	"AcquirePermitUpTo/parked", "Parked AcquirePermitUpTo/ok",
+	"TryAcquirePermitUpTo/some", "TryAcquirePermitUpTo/none", "TryAcquirePermitUpTo/none, queued",
+	"Sleep/nobody parked", "Sleep/head at the bound", "Sleep/head past the bound",
+}
+
 // kernelWant is every kernel operation and outcome, in both modes.
 func kernelWant() []string {
 	var want []string
@@ -479,9 +537,16 @@ func TestCorpusCoverage(t *testing.T) {
 			if tg.linuxOnly && runtime.GOOS != "linux" {
 				t.Skip("Linux only")
 			}
-			files, err := filepath.Glob(filepath.Join("testdata", "fuzz", tg.name, "*"))
+			files, err := corpusFiles(tg.name)
 			if err != nil || len(files) == 0 {
 				t.Fatalf("no corpus for %s: %v", tg.name, err)
+			}
+			if tg.also != "" {
+				more, err := corpusFiles(tg.also)
+				if err != nil || len(more) == 0 {
+					t.Fatalf("no corpus for %s: %v", tg.also, err)
+				}
+				files = append(files, more...)
 			}
 			tl := tally{}
 			for _, f := range files {
@@ -501,6 +566,27 @@ func TestCorpusCoverage(t *testing.T) {
 				t.Errorf("the corpus never reaches %q\nreached: %v", missing, labels(tl))
 			}
 		})
+	}
+}
+
+// corpusFiles lists the corpus files of the target name.
+func corpusFiles(name string) ([]string, error) {
+	return filepath.Glob(filepath.Join("testdata", "fuzz", name, "*"))
+}
+
+// addCorpus adds the corpus of the target name to f's seeds, for a target
+// that runs another's inputs in a mode of its own.
+func addCorpus(f *testing.F, name string) {
+	files, err := corpusFiles(name)
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no corpus for %s: %v", name, err)
+	}
+	for _, file := range files {
+		data, err := readCorpus(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
 	}
 }
 

@@ -8,6 +8,9 @@
 //	FuzzSemaphore  semaphore.Semaphore against model.Counter (NewSemaphore)
 //	FuzzLimiter    semaphore.Limiter and its permits against model.Limiter,
 //	               with the parked acquirers queued next to it
+//	FuzzLimiterEventual
+//	               the same, with WithEventualFairness on synctest's fake
+//	               clock, against NewEventualLimiter
 //	FuzzSignal     signal.Signal against model.Counter (NewSignal)
 //	FuzzCoalesce   coalesce.Waker on synctest's fake clock against model.Coalescer
 //	FuzzWorkqueue  workqueue.Queue[int] (every mode, with and without a
@@ -28,9 +31,9 @@
 // which TestCorpusCoverage checks. run.sh runs each target in turn.
 //
 // The linearizability tests record concurrent histories of semaphore,
-// limiter, signal, readyq and workqueue calls with
-// internal/testsupport/lincheck and check them with porcupine against
-// sequential models. For the counters that is the count (with the limit
+// limiter (strict and eventually fair), signal, readyq and workqueue
+// calls with internal/testsupport/lincheck and check them with porcupine
+// against sequential models. For the counters that is the count (with the limit
 // and the debt for the semaphore, and the permits given back for the
 // limiter). For the two queues it is the queue order, the items in
 // flight, their kept-aside marks and (workqueue) the delayed items.

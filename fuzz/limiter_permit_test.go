@@ -73,7 +73,7 @@ func (r *limRun) tryAcquirePermit(d *decoder) string {
 	var ok bool
 	*p, ok = r.l.TryAcquirePermit(n)
 	want, _ := r.modelTry(n)
-	r.tl.hit("TryAcquirePermit", fmt.Sprint(want))
+	r.tl.hit("TryAcquirePermit", r.bargeOutcome(fmt.Sprint(want), want && n > 0))
 	r.same(desc, ok, want)
 	if ok {
 		r.keepPermit(desc, p, n)
@@ -91,6 +91,7 @@ func (r *limRun) modelRelease(pm *limPermit) bool {
 	if pm.n == 0 || r.m.Release(pm.n) != nil {
 		return false
 	}
+	r.noticed = true
 	r.serve()
 	pm.n = 0
 	return true

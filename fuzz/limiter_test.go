@@ -2,10 +2,12 @@ package fuzz_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/evsync/evsync/model"
 	"github.com/evsync/evsync/semaphore"
@@ -20,6 +22,17 @@ import (
 // order (limRun.queue). It serves them from the model's free units after
 // each step, as the Limiter does.
 //
+// FuzzLimiterEventual makes the same operations on a Limiter made with
+// WithEventualFairness(limFuzzBound). The run's queue then follows
+// model.Limiter's Barging rules, with the parked acquirers as the
+// waiters: a call takes free units ahead of them while the head has
+// waited at most the bound (barges). The real Limiter does not hand a
+// release's units to a parked acquirer: it wakes the oldest to take them
+// itself, and that one wakes the next. After synctest.Wait each woken
+// acquirer has run, so the run serves its queue as in the strict mode.
+// The bubble's clock is the wall clock that the Limiter reads, and only
+// Z moves it, by as much as it moves the model's.
+//
 // Input: a construction byte (NewLimiter(limLimits[i])), then operations,
 // each a letter of limCodes with its operands. An amount is decoded as
 // for a counter of the free units with the limit (decode_test.go). Its
@@ -33,6 +46,7 @@ import (
 //	K i       cancel the context of parked call i (of any kind)
 //	L i n     cancel the context of parked acquirer i and Release(n) at
 //	          once: the units must go past it, to those behind it
+//	          (cancelThenRelease has two exceptions)
 //	S i       SetLimit(limit i of newLimit's table: -1, 0, 1, 2,
 //	          limit-1, limit, limit+1, limit+3, limit-free-1, 1<<31-1)
 //	D ctx     Drain(ctx); a live context parks the call where the model
@@ -60,21 +74,39 @@ import (
 //	M ctx n   AcquirePermitUpTo(ctx, n), parked like U; a permit it
 //	          returns is kept as P's are
 //	N n       TryAcquirePermitUpTo(n)
+//	Z i       sleep in the bubble (limSleep: 0, 1ns, the bound, one past
+//	          it, what brings the head's age to the bound, one past that)
 //
 // A byte that is no letter is one of the first fifteen operations (its
 // value modulo 15), as before the up-to letters came. An index is '0'
 // for the first, modulo the number there are; with none the operation
 // reads its bytes and does nothing.
 func FuzzLimiter(f *testing.F) {
-	f.Fuzz(func(t *testing.T, data []byte) { runLimiter(t, data, nil) })
+	f.Fuzz(func(t *testing.T, data []byte) { runLimiter(t, data, nil, 0) })
 }
+
+// FuzzLimiterEventual is FuzzLimiter in the eventual mode. Its seeds are
+// its own corpus and FuzzLimiter's, which it runs in this mode too.
+func FuzzLimiterEventual(f *testing.F) {
+	addCorpus(f, "FuzzLimiter")
+	f.Fuzz(func(t *testing.T, data []byte) { runLimiter(t, data, nil, limFuzzBound) })
+}
+
+// limFuzzBound is FuzzLimiterEventual's bound.
+const limFuzzBound = time.Millisecond
+
+// runStrictLimiter and runEventualLimiter are the runs of the two
+// targets, for the corpus tests.
+func runStrictLimiter(t *testing.T, data []byte, tl tally) { runLimiter(t, data, tl, 0) }
+
+func runEventualLimiter(t *testing.T, data []byte, tl tally) { runLimiter(t, data, tl, limFuzzBound) }
 
 // limCodes names the operations, in the order of limSteps. The first
 // limFirstCodes letters are the original grammar; a byte that is no
 // letter picks one of those, so that an input written before the others
 // came decodes as it did. New letters go at the end.
 const (
-	limCodes      = "ATRKLSDCPQGBHJF" + "UEMN"
+	limCodes      = "ATRKLSDCPQGBHJF" + "UEMN" + "Z"
 	limFirstCodes = 15
 )
 
@@ -84,6 +116,7 @@ var limSteps = [...]func(*limRun, *decoder) string{
 	(*limRun).acquirePermit, (*limRun).tryAcquirePermit, (*limRun).permitRelease,
 	(*limRun).permitReleaseTwice, (*limRun).permitSplit, (*limRun).permitMerge, (*limRun).permitForget,
 	(*limRun).acquireUpToStep, (*limRun).tryAcquireUpTo, (*limRun).acquirePermitUpToStep, (*limRun).tryAcquirePermitUpTo,
+	(*limRun).sleep,
 }
 
 // One step per letter: a compile-time check.
@@ -96,12 +129,16 @@ var limLimits = []int{1, 2, 3, 4, 5, 8, 1 << 36}
 // limRun is one decoded run.
 type limRun struct {
 	trail
-	tl      tally
-	l       *semaphore.Limiter
-	m       *model.Limiter
-	queue   []*limParked // the parked acquirers still waiting, oldest first
-	parked  []*limParked // every parked call
-	permits []*limPermit
+	tl       tally
+	l        *semaphore.Limiter
+	m        *model.Limiter
+	queue    []*limParked // the parked acquirers still waiting, oldest first
+	parked   []*limParked // every parked call
+	permits  []*limPermit
+	bound    time.Duration // the eventual-fairness bound, or 0 for strict FIFO
+	starving bool          // in the eventual mode, a step found the head older than the bound (endFair)
+	noticed  bool          // the step added units or parked a call: endFair looks at the head
+	atLimit  bool          // in the eventual mode, the step brought every unit back before the queue was served (serve)
 }
 
 // limParked is a call blocked in a goroutine of the bubble: an acquirer
@@ -110,8 +147,9 @@ type limRun struct {
 type limParked struct {
 	kind   parkKind // parkAcquire, parkPermit, parkUpTo, parkPermitUpTo or parkDrain
 	n      int
-	state  waitState // an acquirer's, in the run's model
-	took   int       // what the run's model granted it
+	state  waitState     // an acquirer's, in the run's model
+	took   int           // what the run's model granted it
+	start  time.Duration // when it parked, on the model's clock
 	cancel context.CancelFunc
 	res    chan result
 	permit *semaphore.Permit // what AcquirePermit returned; written before res
@@ -158,14 +196,18 @@ func kindName(k parkKind) string {
 	return k.String()
 }
 
-func runLimiter(t *testing.T, data []byte, tl tally) {
+// runLimiter makes the run of data on a Limiter with the
+// eventual-fairness bound, or a strict one for 0.
+func runLimiter(t *testing.T, data []byte, tl tally, bound time.Duration) {
 	synctest.Test(t, func(t *testing.T) {
 		d := &decoder{data: data}
-		r := &limRun{trail: trail{t: t}, tl: tl}
+		r := &limRun{trail: trail{t: t}, tl: tl, bound: bound}
 		r.construct(d)
 		defer r.stop()
 		for d.more() {
+			r.atLimit = false
 			desc := limSteps[d.opFirst(limCodes, limFirstCodes)](r, d)
+			r.endFair()
 			synctest.Wait() // parked calls settle
 			r.check(desc)
 			r.add(desc)
@@ -184,7 +226,11 @@ func (r *limRun) stop() {
 
 func (r *limRun) construct(d *decoder) {
 	n := limLimits[d.choice(len(limLimits))]
-	r.l, r.m = semaphore.NewLimiter(n), model.NewLimiter(n)
+	if r.bound > 0 {
+		r.l, r.m = semaphore.NewLimiter(n, semaphore.WithEventualFairness(r.bound)), model.NewEventualLimiter(n, r.bound)
+	} else {
+		r.l, r.m = semaphore.NewLimiter(n), model.NewLimiter(n)
+	}
 	if n > 1<<35 {
 		r.tl.hit("New", "big")
 	} else {
@@ -203,16 +249,57 @@ func (r *limRun) amount(d *decoder) int {
 }
 
 // wouldWait reports whether Acquire(n) with a live context would wait:
-// n is valid and not 0, and the limiter is open with others queued or
-// fewer than n units free.
+// n is valid and not 0, and the limiter is open with fewer than n units
+// free or others queued that it may not barge past.
 func (r *limRun) wouldWait(n int) bool {
-	return 0 < n && n <= r.m.Limit() && !r.m.Closed() && (len(r.queue) != 0 || n > r.m.Free())
+	return 0 < n && n <= r.m.Limit() && !r.m.Closed() && (!r.barges() || n > r.m.Free())
+}
+
+// barges reports whether a call may take free units ahead of the parked
+// acquirers: with none queued, or in the eventual mode while the limiter
+// does not starve (model.Limiter's Barging rules, with the parked
+// acquirers as the waiters).
+func (r *limRun) barges() bool {
+	return len(r.queue) == 0 || r.bound > 0 && !r.starving
+}
+
+// endFair ends a step as model.Limiter ends a call: it looks at the
+// head's age if the limiter starves or the step noticed (a Release or a
+// raise that added units, or a call that parked). The limiter then
+// starves if the head is older than the bound, and stops otherwise. With
+// nobody queued it never starves.
+func (r *limRun) endFair() {
+	look := r.starving || r.noticed
+	r.noticed = false
+	switch {
+	case len(r.queue) == 0:
+		r.starving = false
+	case look && r.bound > 0:
+		r.starving = r.m.Now()-r.queue[0].start > r.bound
+	}
+}
+
+// bargeOutcome is a call's outcome for the tally, with ", barged" added
+// if it took units ahead of a parked acquirer.
+func (r *limRun) bargeOutcome(outcome string, took bool) string {
+	if took && len(r.queue) != 0 {
+		return outcome + ", barged"
+	}
+	return outcome
 }
 
 // serve grants the queued acquirers, oldest first, while the head's
 // units are free, as the Limiter does after each change. An up-to call
 // at the head takes what is free, at most its n.
+//
+// In the eventual mode the Limiter may wake them to take their units
+// instead. Until they run, the units are free: if that is all of them, a
+// parked Drain may see every unit back, and return. So serve notes that
+// case (atLimit), where checkParked lets a Drain return or not.
 func (r *limRun) serve() {
+	if r.bound > 0 && len(r.queue) != 0 && r.m.Free() == r.m.Limit() {
+		r.atLimit = true
+	}
 	for len(r.queue) != 0 && r.queue[0].need() <= r.m.Free() {
 		p := r.queue[0]
 		var err error
@@ -262,7 +349,7 @@ func (r *limRun) acquire(k ctxKind, n int, kind parkKind) string {
 	if want == semaphore.ErrClosed && n <= r.m.Free() {
 		outcome = "ErrClosed with units free"
 	}
-	r.tl.hit(op, outcome)
+	r.tl.hit(op, r.bargeOutcome(outcome, want == nil && n > 0))
 	if kind == parkPermit {
 		r.acquirePermitNow(desc, k, n, want)
 		return desc
@@ -274,13 +361,14 @@ func (r *limRun) acquire(k ctxKind, n int, kind parkKind) string {
 // park starts an acquirer or a Drain in a goroutine with a context that
 // cancelParked can end; an acquirer joins the run's queue.
 func (r *limRun) park(kind parkKind, n int) {
-	p := &limParked{kind: kind, n: n, res: make(chan result, 1)}
+	p := &limParked{kind: kind, n: n, res: make(chan result, 1), start: r.m.Now()}
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
 	go func() { p.res <- r.parkedCall(ctx, p) }()
 	r.parked = append(r.parked, p)
 	if kind != parkDrain {
 		r.queue = append(r.queue, p)
+		r.noticed = true // its section looks at the head (endFair)
 	}
 	r.tl.hit(kindName(kind), "parked")
 }
@@ -315,21 +403,22 @@ func (r *limRun) tryAcquire(d *decoder) string {
 }
 
 // modelTry is TryAcquire(n) in the run's model, and its outcome for the
-// tally: it never takes units while acquirers are queued.
+// tally: it never takes units ahead of acquirers it may not barge past.
 func (r *limRun) modelTry(n int) (bool, string) {
 	switch {
-	case n > 0 && len(r.queue) != 0:
+	case n > 0 && !r.barges():
 		return false, "false, queued"
 	case r.m.Closed() && 0 <= n && n <= r.m.Free() && r.m.Free() != 0:
 		return r.m.TryAcquire(n), "false, closed with units free"
 	}
 	ok := r.m.TryAcquire(n)
-	return ok, fmt.Sprint(ok)
+	return ok, r.bargeOutcome(fmt.Sprint(ok), ok && n > 0)
 }
 
 func (r *limRun) release(d *decoder) string {
 	n := r.amount(d)
 	want := r.m.Release(n)
+	r.noticed = want == nil && n > 0
 	r.serve()
 	r.tl.err("Release", want)
 	r.sameErr(fmt.Sprintf("Release(%d)", n), r.l.Release(n), want)
@@ -376,7 +465,20 @@ func (r *limRun) cancelledResult(p *limParked, when string) {
 }
 
 // cancelThenRelease cancels a parked acquirer that is still waiting and
-// releases n units straight away.
+// releases n units straight away. A Release that has no room until those
+// behind the cancelled one are served serves them first, in the strict
+// mode: the cancelled acquirer does not hold it up.
+//
+// Two cases do not follow from one order of the calls.
+//   - A Release that fits at once, with an up-to acquirer queued: the
+//     cancelled call's own section may serve the queue before the
+//     Release or after it, and an up-to acquirer served after it takes
+//     more. So the cancelled call ends first (synctest.Wait).
+//   - In the eventual mode, a Release that has no room until those behind
+//     are served: the Limiter may wake them to take their units, which
+//     stay free until they run (then the Release is an over-release), or
+//     hand the units over in order, as it does once the head is older
+//     than the bound. The run takes what the Limiter did.
 func (r *limRun) cancelThenRelease(d *decoder) string {
 	var p *limParked
 	if len(r.queue) != 0 {
@@ -385,16 +487,30 @@ func (r *limRun) cancelThenRelease(d *decoder) string {
 		d.byte()
 	}
 	n := r.amount(d)
-	if p != nil {
-		p.cancel()
-		r.leave(p)
-	}
-	want := r.m.Release(n)
-	r.serve()
-	r.tl.err("CancelThenRelease", want)
-	r.sameErr(fmt.Sprintf("Release(%d) right after a cancel", n), r.l.Release(n), want)
 	if p == nil {
+		want := r.m.Release(n)
+		r.noticed = want == nil && n > 0
+		r.serve()
+		r.tl.err("CancelThenRelease", want)
+		r.sameErr(fmt.Sprintf("Release(%d) with nothing to cancel", n), r.l.Release(n), want)
 		return fmt.Sprintf("Release(%d) (nothing to cancel)", n)
+	}
+	p.cancel()
+	fits := 0 <= n && n <= r.m.InUse() // before those behind p are served
+	if fits && slices.ContainsFunc(r.queue, (*limParked).upTo) {
+		synctest.Wait()
+	}
+	r.leave(p)
+	desc := fmt.Sprintf("Release(%d) right after a cancel", n)
+	got := r.l.Release(n)
+	if r.bound > 0 && !fits && 0 <= n && n <= r.m.InUse() && errors.Is(got, semaphore.ErrOverRelease) {
+		r.tl.hit("CancelThenRelease", "ErrOverRelease before those behind were served")
+	} else {
+		want := r.m.Release(n)
+		r.noticed = want == nil && n > 0
+		r.serve()
+		r.tl.err("CancelThenRelease", want)
+		r.sameErr(desc, got, want)
 	}
 	synctest.Wait()
 	r.cancelledResult(p, "cancelled before a Release")
@@ -420,6 +536,7 @@ func (r *limRun) setLimit(d *decoder) string {
 	}
 	old := r.m.Limit()
 	want := r.m.SetLimit(n)
+	r.noticed = want == nil && n > old
 	r.serve()
 	outcome := errName(want)
 	switch {
@@ -513,14 +630,18 @@ func (r *limRun) checkParked(desc string) {
 			continue
 		}
 		res, ok := settled(p.res)
-		if want := r.parkedSettled(p); ok != want {
-			r.fail("after %s: parked %v #%d returned = %v (%v), model settled = %v",
-				desc, kindName(p.kind), i, ok, res.err, want)
-		}
-		if ok {
+		what := fmt.Sprintf("after %s: parked %v #%d", desc, kindName(p.kind), i)
+		switch want := r.parkedSettled(p); {
+		case ok && !want && p.kind == parkDrain && r.atLimit: // every unit back before the woken took theirs
+			p.done = true
+			r.tl.hit("Parked Drain", "ok before the woken took their units")
+			r.sameErr(what, res.err, nil)
+		case ok != want:
+			r.fail("%s returned = %v (%v), model settled = %v", what, ok, res.err, want)
+		case ok:
 			p.done = true
 			r.tl.err("Parked "+kindName(p.kind), res.err)
-			r.checkReturned(fmt.Sprintf("after %s: parked %v #%d", desc, kindName(p.kind), i), p, res)
+			r.checkReturned(what, p, res)
 		}
 	}
 }

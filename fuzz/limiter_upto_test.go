@@ -21,10 +21,10 @@ func (r *limRun) acquirePermitUpToStep(d *decoder) string {
 }
 
 // upToWaits reports whether AcquireUpTo(max) with a live context would
-// wait: max is above 0 and the limiter is open, with acquirers queued or
-// no unit free.
+// wait: max is above 0 and the limiter is open, with no unit free or
+// acquirers queued that it may not barge past.
 func (r *limRun) upToWaits(max int) bool {
-	return max > 0 && !r.m.Closed() && (len(r.queue) != 0 || r.m.Free() == 0)
+	return max > 0 && !r.m.Closed() && (!r.barges() || r.m.Free() == 0)
 }
 
 // acquireUpTo makes an AcquireUpTo or an AcquirePermitUpTo (kind) of up
@@ -48,7 +48,7 @@ func (r *limRun) acquireUpTo(k ctxKind, max int, kind parkKind) string {
 	if werr == semaphore.ErrClosed && r.m.Free() != 0 {
 		outcome = "ErrClosed with units free"
 	}
-	r.tl.hit(op, outcome)
+	r.tl.hit(op, r.bargeOutcome(outcome, want > 0))
 	p := new(semaphore.Permit)
 	var got int
 	var err error
@@ -67,10 +67,11 @@ func (r *limRun) acquireUpTo(k ctxKind, max int, kind parkKind) string {
 }
 
 // modelTryUpTo is TryAcquireUpTo(max) in the run's model, and its outcome
-// for the tally: it takes nothing while acquirers are queued.
+// for the tally: it takes nothing ahead of acquirers it may not barge
+// past.
 func (r *limRun) modelTryUpTo(max int) (int, string) {
 	switch {
-	case max > 0 && len(r.queue) != 0:
+	case max > 0 && !r.barges():
 		return 0, "none, queued"
 	case max > 0 && r.m.Closed() && r.m.Free() != 0:
 		return r.m.TryAcquireUpTo(max), "none, closed with units free"
@@ -79,7 +80,7 @@ func (r *limRun) modelTryUpTo(max int) (int, string) {
 	if n == 0 {
 		return 0, "none"
 	}
-	return n, "some"
+	return n, r.bargeOutcome("some", true)
 }
 
 func (r *limRun) tryAcquireUpTo(d *decoder) string {

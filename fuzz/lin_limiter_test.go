@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/evsync/evsync/internal/evserr"
@@ -32,23 +33,35 @@ import (
 // free. Nothing takes units once the limiter is closed, so they were free
 // when it failed too: the model must let Close refuse such acquires.
 func TestLimiterLinearizable(t *testing.T) {
-	checkLinearizable(t, "limiter", limWorkload, []string{
-		"Acquire/ok", "Acquire/Canceled", "Acquire/ErrClosed", "Acquire/ErrInvalid",
-		"Acquire/ErrClosed with units free",
-		"AcquirePermit/ok", "AcquirePermit/Canceled", "AcquirePermit/ErrClosed",
-		"AcquirePermit/ErrClosed with units free",
-		"TryAcquire/1", "TryAcquire/0", "TryAcquire/0 with units free",
-		"TryAcquirePermit/1", "TryAcquirePermit/0",
-		"Release/ok", "Release/ErrOverRelease", "Release/ErrInvalid",
-		"PermitRelease/1", "PermitRelease/0",
-		"SetLimit/ok", "SetLimit/ErrInvalid", "SetLimit/ErrClosed",
-		"Drain/ok", "Drain/Canceled",
-		"AcquireUpTo/ok", "AcquireUpTo/Canceled", "AcquireUpTo/ErrClosed", "AcquireUpTo/ErrInvalid",
-		"AcquireUpTo/ErrClosed with units free",
-		"AcquirePermitUpTo/ok", "AcquirePermitUpTo/Canceled", "AcquirePermitUpTo/ErrClosed",
-		"TryAcquireUpTo/some", "TryAcquireUpTo/none", "TryAcquireUpTo/none with units free",
-		"TryAcquirePermitUpTo/some", "TryAcquirePermitUpTo/none",
-	})
+	checkLinearizable(t, "limiter", limWorkload(false), limLinWant)
+}
+
+// TestLimiterEventualLinearizable is TestLimiterLinearizable on a
+// Limiter made with WithEventualFairness, the bound drawn for each
+// history from limLinBounds. The model is the same: a grant takes free
+// units, and nothing else changes the count. Only the marks of
+// contention are wider (markedByEventual).
+func TestLimiterEventualLinearizable(t *testing.T) {
+	checkLinearizable(t, "eventual limiter", limWorkload(true), limLinWant)
+}
+
+// limLinWant are the outcomes both limiter workloads must reach.
+var limLinWant = []string{
+	"Acquire/ok", "Acquire/Canceled", "Acquire/ErrClosed", "Acquire/ErrInvalid",
+	"Acquire/ErrClosed with units free",
+	"AcquirePermit/ok", "AcquirePermit/Canceled", "AcquirePermit/ErrClosed",
+	"AcquirePermit/ErrClosed with units free",
+	"TryAcquire/1", "TryAcquire/0", "TryAcquire/0 with units free",
+	"TryAcquirePermit/1", "TryAcquirePermit/0",
+	"Release/ok", "Release/ErrOverRelease", "Release/ErrInvalid",
+	"PermitRelease/1", "PermitRelease/0",
+	"SetLimit/ok", "SetLimit/ErrInvalid", "SetLimit/ErrClosed",
+	"Drain/ok", "Drain/Canceled",
+	"AcquireUpTo/ok", "AcquireUpTo/Canceled", "AcquireUpTo/ErrClosed", "AcquireUpTo/ErrInvalid",
+	"AcquireUpTo/ErrClosed with units free",
+	"AcquirePermitUpTo/ok", "AcquirePermitUpTo/Canceled", "AcquirePermitUpTo/ErrClosed",
+	"TryAcquireUpTo/some", "TryAcquireUpTo/none", "TryAcquireUpTo/none with units free",
+	"TryAcquirePermitUpTo/some", "TryAcquirePermitUpTo/none",
 }
 
 type limOp uint8
@@ -310,10 +323,35 @@ func limSetLimitStep(s limState, c limCall, o output) (bool, limState) {
 
 var limLinLimits = []int{1, 2, 3, 5, 8}
 
-// limWorkload records one history of a limiter with a drawn limit.
-func limWorkload(rng *rand.Rand, tl tally) (porcupine.Model, []porcupine.Operation) {
-	limit := limLinLimits[rng.IntN(len(limLinLimits))]
-	l := semaphore.NewLimiter(limit)
+// limLinBounds are the bounds of the eventual workload's limiters, read
+// on the wall clock: from one where most heads soon wait too long and
+// units go to them in order, to one that a history's waits seldom pass.
+var limLinBounds = []time.Duration{time.Microsecond, 20 * time.Microsecond, time.Millisecond}
+
+// limWorkload returns the workload that records one history of a
+// limiter with a drawn limit, strict or eventually fair.
+func limWorkload(eventual bool) workload {
+	return func(rng *rand.Rand, tl tally) (porcupine.Model, []porcupine.Operation) {
+		limit := limLinLimits[rng.IntN(len(limLinLimits))]
+		l := semaphore.NewLimiter(limit)
+		mark := limCall.markedBy
+		if eventual {
+			l = semaphore.NewLimiter(limit, semaphore.WithEventualFairness(limLinBounds[rng.IntN(len(limLinBounds))]))
+			mark = limCall.markedByEventual
+		}
+		ops := limHistory(rng, l, limit)
+		markLimOverlaps(ops, mark)
+		for _, op := range ops {
+			if c, ok := op.Input.(limCall); ok {
+				tl.hit(c.name(), limOutcome(c, op.Output.(output)))
+			}
+		}
+		return limModel(limit), ops
+	}
+}
+
+// limHistory records one history of l, whose limit is limit.
+func limHistory(rng *rand.Rand, l *semaphore.Limiter, limit int) []porcupine.Operation {
 	seeds := make([]uint64, linWorkers)
 	for i := range seeds {
 		seeds[i] = rng.Uint64()
@@ -332,14 +370,7 @@ func limWorkload(rng *rand.Rand, tl tally) (porcupine.Model, []porcupine.Operati
 			maybeYield(w.r)
 		}
 	})
-	ops := rec.Operations()
-	markLimOverlaps(ops)
-	for _, op := range ops {
-		if c, ok := op.Input.(limCall); ok {
-			tl.hit(c.name(), limOutcome(c, op.Output.(output)))
-		}
-	}
-	return limModel(limit), ops
+	return rec.Operations()
 }
 
 // A limWorker is one client of a limiter history.
@@ -579,8 +610,8 @@ func (lp *linPermits) pick(r *rand.Rand, owner int) (linPermit, bool) {
 }
 
 // markLimOverlaps sets each call's contended flag from the calls that
-// overlapped it in time.
-func markLimOverlaps(ops []porcupine.Operation) {
+// overlapped it in time, with mark (markedBy or markedByEventual).
+func markLimOverlaps(ops []porcupine.Operation, mark func(c, o limCall) limCall) {
 	for i, op := range ops {
 		c, ok := op.Input.(limCall)
 		if !ok {
@@ -588,7 +619,7 @@ func markLimOverlaps(ops []porcupine.Operation) {
 		}
 		for j, other := range ops {
 			if o, ok := other.Input.(limCall); ok && i != j && lincheck.Overlap(op, other) {
-				c = c.markedBy(o)
+				c = mark(c, o)
 			}
 		}
 		ops[i].Input = c
@@ -608,6 +639,30 @@ func (c limCall) markedBy(o limCall) limCall {
 		c.contended = c.contended || o.op == limAcquire
 	case limSetLimit:
 		c.contended = c.contended || o.op == limAcquire && o.n > c.n
+	}
+	return c
+}
+
+// markedByEventual is markedBy for an eventually fair limiter. It adds
+// one mark: a TryAcquire or TryAcquireUpTo that an AcquireUpTo overlapped
+// is contended too. Once the oldest waiter has waited longer than the
+// bound, nobody takes units ahead of it, and that waiter may be an
+// AcquireUpTo. Until it runs, units it has not yet taken stay free: a
+// release wakes it to take them itself, as it does any waiter. So a try
+// may fail with units free while an AcquireUpTo waits, where the strict
+// limiter would have handed them over at the release.
+//
+// The mark is sound. It lets a try fail, which changes nothing, and only
+// while a call overlaps it that could have been queued then. It never
+// lets a call take units that were not free, nor makes or drops a unit:
+// every grant and every release still has to fit the count. SetLimit's
+// mark is markedBy's: the one it may not cut below is the need of a
+// queued Acquire, or of a woken one (which has one too), and an
+// AcquireUpTo has no need.
+func (c limCall) markedByEventual(o limCall) limCall {
+	c = c.markedBy(o)
+	if c.op == limTryAcquire || c.op == limTryAcquireUpTo {
+		c.contended = c.contended || o.op == limAcquireUpTo
 	}
 	return c
 }
@@ -769,5 +824,51 @@ func limBrokenHistories() []brokenHistory {
 			call(0, closeCall, ok, 1, 2),
 			call(1, set(3), ok, 3, 4),
 		}, false},
+	}
+}
+
+// TestLimiterMarks pins which overlapping calls mark a limiter call
+// contended, in each mode: markedByEventual adds an AcquireUpTo as a
+// reason for a try to fail, and nothing else.
+func TestLimiterMarks(t *testing.T) {
+	try := limCall{op: limTryAcquire, n: 1}
+	tryUpTo := limCall{op: limTryAcquireUpTo, n: 1}
+	set := limCall{op: limSetLimit, n: 1}
+	acq := limCall{op: limAcquire, n: 2, ctx: ctxEnds}
+	upTo := limCall{op: limAcquireUpTo, n: 2, ctx: ctxEnds}
+	others := []limCall{
+		{op: limRelease, n: 1}, {op: limPermitRelease, n: 1}, {op: limSetLimit, n: 3},
+		{op: limDrain, ctx: ctxEnds}, try, tryUpTo,
+	}
+	type markCase struct {
+		c, by            limCall
+		strict, eventual bool // whether c is contended in each mode
+	}
+	cases := []markCase{
+		{try, acq, true, true}, {tryUpTo, acq, true, true},
+		{try, upTo, false, true}, {tryUpTo, upTo, false, true},
+		{set, acq, true, true}, {set, upTo, false, false},
+		{set, limCall{op: limAcquire, n: 1}, false, false},
+	}
+	for _, o := range others {
+		cases = append(cases, markCase{try, o, false, false}, markCase{tryUpTo, o, false, false})
+	}
+	for _, c := range cases {
+		for _, m := range []struct {
+			name string
+			mark func(c, o limCall) limCall
+			want bool
+		}{{"strict", limCall.markedBy, c.strict}, {"eventual", limCall.markedByEventual, c.eventual}} {
+			ops := []porcupine.Operation{call(0, c.c, output{}, 2, 3), call(1, c.by, output{}, 1, 4)}
+			markLimOverlaps(ops, m.mark)
+			if got := ops[0].Input.(limCall).contended; got != m.want {
+				t.Errorf("%s: %v overlapped by %v: contended = %v, want %v", m.name, c.c, c.by, got, m.want)
+			}
+			ops = []porcupine.Operation{call(0, c.c, output{}, 1, 2), call(1, c.by, output{}, 3, 4)}
+			markLimOverlaps(ops, m.mark)
+			if ops[0].Input.(limCall).contended {
+				t.Errorf("%s: %v after %v, not overlapping: contended", m.name, c.c, c.by)
+			}
+		}
 	}
 }

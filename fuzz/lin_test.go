@@ -40,7 +40,8 @@ import (
 // own tests check that sequentially. The one place where the queue shows
 // in a single call's result, a TryAcquire that fails because acquirers are
 // queued although the units are there, is allowed only if an Acquire
-// overlapped it in time.
+// overlapped it in time (for an eventually fair limiter, an AcquireUpTo
+// too: markedByEventual).
 //
 // Each history is several workers making random calls, with contexts that
 // never end, end at a random moment or have already ended, and one more

@@ -9,7 +9,9 @@
 //
 // The models are:
 //   - [Counter], an eventfd counter. [NewSemaphore] models a
-//     semaphore.Semaphore and [NewSignal] a signal.Signal.
+//     semaphore.Semaphore, [NewEventualSemaphore] one made with
+//     WithEventualFairness, on a clock of its own, and [NewSignal] a
+//     signal.Signal.
 //   - [Reservation], a semaphore.Reservation: a place in a Counter's queue.
 //   - [Limiter], a semaphore.Limiter. [NewLimiter] models the strict FIFO
 //     one and [NewEventualLimiter] one with WithEventualFairness, on a

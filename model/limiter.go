@@ -1,7 +1,6 @@
 package model
 
 import (
-	"math"
 	"time"
 
 	"github.com/evsync/evsync/internal/evserr"
@@ -62,9 +61,12 @@ import (
 // calls look at the head's age when they end:
 //   - a call that adds units: a Release of n > 0, a raise by SetLimit, a
 //     Cancel that gives units back
-//   - a call that would queue: a Reserve that queues, an Acquire or
-//     AcquireUpTo that returns ErrWouldBlock (the real one waits)
+//   - a Reserve that queues
 //   - any call while the limiter starves
+//
+// An Acquire or AcquireUpTo that returns ErrWouldBlock changes nothing,
+// and so does not look. The real one queues, and looks: a caller that
+// parks it models that in a queue of its own.
 //
 // The limiter starves if the head is older than the bound, and stops
 // otherwise. It stops too once nothing is pending. So it stays strict
@@ -123,7 +125,7 @@ func NewEventualLimiter(n int, bound time.Duration) *Limiter {
 // zero value is strict FIFO at time 0.
 type fairness struct {
 	bound    time.Duration // 0: strict FIFO
-	now      time.Duration // starts at 0, moves only with Limiter.Advance
+	now      time.Duration // starts at 0, moves only with Advance
 	starving bool          // the head was found older than the bound: order is strict
 	noticed  bool          // the call added units or would queue: end looks at the head
 }
@@ -167,44 +169,28 @@ func (f fairness) ordered(queue []*Reservation) bool {
 }
 
 // Now is the time on the model's clock: 0 at first, moved on by Advance.
-func (l *Limiter) Now() time.Duration { return l.c.fair.now }
+func (l *Limiter) Now() time.Duration { return l.c.Now() }
 
 // Advance moves the model's clock on by d. Past the largest Duration the
 // clock stays there. Advance serves nobody: in the eventual mode it only
 // ages the pending reservations, which may end barging. It panics if d is
 // negative, as time does not go back.
-func (l *Limiter) Advance(d time.Duration) {
-	if d < 0 {
-		panic("model: negative Advance")
-	}
-	f := &l.c.fair
-	if d > math.MaxInt64-f.now {
-		f.now = math.MaxInt64
-		return
-	}
-	f.now += d
-}
+func (l *Limiter) Advance(d time.Duration) { l.c.Advance(d) }
 
 // Bound is the eventual-fairness bound, or 0 for a strict Limiter.
-func (l *Limiter) Bound() time.Duration { return l.c.fair.bound }
+func (l *Limiter) Bound() time.Duration { return l.c.Bound() }
 
 // Ages returns the age of each pending reservation on the model's clock,
 // oldest first, in the order of Queue.
-func (l *Limiter) Ages() []time.Duration {
-	ages := make([]time.Duration, len(l.c.queue))
-	for i, r := range l.c.queue {
-		ages[i] = l.c.fair.now - r.start
-	}
-	return ages
-}
+func (l *Limiter) Ages() []time.Duration { return l.c.Ages() }
 
 // Barges reports whether barging is allowed now: no reservation is
 // pending, or in the eventual mode the limiter is not starving.
-func (l *Limiter) Barges() bool { return l.c.fair.barges(l.c.queue) }
+func (l *Limiter) Barges() bool { return l.c.Barges() }
 
 // Starving reports whether the eventual mode has found the head older
 // than the bound, so that order is strict until the head changes.
-func (l *Limiter) Starving() bool { return l.c.fair.starving }
+func (l *Limiter) Starving() bool { return l.c.Starving() }
 
 // Acquire models Limiter.Acquire. It returns, in this order of checks:
 //   - ErrInvalid for n negative or above the limit
@@ -224,12 +210,7 @@ func (l *Limiter) Acquire(ctx Ctx, n int) error {
 	case l.c.closed:
 		return evserr.ErrClosed
 	}
-	err := l.c.Acquire(ctx, uint64(n))
-	if err == evserr.ErrWouldBlock {
-		l.c.fair.notice() // the real call queues
-		l.c.fair.end(l.c.queue)
-	}
-	return err
+	return l.c.Acquire(ctx, uint64(n))
 }
 
 // Reserve models Limiter.Reserve. It is granted at once if its units are
@@ -282,10 +263,6 @@ func (l *Limiter) AcquireUpTo(ctx Ctx, max int) (int, error) {
 		return 0, evserr.ErrClosed
 	}
 	n, err := l.c.AcquireUpTo(ctx, uint64(max))
-	if err == evserr.ErrWouldBlock {
-		l.c.fair.notice() // the real call queues
-		l.c.fair.end(l.c.queue)
-	}
 	return int(n), err
 }
 
@@ -293,10 +270,13 @@ func (l *Limiter) AcquireUpTo(ctx Ctx, max int) (int, error) {
 // units and returns how many, if the limiter is open, max is above 0 and
 // barging is allowed. Otherwise it returns 0 and changes nothing.
 func (l *Limiter) TryAcquireUpTo(max int) int {
-	if max <= 0 || l.c.closed {
-		return 0
+	if max <= 0 || l.c.closed || !l.c.fair.barges(l.c.queue) || l.c.count == 0 {
+		return 0 // where the real call would not take: it never queues
 	}
-	n, _ := l.c.AcquireUpTo(Live, uint64(max)) // 0 where the real call would wait; it does not queue
+	n := min(l.c.count, uint64(max))
+	l.c.count -= n
+	l.c.settle()
+	l.c.wake(Out)
 	return int(n)
 }
 

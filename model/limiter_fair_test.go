@@ -120,8 +120,8 @@ func runFair(t *testing.T, n int, steps []fairStep) {
 
 // TestEventualBargingBoundary makes each call that may barge behind a
 // reservation of age 0, of exactly the bound, and of the bound and one
-// nanosecond, after a call that would queue and so looks at the head's
-// age. In the eventual mode the first two take the free unit and the last
+// nanosecond, after a Reserve that queues, and so looks at the head's
+// age, and its Cancel. In the eventual mode the first two take the free unit and the last
 // does not. Without that look, all three take it: nothing has noticed
 // the old head yet. The strict mode never lets any of them by.
 func TestEventualBargingBoundary(t *testing.T) {
@@ -154,7 +154,7 @@ func TestEventualBargingBoundary(t *testing.T) {
 					waited := look(after).strictly(fmt.Sprintf(f.afterWait, age))
 					steps := []fairStep{lim(acquire(model.Live, 3)), reserveStep(2, queued), elapse(age)}
 					if noticed {
-						steps = append(steps, lim(acquire(model.Live, 2).is(evserr.ErrWouldBlock))) // it would queue
+						steps = append(steps, reserveStep(3, queued), cancelStep(1, true)) // the Reserve looks
 					}
 					runFair(t, 4, append(steps,
 						look(fmt.Sprintf("free 1 waiting 1 queue [2] ages [%v]", age)),
@@ -194,12 +194,12 @@ func TestEventualLimiterSteps(t *testing.T) {
 		}},
 		{"Advance serves nobody, and an old head makes Reserve queue once a call noticed it", 4, []fairStep{
 			lim(acquire(model.Live, 3)), reserveStep(2, queued), elapse(bound + 1),
-			lim(acquire(model.Live, 2).is(evserr.ErrWouldBlock)), // it would queue, and notices
+			reserveStep(3, queued), cancelStep(1, true), // the Reserve looks
 			reserveStep(1, queued), look("free 1 waiting 2 queue [2 1] ages [10.000001ms 0s]"),
 			lim(try(1).is(false)), // the head's age decides, not the newest one's
-			elapse(5 * bound), done(1, "pending"),
+			elapse(5 * bound), done(2, "pending"),
 			look("free 1 waiting 2 queue [2 1] ages [60.000001ms 50ms]"),
-			cancelStep(0, true), done(1, "done <nil>"), look("free 0 waiting 0 queue [] ages []"),
+			cancelStep(0, true), done(2, "done <nil>"), look("free 0 waiting 0 queue [] ages []"),
 		}},
 		{"the next head's own age decides", 3, []fairStep{
 			lim(acquire(model.Live, 3)), reserveStep(1, queued), elapse(bound / 2),
@@ -323,11 +323,14 @@ func TestEventualLimiterClock(t *testing.T) {
 	if !l.Barges() {
 		t.Fatal("a Release(0), which adds nothing, noticed the old head")
 	}
-	if err := l.Acquire(model.Live, 1); err != evserr.ErrWouldBlock {
-		t.Fatalf("Acquire(1) with nothing free = %v", err)
+	if err := l.Acquire(model.Live, 1); err != evserr.ErrWouldBlock || !l.Barges() {
+		t.Fatalf("Acquire(1) with nothing free = %v, and then Barges %v: it would wait, and it looks at nothing", err, l.Barges())
+	}
+	if _, err := l.Reserve(1); err != nil {
+		t.Fatal(err)
 	}
 	if l.Barges() || !l.Starving() {
-		t.Fatalf("after an Acquire that would queue behind a head of age %v: Barges %v, Starving %v; want false, true", l.Ages()[0], l.Barges(), l.Starving())
+		t.Fatalf("after a Reserve that queued behind a head of age %v: Barges %v, Starving %v; want false, true", l.Ages()[0], l.Barges(), l.Starving())
 	}
 	l.Advance(math.MaxInt64)
 	if l.Now() != math.MaxInt64 || l.Ages()[0] != math.MaxInt64-3*time.Second {

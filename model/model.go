@@ -2,6 +2,8 @@ package model
 
 import (
 	"context"
+	"math"
+	"time"
 
 	"github.com/evsync/evsync/internal/evserr"
 )
@@ -49,14 +51,18 @@ const (
 
 // A Counter models one eventfd counter. It has a count between 0 and its
 // limit, a closed state and, as a semaphore, a FIFO queue of pending
-// reservations. Make one with NewSemaphore, which models a
-// semaphore.Semaphore, or NewSignal, which models a signal.Signal. A
+// reservations. Make one with NewSemaphore, which models a strict FIFO
+// semaphore.Semaphore, NewEventualSemaphore, which models one made with
+// WithEventualFairness, or NewSignal, which models a signal.Signal. A
 // semaphore's calls panic on a signal's Counter, and the other way round.
 //
 // The calls map onto the model as follows:
 //
 //	semaphore             signal             Counter
 //	New(n, WithLimit(l))  New(n)             NewSemaphore(n, l), NewSignal(n)
+//	New(n, WithLimit(l),                     NewEventualSemaphore(n, l, d)
+//	  WithEventualFairness(d))
+//	the clock moves on by d                  Advance(d)
 //	Release(n)            Add(n)             Write(n)
 //	ReleaseWait(ctx, n)   AddWait(ctx, n)    WriteWait(ctx, n)
 //	Acquire(ctx, n)                          Acquire(ctx, n)
@@ -79,6 +85,37 @@ const (
 //
 // Read and Poll model the kernel's non-blocking read(2) and poll(2) on an
 // eventfd, for tests against a real one.
+//
+// # Eventual fairness
+//
+// A semaphore made by NewEventualSemaphore follows the rules of Limiter's
+// Clock and Barging sections, on a clock of its own (Now, Advance). The
+// head is the oldest pending reservation. While no reservation is
+// pending, or the head's age is at most the bound, these calls barge:
+//   - Acquire, TryAcquire, AcquireUpTo and TakeAll take free units even
+//     with reservations pending. Read does too, as TryAcquire(1).
+//   - Reserve(n) is granted at once if n units are free.
+//
+// Once the head is older than the bound, they take nothing ahead of it,
+// as in the strict mode. TakeAll then returns 0. These are the same in
+// both modes:
+//   - Write, a raise by SetLimit and a Cancel that gives units back hand
+//     them to the pending reservations in order, oldest first.
+//   - Close serves the pending reservations in order while what is left
+//     covers them, and refuses the rest. None is pending after it, so
+//     every later call may barge.
+//   - WriteWait: writers wait for room in a line of their own, which
+//     barging does not touch.
+//   - Ready and Writable fire as in the strict mode. A Write whose units
+//     all go to pending reservations does not fire Ready.
+//
+// The model has no goroutine waiters. In the eventual mode a real one,
+// parked in Acquire, may not be handed its units: a Write may wake it to
+// take them, and they are free until it runs. So that Write fires Ready,
+// and a Drain may return in between. A test that parks Acquires next to
+// the model must allow for that.
+//
+// A strict semaphore keeps the clock too, and no call looks at it.
 type Counter struct {
 	kind   kind
 	count  uint64 // available units; after Close, what is left to read
@@ -87,7 +124,7 @@ type Counter struct {
 	closed bool
 	stops  bool           // a Limiter's: Close refuses every reservation, even one that fits
 	queue  []*Reservation // pending reservations, oldest first
-	fair   fairness       // a Limiter's clock and eventual-fairness bound; a semaphore's is strict
+	fair   fairness       // a semaphore's clock and eventual-fairness bound (0: strict)
 
 	armed bool   // a Ready channel is out and has not fired yet
 	fires uint64 // how many times an armed Ready channel has fired
@@ -109,6 +146,21 @@ func NewSemaphore(initial, limit uint64) *Counter {
 		panic("model: initial count above the limit")
 	}
 	return &Counter{kind: semaphoreKind, count: initial, limit: limit}
+}
+
+// NewEventualSemaphore returns a model of semaphore.New(initial,
+// WithLimit(limit), WithEventualFairness(bound)), eventually fair with
+// that bound on the model's clock (see Eventual fairness). Pass Max as
+// the limit for a semaphore without WithLimit. Like the real option, it
+// panics if bound is not positive. Like NewSemaphore, it panics unless
+// 1 ≤ limit ≤ Max and initial ≤ limit.
+func NewEventualSemaphore(initial, limit uint64, bound time.Duration) *Counter {
+	if bound <= 0 {
+		panic("model: eventual fairness needs a positive bound")
+	}
+	c := NewSemaphore(initial, limit)
+	c.fair.bound = bound
+	return c
 }
 
 // NewSignal returns a model of signal.New(initial). Like signal.New, it
@@ -266,10 +318,14 @@ func (c *Counter) Drain(ctx Ctx) error {
 // Acquire models semaphore Acquire. It returns, in this order of checks:
 //   - ErrInvalid if n is above the limit
 //   - context.Canceled if ctx is Done
-//   - nil, taking n units, if n is 0, or if nobody is queued and n units
-//     are there
+//   - nil, taking n units, if n is 0, or if n units are there and
+//     barging is allowed: nobody is queued, or in the eventual mode the
+//     semaphore is not starving
 //   - ErrClosed after Close
-//   - ErrWouldBlock otherwise, where the real Acquire waits
+//   - ErrWouldBlock otherwise, where the real Acquire waits. The model
+//     does not queue the call. A caller that parks the real one keeps it
+//     in a queue of its own, and in the eventual mode looks at the head's
+//     age then, as the real one's section does (see Limiter's Barging).
 //
 // A call that returns an error changes nothing.
 func (c *Counter) Acquire(ctx Ctx, n uint64) error {
@@ -293,8 +349,8 @@ func (c *Counter) Acquire(ctx Ctx, n uint64) error {
 }
 
 // TryAcquire models semaphore TryAcquire. It takes n units and returns
-// true if nobody is queued and they are there. TryAcquire(0) is true, and
-// n above the limit is false.
+// true if they are there and barging is allowed (see Acquire).
+// TryAcquire(0) is true, and n above the limit is false.
 func (c *Counter) TryAcquire(n uint64) bool {
 	c.must(semaphoreKind)
 	switch {
@@ -344,7 +400,8 @@ func (c *Counter) Wait(ctx Ctx) (uint64, error) {
 // AcquireUpTo models semaphore AcquireUpTo. It returns:
 //   - 0 and context.Canceled if ctx is Done
 //   - 0 and nil for max 0
-//   - up to max units and nil, if nobody is queued and some are there
+//   - up to max units and nil, if some are there and barging is allowed
+//     (see Acquire)
 //   - 0 and ErrClosed after Close, with nothing left
 //   - 0 and ErrWouldBlock otherwise, where the real call waits
 func (c *Counter) AcquireUpTo(ctx Ctx, max uint64) (uint64, error) {
@@ -367,10 +424,11 @@ func (c *Counter) AcquireUpTo(ctx Ctx, max uint64) (uint64, error) {
 }
 
 // TakeAll models semaphore TakeAll. It takes and returns every unit, or 0
-// while a reservation is queued.
+// while barging is not allowed: a reservation is queued, and in the
+// eventual mode the head is older than the bound.
 func (c *Counter) TakeAll() uint64 {
 	c.must(semaphoreKind)
-	if len(c.queue) != 0 {
+	if !c.fair.barges(c.queue) {
 		return 0
 	}
 	n := c.count
@@ -510,6 +568,64 @@ func (c *Counter) grantHead() {
 	c.queue = c.queue[1:]
 	c.count -= r.need
 	r.state = granted
+}
+
+// Now is the time on the model's clock: 0 at first, moved on by Advance.
+// It is a semaphore's only.
+func (c *Counter) Now() time.Duration {
+	c.must(semaphoreKind)
+	return c.fair.now
+}
+
+// Advance moves the model's clock on by d, standing for the clock given
+// with semaphore.WithClock, or for testing/synctest's fake clock. Past
+// the largest Duration the clock stays there. Advance serves nobody: in
+// the eventual mode it only ages the pending reservations, which the next
+// call that looks may find overdue. It panics if d is negative, as time
+// does not go back, and on a signal's Counter.
+func (c *Counter) Advance(d time.Duration) {
+	c.must(semaphoreKind)
+	if d < 0 {
+		panic("model: negative Advance")
+	}
+	f := &c.fair
+	if d > math.MaxInt64-f.now {
+		f.now = math.MaxInt64
+		return
+	}
+	f.now += d
+}
+
+// Bound is the eventual-fairness bound, or 0 for a strict semaphore.
+func (c *Counter) Bound() time.Duration {
+	c.must(semaphoreKind)
+	return c.fair.bound
+}
+
+// Ages returns the age of each pending reservation on the model's clock,
+// oldest first, in the order of Queue.
+func (c *Counter) Ages() []time.Duration {
+	c.must(semaphoreKind)
+	ages := make([]time.Duration, len(c.queue))
+	for i, r := range c.queue {
+		ages[i] = c.fair.now - r.start
+	}
+	return ages
+}
+
+// Barges reports whether barging is allowed now: no reservation is
+// pending, or in the eventual mode the semaphore is not starving.
+func (c *Counter) Barges() bool {
+	c.must(semaphoreKind)
+	return c.fair.barges(c.queue)
+}
+
+// Starving reports whether the eventual mode has found the head older
+// than the bound, so that order is strict until the head changes (see
+// Limiter's Barging).
+func (c *Counter) Starving() bool {
+	c.must(semaphoreKind)
+	return c.fair.starving
 }
 
 func (c *Counter) must(k kind) {

@@ -19,8 +19,8 @@ const (
 // A Reservation models a semaphore.Reservation, a place in a Counter's
 // FIFO queue of acquirers. It is granted once its units fit and every
 // reservation ahead of it is served, or refused by Close. Counter.Reserve
-// and Limiter.Reserve make one. A Limiter in the eventual mode may grant
-// it at once, ahead of others (see Limiter's Barging).
+// and Limiter.Reserve make one. In the eventual mode either may grant it
+// at once, ahead of others (see Limiter's Barging).
 //
 // The calls map onto the model as follows:
 //
@@ -43,7 +43,8 @@ type Reservation struct {
 // Reserve models semaphore Reserve. The reservation joins the tail of the
 // queue, and the queue is served. Reserve(0) is granted at once, even
 // behind others. It returns:
-//   - the reservation and nil, granted at once if it fits with nobody ahead
+//   - the reservation and nil, granted at once if it fits with nobody
+//     ahead, or in the eventual mode ahead of a head at most bound old
 //   - nil and ErrInvalid if n is above the limit
 //   - nil and ErrClosed after Close, if what is left does not cover n
 func (c *Counter) Reserve(n uint64) (*Reservation, error) {

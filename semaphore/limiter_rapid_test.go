@@ -15,7 +15,8 @@ import (
 // TestLimiterModel drives every call of a Limiter, its permits and its
 // reservations, one at a time, next to model.Limiter and compares every
 // result. A call that would wait is made with a cancelled context
-// (testkit.CheckBlocking).
+// (testkit.CheckBlocking). Each run draws the mode, strict or eventually
+// fair (fair_rapid_test.go).
 func TestLimiterModel(t *testing.T) { testkit.CheckModel(t, testLimiterModel) }
 
 // FuzzLimiterModel is TestLimiterModel as a native fuzz target.
@@ -28,6 +29,7 @@ func testLimiterModel(t *rapid.T) {
 type limMachine struct {
 	l     *semaphore.Limiter
 	m     *model.Limiter
+	clock machineClock
 	perms []limPermit
 	resv  []limReservation
 }
@@ -44,7 +46,22 @@ func newLimMachine(t *rapid.T) *limMachine {
 		rapid.SampledFrom([]int{1, 2, 3, 1<<36 - 1, 1 << 36, math.MaxInt32}),
 		rapid.IntRange(1, 16),
 	).Draw(t, "n")
-	return &limMachine{l: newLimiter(n), m: model.NewLimiter(n)}
+	lm := &limMachine{clock: drawMode(t)}
+	lm.l = semaphore.NewLimiter(n, lm.clock.opts()...)
+	if lm.clock.eventual {
+		lm.m = model.NewEventualLimiter(n, machineBound)
+	} else {
+		lm.m = model.NewLimiter(n)
+	}
+	return lm
+}
+
+// Advance moves the limiter's fake clock and the model's on by the same
+// step (drawAdvance). A strict limiter ignores it.
+func (lm *limMachine) Advance(t *rapid.T) {
+	d := drawAdvance(t, lm.m.Ages())
+	lm.clock.fc.Step(d)
+	lm.m.Advance(d)
 }
 
 // amount draws a request or release size concentrated at the edges: 0, 1,

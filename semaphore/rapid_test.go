@@ -13,7 +13,8 @@ import (
 
 // TestSemaphoreModel drives every call of a Semaphore, one at a time,
 // next to the sequential reference model and compares every result.
-// Permits belong to a Limiter: TestLimiterModel checks them.
+// Permits belong to a Limiter: TestLimiterModel checks them. Each run
+// draws the mode, strict or eventually fair (fair_rapid_test.go).
 func TestSemaphoreModel(t *testing.T) { testkit.CheckModel(t, testSemaphoreModel) }
 
 // FuzzSemaphoreModel is TestSemaphoreModel as a native fuzz target.
@@ -26,6 +27,7 @@ func testSemaphoreModel(t *rapid.T) {
 type semMachine struct {
 	s     *semaphore.Semaphore
 	m     *model.Counter
+	clock machineClock
 	resv  []semReservation
 	ready testkit.ReadyChans
 	out   testkit.ReadyChans // Writable's, with out.Writable set
@@ -36,21 +38,46 @@ type semReservation struct {
 	m *model.Reservation
 }
 
+// newSemMachine draws the mode, then the construction. The zero value
+// is strict only.
 func newSemMachine(t *rapid.T) *semMachine {
-	sm := &semMachine{}
-	switch rapid.IntRange(0, 2).Draw(t, "construct") {
+	sm := &semMachine{clock: drawMode(t)}
+	first := 0
+	if sm.clock.eventual {
+		first = 1
+	}
+	limit := semaphore.Max
+	switch rapid.IntRange(first, 2).Draw(t, "construct") {
 	case 0: // the zero value: count 0, limit Max
 		sm.s, sm.m = new(semaphore.Semaphore), model.NewSemaphore(0, semaphore.Max)
+		return sm
 	case 1:
-		initial := testkit.Initial(semaphore.Max).Draw(t, "initial")
-		sm.s, sm.m = newSemaphore(initial), model.NewSemaphore(initial, semaphore.Max)
-	default:
-		limit := drawLimit(t)
 		initial := testkit.Initial(limit).Draw(t, "initial")
-		sm.s = newSemaphore(initial, semaphore.WithLimit(limit))
-		sm.m = model.NewSemaphore(initial, limit)
+		sm.s = semaphore.New(initial, sm.clock.opts()...)
+		sm.m = sm.newModel(initial, limit)
+	default:
+		limit = drawLimit(t)
+		initial := testkit.Initial(limit).Draw(t, "initial")
+		sm.s = semaphore.New(initial, sm.clock.opts(semaphore.WithLimit(limit))...)
+		sm.m = sm.newModel(initial, limit)
 	}
 	return sm
+}
+
+// newModel is the model of a semaphore of the drawn mode.
+func (sm *semMachine) newModel(initial, limit uint64) *model.Counter {
+	if sm.clock.eventual {
+		return model.NewEventualSemaphore(initial, limit, machineBound)
+	}
+	return model.NewSemaphore(initial, limit)
+}
+
+// Advance moves the semaphore's fake clock and the model's on by the same
+// step (drawAdvance). A strict semaphore ignores it.
+func (sm *semMachine) Advance(t *rapid.T) {
+	d := drawAdvance(t, sm.m.Ages())
+	sm.clock.fc.Step(d)
+	sm.m.Advance(d)
 }
 
 func drawLimit(t *rapid.T) uint64 {

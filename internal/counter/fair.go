@@ -160,7 +160,7 @@ func endFair(l *locked, c *Counter) {
 func retry(c *Counter, ctx context.Context, p req) (uint64, error) {
 	for {
 		l := c.lock()
-		l.woken = false
+		l.woken, l.noticed = false, true // it goes on with the write that woke it, which looks at the head (endFair)
 		if err := ctx.Err(); err != nil {
 			c.unlock(l)
 			return 0, err
@@ -176,7 +176,6 @@ func retry(c *Counter, ctx context.Context, p req) (uint64, error) {
 		if c.fair.overdue(p.since) {
 			l.starving = true
 		}
-		l.noticed = true
 		p.retry = false
 		w := l.readers.PushHead(ctx.Done(), p)
 		c.unlock(l)
