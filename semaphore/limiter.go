@@ -112,7 +112,8 @@ func (l *Limiter) acquireErr(err error, nilCtx bool, n int) error {
 // TryAcquire takes n units if they are free and nobody is queued ahead,
 // and reports whether it did. It never blocks. It is false for n negative
 // or above the limit, and once the limiter is closed. TryAcquire(0) is
-// true on an open limiter.
+// true on an open limiter. With WithEventualFairness, it takes free units
+// ahead of the queue until the limiter turns strict.
 func (l *Limiter) TryAcquire(n int) bool {
 	if n > 0 && l.c.TakeFast(uint64(n)) {
 		return true
@@ -127,7 +128,8 @@ func (l *Limiter) TryAcquire(n int) bool {
 // TryAcquireUpTo takes the free units, at most max of them, and returns
 // how many it took. It never blocks. It returns 0, taking nothing:
 //   - while an acquirer is queued, so it never takes what a waiter ahead
-//     of it is owed
+//     of it is owed (with WithEventualFairness, only once the limiter
+//     has turned strict)
 //   - once the limiter is closed, even with units free
 //   - for max 0, and for max negative, as TryAcquire(-1) is false
 //

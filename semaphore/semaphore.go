@@ -153,9 +153,11 @@ func (s *Semaphore) writeErr(op string, err error, nilCtx bool, n uint64) error 
 }
 
 // TryAcquire takes n units if they are available and nobody is queued
-// ahead, and reports whether it did. It never blocks and never jumps the
-// queue. A waiter whose context has ended does not count as queued.
-// TryAcquire(0) is true, and a request above the limit is false.
+// ahead, and reports whether it did. It never blocks, and by default
+// never jumps the queue. A waiter whose context has ended does not count
+// as queued. TryAcquire(0) is true, and a request above the limit is
+// false. With WithEventualFairness it takes available units ahead of the
+// queue, as Acquire does, until the semaphore turns strict.
 func (s *Semaphore) TryAcquire(n uint64) bool {
 	if n != 0 && s.c.TakeFast(n) {
 		return true
@@ -185,9 +187,11 @@ func (s *Semaphore) AcquireUpTo(ctx context.Context, max uint64) (uint64, error)
 }
 
 // TakeAll takes every available unit at once and returns how many it
-// took, 0 if none. It takes nothing while an acquirer is queued, so it
-// never takes what a waiter ahead of it is owed. Release the units as
-// usual, or keep them out of circulation.
+// took, 0 if none. By default it takes nothing while an acquirer is
+// queued, so it never takes what a waiter ahead of it is owed. With
+// WithEventualFairness it takes them ahead of the queue, as Acquire
+// does, until the semaphore turns strict. Release the units as usual, or
+// keep them out of circulation.
 func (s *Semaphore) TakeAll() uint64 {
 	if v, ok := counter.TakeUpToFast(&s.c, 0); ok {
 		return v
