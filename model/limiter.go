@@ -178,7 +178,7 @@ func (l *Limiter) Now() time.Duration { return l.c.Now() }
 func (l *Limiter) Advance(d time.Duration) { l.c.Advance(d) }
 
 // Bound is the eventual-fairness bound, or 0 for a strict Limiter.
-func (l *Limiter) Bound() time.Duration { return l.c.Bound() }
+func (l *Limiter) Bound() time.Duration { return l.c.fair.bound }
 
 // Ages returns the age of each pending reservation on the model's clock,
 // oldest first, in the order of Queue.
@@ -275,8 +275,8 @@ func (l *Limiter) TryAcquireUpTo(max int) int {
 	}
 	n := min(l.c.count, uint64(max))
 	l.c.count -= n
-	l.c.settle()
-	l.c.wake(Out)
+	settle(&l.c)
+	wake(&l.c, Out)
 	return int(n)
 }
 

@@ -220,7 +220,7 @@ func (c *Counter) Write(n uint64) error {
 	if n != 0 {
 		c.fair.notice()
 	}
-	c.wake(In | c.settle())
+	wake(c, In|settle(c))
 	return nil
 }
 
@@ -232,7 +232,7 @@ func (c *Counter) Write(n uint64) error {
 //
 // A failed SetLimit changes nothing.
 func (c *Counter) SetLimit(limit uint64) error {
-	c.must(semaphoreKind)
+	must(c, semaphoreKind)
 	switch {
 	case limit == 0 || limit > Max:
 		return evserr.ErrInvalid
@@ -249,8 +249,8 @@ func (c *Counter) SetLimit(limit uint64) error {
 	}
 	c.count, c.debt = Resize(c.count, c.limit, c.debt, limit)
 	c.limit = limit
-	c.settle()
-	c.wake(In | Out)
+	settle(c)
+	wake(c, In|Out)
 	return nil
 }
 
@@ -305,7 +305,7 @@ func (c *Counter) WriteWait(ctx Ctx, n uint64) error {
 //   - nil if every unit is back, the count at the limit
 //   - ErrWouldBlock otherwise, where the real Drain waits
 func (c *Counter) Drain(ctx Ctx) error {
-	c.must(semaphoreKind)
+	must(c, semaphoreKind)
 	switch {
 	case ctx == Done:
 		return stopped(ctx)
@@ -329,7 +329,7 @@ func (c *Counter) Drain(ctx Ctx) error {
 //
 // A call that returns an error changes nothing.
 func (c *Counter) Acquire(ctx Ctx, n uint64) error {
-	c.must(semaphoreKind)
+	must(c, semaphoreKind)
 	switch {
 	case n > c.limit:
 		return evserr.ErrInvalid
@@ -339,8 +339,8 @@ func (c *Counter) Acquire(ctx Ctx, n uint64) error {
 		return nil
 	case c.fair.barges(c.queue) && n <= c.count:
 		c.count -= n
-		c.settle()
-		c.wake(Out)
+		settle(c)
+		wake(c, Out)
 		return nil
 	case c.closed:
 		return evserr.ErrClosed
@@ -352,7 +352,7 @@ func (c *Counter) Acquire(ctx Ctx, n uint64) error {
 // true if they are there and barging is allowed (see Acquire).
 // TryAcquire(0) is true, and n above the limit is false.
 func (c *Counter) TryAcquire(n uint64) bool {
-	c.must(semaphoreKind)
+	must(c, semaphoreKind)
 	switch {
 	case n > c.limit:
 		return false
@@ -362,19 +362,19 @@ func (c *Counter) TryAcquire(n uint64) bool {
 		return false
 	}
 	c.count -= n
-	c.settle()
-	c.wake(Out)
+	settle(c)
+	wake(c, Out)
 	return true
 }
 
 // Take models signal Take. It returns the whole count and resets it to 0.
 func (c *Counter) Take() uint64 {
-	c.must(signalKind)
+	must(c, signalKind)
 	v := c.count
 	c.count = 0
-	c.settle()
+	settle(c)
 	if v != 0 {
-		c.wake(Out)
+		wake(c, Out)
 	}
 	return v
 }
@@ -385,7 +385,7 @@ func (c *Counter) Take() uint64 {
 //   - 0 and ErrClosed after Close
 //   - 0 and ErrWouldBlock otherwise, where the real Wait waits
 func (c *Counter) Wait(ctx Ctx) (uint64, error) {
-	c.must(signalKind)
+	must(c, signalKind)
 	switch {
 	case ctx == Done:
 		return 0, stopped(ctx)
@@ -405,7 +405,7 @@ func (c *Counter) Wait(ctx Ctx) (uint64, error) {
 //   - 0 and ErrClosed after Close, with nothing left
 //   - 0 and ErrWouldBlock otherwise, where the real call waits
 func (c *Counter) AcquireUpTo(ctx Ctx, max uint64) (uint64, error) {
-	c.must(semaphoreKind)
+	must(c, semaphoreKind)
 	switch {
 	case ctx == Done:
 		return 0, stopped(ctx)
@@ -414,8 +414,8 @@ func (c *Counter) AcquireUpTo(ctx Ctx, max uint64) (uint64, error) {
 	case c.fair.barges(c.queue) && c.count != 0:
 		n := min(c.count, max)
 		c.count -= n
-		c.settle()
-		c.wake(Out)
+		settle(c)
+		wake(c, Out)
 		return n, nil
 	case c.closed && c.count == 0:
 		return 0, evserr.ErrClosed
@@ -427,15 +427,15 @@ func (c *Counter) AcquireUpTo(ctx Ctx, max uint64) (uint64, error) {
 // while barging is not allowed: a reservation is queued, and in the
 // eventual mode the head is older than the bound.
 func (c *Counter) TakeAll() uint64 {
-	c.must(semaphoreKind)
+	must(c, semaphoreKind)
 	if !c.fair.barges(c.queue) {
 		return 0
 	}
 	n := c.count
 	c.count = 0
-	c.settle()
+	settle(c)
 	if n != 0 {
-		c.wake(Out)
+		wake(c, Out)
 	}
 	return n
 }
@@ -475,12 +475,12 @@ func (c *Counter) Close() {
 		return
 	}
 	c.closed = true
-	c.wake(Hup | c.settle())
+	wake(c, Hup|settle(c))
 }
 
 // wake tells the Sets c is in of a wakeup with events ev (none: no
 // wakeup).
-func (c *Counter) wake(ev Events) {
+func wake(c *Counter, ev Events) {
 	for _, s := range c.sets {
 		s.wake(c, ev)
 	}
@@ -531,18 +531,18 @@ func (c *Counter) WritableFired(t Ticket) bool { return uint64(t) <= c.wfires }
 //
 // A grant is a read that takes units, so settle returns Out if it granted
 // a reservation, for the Sets c is in, and no events otherwise.
-func (c *Counter) settle() Events {
+func settle(c *Counter) Events {
 	was := c.count
 	for c.closed && c.stops && len(c.queue) != 0 {
 		c.queue[0].state = rejected
 		c.queue = c.queue[1:]
 	}
 	for len(c.queue) != 0 && c.queue[0].need <= c.count {
-		c.grantHead()
+		grantHead(c)
 	}
 	for c.closed && len(c.queue) != 0 {
 		if c.queue[0].need <= c.count {
-			c.grantHead()
+			grantHead(c)
 			continue
 		}
 		c.queue[0].state = rejected
@@ -563,7 +563,7 @@ func (c *Counter) settle() Events {
 	return 0
 }
 
-func (c *Counter) grantHead() {
+func grantHead(c *Counter) {
 	r := c.queue[0]
 	c.queue = c.queue[1:]
 	c.count -= r.need
@@ -573,7 +573,7 @@ func (c *Counter) grantHead() {
 // Now is the time on the model's clock: 0 at first, moved on by Advance.
 // It is a semaphore's only.
 func (c *Counter) Now() time.Duration {
-	c.must(semaphoreKind)
+	must(c, semaphoreKind)
 	return c.fair.now
 }
 
@@ -584,7 +584,7 @@ func (c *Counter) Now() time.Duration {
 // call that looks may find overdue. It panics if d is negative, as time
 // does not go back, and on a signal's Counter.
 func (c *Counter) Advance(d time.Duration) {
-	c.must(semaphoreKind)
+	must(c, semaphoreKind)
 	if d < 0 {
 		panic("model: negative Advance")
 	}
@@ -596,16 +596,10 @@ func (c *Counter) Advance(d time.Duration) {
 	f.now += d
 }
 
-// Bound is the eventual-fairness bound, or 0 for a strict semaphore.
-func (c *Counter) Bound() time.Duration {
-	c.must(semaphoreKind)
-	return c.fair.bound
-}
-
 // Ages returns the age of each pending reservation on the model's clock,
 // oldest first, in the order of Queue.
 func (c *Counter) Ages() []time.Duration {
-	c.must(semaphoreKind)
+	must(c, semaphoreKind)
 	ages := make([]time.Duration, len(c.queue))
 	for i, r := range c.queue {
 		ages[i] = c.fair.now - r.start
@@ -616,7 +610,7 @@ func (c *Counter) Ages() []time.Duration {
 // Barges reports whether barging is allowed now: no reservation is
 // pending, or in the eventual mode the semaphore is not starving.
 func (c *Counter) Barges() bool {
-	c.must(semaphoreKind)
+	must(c, semaphoreKind)
 	return c.fair.barges(c.queue)
 }
 
@@ -624,11 +618,11 @@ func (c *Counter) Barges() bool {
 // than the bound, so that order is strict until the head changes (see
 // Limiter's Barging).
 func (c *Counter) Starving() bool {
-	c.must(semaphoreKind)
+	must(c, semaphoreKind)
 	return c.fair.starving
 }
 
-func (c *Counter) must(k kind) {
+func must(c *Counter, k kind) {
 	if c.kind != k {
 		panic("model: call not available in this mode")
 	}

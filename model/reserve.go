@@ -48,7 +48,7 @@ type Reservation struct {
 //   - nil and ErrInvalid if n is above the limit
 //   - nil and ErrClosed after Close, if what is left does not cover n
 func (c *Counter) Reserve(n uint64) (*Reservation, error) {
-	c.must(semaphoreKind)
+	must(c, semaphoreKind)
 	if n > c.limit {
 		return nil, evserr.ErrInvalid
 	}
@@ -67,7 +67,7 @@ func (c *Counter) Reserve(n uint64) (*Reservation, error) {
 		c.queue = append(c.queue, r)
 		c.fair.notice()
 	}
-	c.wake(ev | c.settle()) // a grant is a read: Out
+	wake(c, ev|settle(c)) // a grant is a read: Out
 	if r.state == rejected {
 		return nil, evserr.ErrClosed
 	}
@@ -117,7 +117,7 @@ func (r *Reservation) Cancel() bool {
 	var ev Events
 	switch r.state {
 	case pending:
-		c.remove(r)
+		remove(c, r)
 	case granted:
 		pay := min(r.need, c.debt)
 		if r.need-pay > c.limit-c.count {
@@ -131,11 +131,11 @@ func (r *Reservation) Cancel() bool {
 		}
 		ev = In // giving units back is a write, of 0 too
 	}
-	c.wake(ev | c.settle())
+	wake(c, ev|settle(c))
 	return true
 }
 
-func (c *Counter) remove(r *Reservation) {
+func remove(c *Counter, r *Reservation) {
 	if i := slices.Index(c.queue, r); i >= 0 {
 		c.queue = slices.Delete(c.queue, i, i+1)
 	}

@@ -245,9 +245,9 @@ func TestEventualSemaphoreSteps(t *testing.T) {
 // a semaphore Counter, and that a Limiter's are its Counter's.
 func TestEventualSemaphoreClock(t *testing.T) {
 	c := model.NewEventualSemaphore(0, model.Max, bound)
-	if c.Now() != 0 || c.Bound() != bound || !c.Barges() || len(c.Ages()) != 0 {
-		t.Fatalf("a new semaphore: Now %v, Bound %v, Barges %v, Ages %v; want 0, %v, true, []",
-			c.Now(), c.Bound(), c.Barges(), c.Ages(), bound)
+	if c.Now() != 0 || !c.Barges() || len(c.Ages()) != 0 {
+		t.Fatalf("a new semaphore: Now %v, Barges %v, Ages %v; want 0, true, []",
+			c.Now(), c.Barges(), c.Ages())
 	}
 	c.Advance(0)
 	c.Advance(3 * time.Second)
@@ -282,8 +282,8 @@ func TestEventualSemaphoreClock(t *testing.T) {
 	if _, err := s.Reserve(1); err != nil {
 		t.Fatal(err)
 	}
-	if s.Bound() != 0 || s.Barges() {
-		t.Fatalf("a strict semaphore behind a reservation of age 0: Bound %v, Barges %v; want 0, false", s.Bound(), s.Barges())
+	if s.Barges() {
+		t.Fatal("a strict semaphore behind a reservation of age 0: Barges = true")
 	}
 }
 
@@ -301,7 +301,6 @@ func TestEventualSemaphorePanics(t *testing.T) {
 		"Advance(-1ns), strict":                 func() { model.NewSemaphore(0, 1).Advance(-1) },
 		"Advance on a signal":                   func() { model.NewSignal(0).Advance(1) },
 		"Now on a signal":                       func() { model.NewSignal(0).Now() },
-		"Bound on a signal":                     func() { model.NewSignal(0).Bound() },
 		"Ages on a signal":                      func() { model.NewSignal(0).Ages() },
 		"Barges on a signal":                    func() { model.NewSignal(0).Barges() },
 		"Starving on a signal":                  func() { model.NewSignal(0).Starving() },

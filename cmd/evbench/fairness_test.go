@@ -45,8 +45,8 @@ func TestEventualRowsStandBesideStrict(t *testing.T) {
 }
 
 // TestEventualRowLetsARunningCallerIn: the eventual row's semaphore lets
-// a running caller take a unit that a release frees while a waiter is
-// parked, and the strict row's gives it to the waiter. Inside the bubble
+// a running caller take a free unit while a waiter is parked, one unit
+// short, and the strict row's keeps it for the waiter. Inside the bubble
 // the waiter's age stays 0, below the 1 ms bound.
 func TestEventualRowLetsARunningCallerIn(t *testing.T) {
 	for _, tc := range []struct {
@@ -59,7 +59,7 @@ func TestEventualRowLetsARunningCallerIn(t *testing.T) {
 	} {
 		t.Run(tc.impl, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				s, err := tc.newSem(1)
+				s, err := tc.newSem(2)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -68,18 +68,18 @@ func TestEventualRowLetsARunningCallerIn(t *testing.T) {
 					t.Fatal("TryAcquire on an idle semaphore failed")
 				}
 				done := make(chan error)
-				go func() { done <- s.Acquire(context.Background(), 1) }()
-				synctest.Wait() // the waiter is parked
-				s.Release(1)
+				go func() { done <- s.Acquire(context.Background(), 2) }()
+				synctest.Wait() // the waiter is parked, one unit short
 				if got := s.TryAcquire(1); got != tc.barges {
-					t.Errorf("TryAcquire after a release with a waiter parked = %v, want %v", got, tc.barges)
+					t.Errorf("TryAcquire of the free unit with a waiter parked = %v, want %v", got, tc.barges)
 				} else if got {
-					s.Release(1) // the waiter's turn
+					s.Release(1)
 				}
+				s.Release(1) // the waiter's two
 				if err := <-done; err != nil {
 					t.Fatal(err)
 				}
-				s.Release(1)
+				s.Release(2)
 			})
 		})
 	}
