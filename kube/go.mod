@@ -3,7 +3,7 @@ module github.com/evsync/evsync/kube
 go 1.26.0
 
 require (
-	github.com/evsync/evsync v0.2.1-0.20261207100303-faf94ee7b7ab
+	github.com/evsync/evsync v0.2.1-0.20261207100910-3e099d1550e2
 	github.com/go-logr/logr v1.4.3
 	go.uber.org/goleak v1.3.0
 	k8s.io/apimachinery v0.37.2
