@@ -45,9 +45,14 @@ func newEventual(limit uint64) (anchor.Semaphore, error) {
 	return eventualSemaphore{semaphore.New(limit, semaphore.WithLimit(limit), semaphore.WithEventualFairness(eventualBound))}, nil
 }
 
+// Acquire is the Semaphore's Acquire.
 func (a eventualSemaphore) Acquire(ctx context.Context, n uint64) error { return a.s.Acquire(ctx, n) }
-func (a eventualSemaphore) TryAcquire(n uint64) bool                    { return a.s.TryAcquire(n) }
-func (a eventualSemaphore) Close() error                                { a.s.Close(); return nil }
+
+// TryAcquire is the Semaphore's TryAcquire.
+func (a eventualSemaphore) TryAcquire(n uint64) bool { return a.s.TryAcquire(n) }
+
+// Close closes the Semaphore, which never fails.
+func (a eventualSemaphore) Close() error { a.s.Close(); return nil }
 
 // Release panics on the error evsync reports for units that are not
 // held, as the anchors do.
