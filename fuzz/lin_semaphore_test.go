@@ -25,16 +25,29 @@ import (
 // armed at the limit fires later is no single call, and FuzzSemaphore
 // checks that.
 func TestSemaphoreLinearizable(t *testing.T) {
-	checkLinearizable(t, "semaphore", semWorkload, []string{
-		"Acquire/ok", "Acquire/Canceled", "Acquire/ErrClosed", "Acquire/ErrInvalid",
-		"TryAcquire/1", "TryAcquire/0",
-		"Release/ok", "Release/ErrWouldBlock", "Release/ErrInvalid",
-		"ReleaseWait/ok", "ReleaseWait/Canceled", "ReleaseWait/ErrClosed",
-		"AcquireUpTo/ok", "AcquireUpTo/Canceled", "AcquireUpTo/ErrClosed",
-		"TakeAll/some", "TakeAll/none",
-		"SetLimit/ok", "SetLimit/ErrInvalid", "SetLimit/ErrClosed",
-		"Drain/ok", "Drain/Canceled", "Writable/1", "Writable/0",
-	})
+	checkLinearizable(t, "semaphore", semWorkload(false), semLinWant)
+}
+
+// TestSemaphoreEventualLinearizable is TestSemaphoreLinearizable on a
+// Semaphore made with WithEventualFairness, the bound drawn for each
+// history from limLinBounds. The marks are the strict mode's. A call that
+// barges takes units that are there, which the model allows, and a
+// TryAcquire or TakeAll that finds them gone overlapped an acquirer,
+// which its mark allows.
+func TestSemaphoreEventualLinearizable(t *testing.T) {
+	checkLinearizable(t, "eventual semaphore", semWorkload(true), semLinWant)
+}
+
+// semLinWant are the outcomes a run of the semaphore's check must reach.
+var semLinWant = []string{
+	"Acquire/ok", "Acquire/Canceled", "Acquire/ErrClosed", "Acquire/ErrInvalid",
+	"TryAcquire/1", "TryAcquire/0",
+	"Release/ok", "Release/ErrWouldBlock", "Release/ErrInvalid",
+	"ReleaseWait/ok", "ReleaseWait/Canceled", "ReleaseWait/ErrClosed",
+	"AcquireUpTo/ok", "AcquireUpTo/Canceled", "AcquireUpTo/ErrClosed",
+	"TakeAll/some", "TakeAll/none",
+	"SetLimit/ok", "SetLimit/ErrInvalid", "SetLimit/ErrClosed",
+	"Drain/ok", "Drain/Canceled", "Writable/1", "Writable/0",
 }
 
 type semOp uint8
@@ -271,12 +284,23 @@ func (s semState) resize(l uint64) semState {
 
 var semLinLimits = []uint64{1, 2, 3, 5, semaphore.Max}
 
-// semWorkload records one history of a semaphore with a drawn limit and
-// initial count.
-func semWorkload(rng *rand.Rand, tl tally) (porcupine.Model, []porcupine.Operation) {
-	limit := semLinLimits[rng.IntN(len(semLinLimits))]
-	initial := rng.Uint64N(min(limit, 3) + 1)
-	s := semaphore.New(initial, semaphore.WithLimit(limit))
+// semWorkload returns the workload that records one history of a
+// semaphore with a drawn limit and initial count, strict or eventually
+// fair.
+func semWorkload(eventual bool) workload {
+	return func(rng *rand.Rand, tl tally) (porcupine.Model, []porcupine.Operation) {
+		limit := semLinLimits[rng.IntN(len(semLinLimits))]
+		initial := rng.Uint64N(min(limit, 3) + 1)
+		opts := []semaphore.Option{semaphore.WithLimit(limit)}
+		if eventual {
+			opts = append(opts, semaphore.WithEventualFairness(limLinBounds[rng.IntN(len(limLinBounds))]))
+		}
+		return semHistory(rng, tl, semaphore.New(initial, opts...), limit, initial)
+	}
+}
+
+// semHistory records one history of s, made with limit and initial.
+func semHistory(rng *rand.Rand, tl tally, s *semaphore.Semaphore, limit, initial uint64) (porcupine.Model, []porcupine.Operation) {
 	seeds := make([]uint64, linWorkers)
 	for i := range seeds {
 		seeds[i] = rng.Uint64()
