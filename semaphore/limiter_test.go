@@ -64,18 +64,18 @@ func TestLimiterClosedPoolRefusesJobEleven(t *testing.T) {
 		ctx := context.Background()
 		var ran atomic.Int32
 		finish := make(chan struct{})
-		for range 10 {
+		for i := range 10 {
 			p, err := l.AcquirePermit(ctx, 1)
 			if err != nil {
-				t.Fatalf("job %d: %v", ran.Load()+1, err)
+				t.Fatalf("job %d: %v", i+1, err)
 			}
 			go func() {
 				defer p.Release()
 				ran.Add(1)
 				<-finish
 			}()
-			if ran.Load() == 2 {
-				close(finish) // let the rest run through
+			if i == 2 {
+				close(finish) // the pool is full: let the rest run through
 			}
 			synctest.Wait()
 		}
