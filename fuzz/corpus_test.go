@@ -252,6 +252,23 @@ var targets = []target{
 		),
 	},
 	{
+		name: "FuzzSemaphoreEventual", run: runEventualSemaphore, also: "FuzzSemaphore",
+		seeds: map[string]string{
+			// New(4) with 3 units taken, an Acquire for 2 parked: while it
+			// is young a TryAcquire, a TakeAll and an Acquire take the
+			// free unit ahead of it; past the bound a parked Acquire
+			// looks, and then nothing takes units ahead of it until a
+			// Release serves it.
+			"old-head": "4" + "1" + "A02Z1T1R1E" + "Z3A03T1E" + "R1R1R1R1R1",
+		},
+		want: []string{
+			"New/default limit", "New/WithLimit",
+			"Acquire/ok", "Acquire/parked", "Parked Acquire/ok",
+			"TryAcquire/true", "TryAcquire/false", "TakeAll/some, barged", "TakeAll/queued",
+			"Release/ok", "Sleep/head past the bound", "Sleep/head within the bound",
+		},
+	},
+	{
 		name: "FuzzSignal", run: runSignal,
 		seeds: map[string]string{
 			// New(0): Ready, Add and Take, the context choices of Wait,

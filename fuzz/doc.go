@@ -6,6 +6,9 @@
 // its reference model in model, comparing every result:
 //
 //	FuzzSemaphore  semaphore.Semaphore against model.Counter (NewSemaphore)
+//	FuzzSemaphoreEventual
+//	               the same, with WithEventualFairness on synctest's fake
+//	               clock, against NewEventualSemaphore
 //	FuzzLimiter    semaphore.Limiter and its permits against model.Limiter,
 //	               with the parked acquirers queued next to it
 //	FuzzLimiterEventual

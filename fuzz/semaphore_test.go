@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/evsync/evsync/internal/testsupport/testkit"
 	"github.com/evsync/evsync/model"
@@ -52,6 +53,8 @@ import (
 //	          says it would wait: it must return nil exactly once the
 //	          model's count is at its limit after a step
 //	O         Writable
+//	Z i       sleep in the bubble (limSleep's choices), which only
+//	          FuzzSemaphoreEventual's semaphore reads
 //
 // A byte that is no letter is one of the first ten operations (its value
 // modulo 10), as in the original grammar. The permit letters (P Q G B H J
@@ -60,12 +63,30 @@ func FuzzSemaphore(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { runSemaphore(t, data, nil) })
 }
 
+// FuzzSemaphoreEventual is FuzzSemaphore on a Semaphore made with
+// WithEventualFairness(limFuzzBound), against model.NewEventualSemaphore.
+// The zero value, which is strict, is New with the default limit here.
+// Its seeds are its own corpus and FuzzSemaphore's. The model's queue
+// holds the parked acquirers as reservations, so its Barging rules are
+// theirs too. After synctest.Wait a waiter woken to take its units has
+// run, so the model's hand-off stands for it.
+func FuzzSemaphoreEventual(f *testing.F) {
+	addCorpus(f, "FuzzSemaphore")
+	f.Fuzz(func(t *testing.T, data []byte) { runSemaphoreMode(t, data, nil, limFuzzBound) })
+}
+
+// runEventualSemaphore is FuzzSemaphoreEventual's run, for the corpus
+// tests.
+func runEventualSemaphore(t *testing.T, data []byte, tl tally) {
+	runSemaphoreMode(t, data, tl, limFuzzBound)
+}
+
 // semCodes names the operations, in the order of semSteps. The first
 // semFirstCodes letters are the original grammar; a byte that is no
 // letter picks one of those, as it did before the others were added, so
 // that the committed corpus decodes as it did. New letters go at the end.
 const (
-	semCodes      = "ATRWVXKYCL" + "SEUDO"
+	semCodes      = "ATRWVXKYCL" + "SEUDO" + "Z"
 	semFirstCodes = 10
 )
 
@@ -75,6 +96,7 @@ var semSteps = [...]func(*semRun, *decoder) string{
 	(*semRun).reserveStep, (*semRun).cancelReservation, (*semRun).cancelParked, (*semRun).readyStep,
 	(*semRun).closeStep, (*semRun).cancelThenRelease,
 	(*semRun).setLimit, (*semRun).takeAll, (*semRun).acquireUpTo, (*semRun).drain, (*semRun).writableStep,
+	(*semRun).sleep,
 }
 
 // One step per letter: a compile-time check.
@@ -92,6 +114,12 @@ type semRun struct {
 	parked   []*semParked
 	ready    readyList
 	writable readyList
+	bound    time.Duration // the eventual-fairness bound, or 0 for strict FIFO
+	// servedParked: in this step a parked acquirer returned with its
+	// units. In the eventual mode the write that freed them woke it to
+	// take them, and they were in the count meanwhile: a Ready channel
+	// may have fired where the model, which hands them over, says not.
+	servedParked bool
 }
 
 type semResv struct {
@@ -123,13 +151,18 @@ type semParked struct {
 	done   bool // returned, and checked
 }
 
-func runSemaphore(t *testing.T, data []byte, tl tally) {
+func runSemaphore(t *testing.T, data []byte, tl tally) { runSemaphoreMode(t, data, tl, 0) }
+
+// runSemaphoreMode makes the run of data on a Semaphore with the
+// eventual-fairness bound, or a strict one for 0.
+func runSemaphoreMode(t *testing.T, data []byte, tl tally, bound time.Duration) {
 	synctest.Test(t, func(t *testing.T) {
 		d := &decoder{data: data}
-		r := &semRun{trail: trail{t: t}, tl: tl, writable: readyList{out: true}}
+		r := &semRun{trail: trail{t: t}, tl: tl, writable: readyList{out: true}, bound: bound}
 		r.construct(d)
 		defer r.stop()
 		for d.more() {
+			r.servedParked = false
 			desc := semSteps[d.opFirst(semCodes, semFirstCodes)](r, d)
 			synctest.Wait() // parked calls settle
 			r.check(desc)
@@ -150,21 +183,62 @@ func (r *semRun) stop() {
 func (r *semRun) construct(d *decoder) {
 	c := d.choice(2 + len(semLimits))
 	initial := d.amount(0, semaphore.Max, 1)
-	switch c {
-	case 0:
+	switch {
+	case c == 0 && r.bound == 0:
 		r.s, r.m = new(semaphore.Semaphore), model.NewSemaphore(0, semaphore.Max)
 		r.tl.hit("New", "zero value")
-	case 1:
+	case c <= 1:
 		initial = min(initial, semaphore.Max)
-		r.s, r.m = semaphore.New(initial), model.NewSemaphore(initial, semaphore.Max)
+		if c == 0 {
+			initial = 0
+		}
+		r.s, r.m = semaphore.New(initial, r.opts()...), r.model(initial, semaphore.Max)
 		r.tl.hit("New", "default limit")
 	default:
 		limit := semLimits[c-2]
 		initial = min(initial, limit)
-		r.s = semaphore.New(initial, semaphore.WithLimit(limit))
-		r.m = model.NewSemaphore(initial, limit)
+		r.s = semaphore.New(initial, append(r.opts(), semaphore.WithLimit(limit))...)
+		r.m = r.model(initial, limit)
 		r.tl.hit("New", "WithLimit")
 	}
+}
+
+// opts are the run's options of New: the eventual mode's, or none.
+func (r *semRun) opts() []semaphore.Option {
+	if r.bound == 0 {
+		return nil
+	}
+	return []semaphore.Option{semaphore.WithEventualFairness(r.bound)}
+}
+
+// model is the run's model of New(initial) with limit, in its mode.
+func (r *semRun) model(initial, limit uint64) *model.Counter {
+	if r.bound == 0 {
+		return model.NewSemaphore(initial, limit)
+	}
+	return model.NewEventualSemaphore(initial, limit, r.bound)
+}
+
+// sleep is Z: the bubble's clock and the model's move on by one of
+// limSleep's choices. It serves nobody.
+func (r *semRun) sleep(d *decoder) string {
+	toBound := time.Duration(0)
+	if ages := r.m.Ages(); len(ages) != 0 {
+		toBound = max(0, limFuzzBound-ages[0])
+	}
+	table := [limSleeps]time.Duration{0, 1, limFuzzBound, limFuzzBound + 1, toBound, toBound + 1}
+	dur := table[d.choice(limSleeps)]
+	time.Sleep(dur)
+	synctest.Wait()
+	r.m.Advance(dur)
+	outcome := "nobody queued"
+	if ages := r.m.Ages(); len(ages) != 0 && ages[0] > limFuzzBound {
+		outcome = "head past the bound"
+	} else if len(ages) != 0 {
+		outcome = "head within the bound"
+	}
+	r.tl.hit("Sleep", outcome)
+	return fmt.Sprintf("sleep(%v)", dur)
 }
 
 // head is the need of the first queued acquirer, 1 if there is none.
@@ -227,7 +301,7 @@ func (r *semRun) closeStep(*decoder) string {
 // others queued or fewer than n units.
 func (r *semRun) wouldWait(n uint64) bool {
 	m := r.m
-	return n <= m.Limit() && n != 0 && !m.Closed() && (m.Waiting() != 0 || n > m.Count())
+	return n <= m.Limit() && n != 0 && !m.Closed() && (!m.Barges() || n > m.Count())
 }
 
 func (r *semRun) acquire(k ctxKind, n uint64) string {
@@ -436,6 +510,8 @@ func (r *semRun) takeAll(*decoder) string {
 	queued := r.m.Waiting() != 0
 	got, want := r.s.TakeAll(), r.m.TakeAll()
 	switch {
+	case queued && want != 0:
+		r.tl.hit("TakeAll", "some, barged")
 	case queued:
 		r.tl.hit("TakeAll", "queued")
 	case want == 0:
@@ -454,7 +530,7 @@ func (r *semRun) takeAll(*decoder) string {
 // others queued or no unit.
 func (r *semRun) upToWaits(max uint64) bool {
 	m := r.m
-	return max != 0 && !m.Closed() && (m.Waiting() != 0 || m.Count() == 0)
+	return max != 0 && !m.Closed() && (!m.Barges() || m.Count() == 0)
 }
 
 func (r *semRun) acquireUpTo(d *decoder) string {
@@ -531,7 +607,7 @@ func (r *semRun) check(desc string) {
 		}
 	}
 	r.checkParked(desc)
-	r.ready.check(&r.trail, m)
+	r.ready.checkEarly(&r.trail, m, r.bound > 0 && r.servedParked)
 	r.writable.check(&r.trail, m)
 }
 
@@ -551,6 +627,7 @@ func (r *semRun) checkParked(desc string) {
 		}
 		if ok {
 			p.done = true
+			r.servedParked = r.servedParked || p.kind != parkDrain && res.err == nil
 			r.tl.err("Parked "+p.kind.String(), res.err)
 			r.checkReturned(fmt.Sprintf("after %s: parked %v #%d", desc, p.kind, i), p, res)
 		}
