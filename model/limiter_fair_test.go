@@ -22,21 +22,47 @@ type fairRun struct {
 	resv []*model.Reservation
 }
 
-// A fairStep is one call and what it must return in the eventual mode
-// (want) and in the strict one (strict).
-type fairStep struct {
+// A modeStep is one call on a run R and what it must return in the
+// eventual mode (want) and in the strict one (strict).
+type modeStep[R any] struct {
 	what         string
-	do           func(*fairRun) any
+	do           func(R) any
 	want, strict any
 }
+
+// strictly returns the step with what it must return in the strict mode.
+func (s modeStep[R]) strictly(want any) modeStep[R] { s.strict = want; return s }
+
+// runModes makes the steps on a fresh run in each mode, eventual first.
+// fresh returns the run and its model's invariant check, which runs after
+// every step.
+func runModes[R any](t *testing.T, fresh func(eventual bool) (R, func() error), steps []modeStep[R]) {
+	t.Helper()
+	for _, eventual := range []bool{true, false} {
+		r, validate := fresh(eventual)
+		mode := map[bool]string{false: "strict", true: "eventual"}[eventual]
+		for i, s := range steps {
+			want := s.strict
+			if eventual {
+				want = s.want
+			}
+			if got := s.do(r); got != want {
+				t.Fatalf("%s mode, step %d: %s = %v, want %v", mode, i, s.what, got, want)
+			}
+			if err := validate(); err != nil {
+				t.Fatalf("%s mode, after step %d (%s): %v", mode, i, s.what, err)
+			}
+		}
+	}
+}
+
+// A fairStep is a step on a Limiter (fairRun).
+type fairStep = modeStep[*fairRun]
 
 // fstep returns a step that must return want in both modes.
 func fstep(what string, do func(*fairRun) any, want any) fairStep {
 	return fairStep{what, do, want, want}
 }
-
-// strictly returns the step with what it must return in the strict mode.
-func (s fairStep) strictly(want any) fairStep { s.strict = want; return s }
 
 // reserved is what a Reserve step returns: its error, and whether the
 // reservation was granted at once.
@@ -93,37 +119,26 @@ func look(want string) fairStep {
 	}, want)
 }
 
-// run makes the steps on a fresh limiter of n units in both modes,
+// runFair makes the steps on a fresh limiter of n units in both modes,
 // checking the model's invariants after every step.
 func runFair(t *testing.T, n int, steps []fairStep) {
 	t.Helper()
-	for _, eventual := range []bool{true, false} {
+	runModes(t, func(eventual bool) (*fairRun, func() error) {
 		r := &fairRun{l: model.NewLimiter(n)}
-		mode := "strict"
 		if eventual {
-			r.l, mode = model.NewEventualLimiter(n, bound), "eventual"
+			r.l = model.NewEventualLimiter(n, bound)
 		}
-		for i, s := range steps {
-			want := s.strict
-			if eventual {
-				want = s.want
-			}
-			if got := s.do(r); got != want {
-				t.Fatalf("%s mode, step %d: %s = %v, want %v", mode, i, s.what, got, want)
-			}
-			if err := r.l.Validate(); err != nil {
-				t.Fatalf("%s mode, after step %d (%s): %v", mode, i, s.what, err)
-			}
-		}
-	}
+		return r, r.l.Validate
+	}, steps)
 }
 
 // TestEventualBargingBoundary makes each call that may barge behind a
 // reservation of age 0, of exactly the bound, and of the bound and one
-// nanosecond, after a Reserve that queues, and so looks at the head's
-// age, and its Cancel. In the eventual mode the first two take the free unit and the last
-// does not. Without that look, all three take it: nothing has noticed
-// the old head yet. The strict mode never lets any of them by.
+// nanosecond, after a Reserve that queues (and so looks at the head's
+// age) and its Cancel. In the eventual mode the first two take the free
+// unit and the last does not. Without that look, all three take it:
+// nothing has noticed the old head yet. The strict mode never lets any
+// of them by.
 func TestEventualBargingBoundary(t *testing.T) {
 	forms := []struct {
 		name      string

@@ -15,13 +15,8 @@ import (
 // The eventual mode of a semaphore Counter (NewEventualSemaphore), each
 // rule beside the strict mode's answer to the same calls.
 
-// A semStep is one call on a semaphore Counter and what it must return
-// in the eventual mode (want) and in the strict one (strict).
-type semStep struct {
-	what         string
-	do           func(*semRun) any
-	want, strict any
-}
+// A semStep is a step on a semaphore Counter (semRun).
+type semStep = modeStep[*semRun]
 
 // A semRun is a semaphore Counter under test and the reservations its
 // Reserve steps made, in order.
@@ -33,9 +28,6 @@ type semRun struct {
 func sstep(what string, do func(*semRun) any, want any) semStep {
 	return semStep{what, do, want, want}
 }
-
-// strictly returns the step with what it must return in the strict mode.
-func (s semStep) strictly(want any) semStep { s.strict = want; return s }
 
 func semAcquire(n uint64, want error) semStep {
 	return sstep(fmt.Sprintf("Acquire(%d)", n), func(r *semRun) any { return r.c.Acquire(model.Live, n) }, want)
@@ -107,33 +99,21 @@ func semLook(want string) semStep {
 // every step.
 func runSem(t *testing.T, initial, limit uint64, steps []semStep) {
 	t.Helper()
-	for _, eventual := range []bool{true, false} {
+	runModes(t, func(eventual bool) (*semRun, func() error) {
 		r := &semRun{c: model.NewSemaphore(initial, limit)}
-		mode := "strict"
 		if eventual {
-			r.c, mode = model.NewEventualSemaphore(initial, limit, bound), "eventual"
+			r.c = model.NewEventualSemaphore(initial, limit, bound)
 		}
-		for i, s := range steps {
-			want := s.strict
-			if eventual {
-				want = s.want
-			}
-			if got := s.do(r); got != want {
-				t.Fatalf("%s mode, step %d: %s = %v, want %v", mode, i, s.what, got, want)
-			}
-			if err := r.c.Validate(); err != nil {
-				t.Fatalf("%s mode, after step %d (%s): %v", mode, i, s.what, err)
-			}
-		}
-	}
+		return r, r.c.Validate
+	}, steps)
 }
 
 // TestEventualSemaphoreBargingBoundary makes each call that may barge
 // behind a reservation of age 0, of exactly the bound, and of the bound
-// and one nanosecond, after a Reserve that queues, and so looks at the
-// head's age, and its Cancel. In the eventual mode the first two take the free unit
-// and the last does not. Without that look all three take it. The strict
-// mode never lets any of them by.
+// and one nanosecond, after a Reserve that queues (and so looks at the
+// head's age) and its Cancel. In the eventual mode the first two take the
+// free unit and the last does not. Without that look all three take it.
+// The strict mode never lets any of them by.
 func TestEventualSemaphoreBargingBoundary(t *testing.T) {
 	forms := []struct {
 		name      string
