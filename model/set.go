@@ -83,7 +83,7 @@ type SetEvent struct {
 //	poll.Set[int]                 Set
 //	New[int]()                    NewSet()
 //	Add(src, key, events, mode)   Add(c, key, events, mode)
-//	Modify(src, events, mode)     Modify(c, events, mode)
+//	Modify(src, key, ev, mode)    Modify(c, key, ev, mode)
 //	Remove(src)                   Remove(c)
 //	Wait(ctx, buf, max)           Wait(ctx, max)
 //	TryWait(buf, max)             TryWait(max)
@@ -160,12 +160,12 @@ func (s *Set) Add(c *Counter, key int, events Events, m Mode) error {
 	return nil
 }
 
-// Modify models poll.Set.Modify (EPOLL_CTL_MOD). It sets the events and
-// mode of c's registration, re-arms it if it is a one-shot that fired,
+// Modify models poll.Set.Modify (EPOLL_CTL_MOD). It sets the key, events
+// and mode of c's registration, re-arms it if it is a one-shot that fired,
 // and queues it if it has one of its events now. It returns ErrInvalid,
 // ErrClosed or ErrNotFound (c is not in the Set) as Add does, and nil
 // otherwise.
-func (s *Set) Modify(c *Counter, events Events, m Mode) error {
+func (s *Set) Modify(c *Counter, key int, events Events, m Mode) error {
 	switch {
 	case c == nil || !valid(events, m):
 		return evserr.ErrInvalid
@@ -176,7 +176,7 @@ func (s *Set) Modify(c *Counter, events Events, m Mode) error {
 	if r == nil {
 		return ErrNotFound
 	}
-	r.events, r.mode, r.disarmed = events, m, false
+	r.key, r.events, r.mode, r.disarmed = key, events, m, false
 	if r.has() != 0 {
 		s.queue(r)
 	}

@@ -50,7 +50,7 @@ func (d *kernelDiff) Step(t epolltest.Fataler, n int, op epolltest.Op) {
 		case epolltest.OpAdd:
 			got, want = k.Ctl(epolltest.Add, i, op.Events, op.Mode), set.Add(src[i], i, op.Events, op.Mode)
 		case epolltest.OpModify:
-			got, want = k.Ctl(epolltest.Modify, i, op.Events, op.Mode), set.Modify(src[i], op.Events, op.Mode)
+			got, want = k.Ctl(epolltest.Modify, i, op.Events, op.Mode), set.Modify(src[i], i, op.Events, op.Mode)
 		case epolltest.OpRemove:
 			got, want = k.Ctl(epolltest.Remove, i, 0, 0), set.Remove(src[i])
 		}

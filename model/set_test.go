@@ -127,7 +127,7 @@ func TestSetOneShotIsDeafUntilModify(t *testing.T) {
 	r.wait(8, "", true)
 	r.write(0, 1)
 	r.wait(8, "", true)
-	if err := r.set.Modify(r.src[0], model.In, model.OneShot); err != nil {
+	if err := r.set.Modify(r.src[0], 0, model.In, model.OneShot); err != nil {
 		t.Fatal(err)
 	}
 	r.wait(8, "a", true)
@@ -227,7 +227,7 @@ func TestSetBadArgumentsChangeNothing(t *testing.T) {
 		{"Add with no events", r.set.Add(c, 0, 0, model.Level), model.ErrInvalid},
 		{"Add asking for Hup", r.set.Add(c, 0, model.In|model.Hup, model.Level), model.ErrInvalid},
 		{"Add with a bad mode", r.set.Add(c, 0, model.In, model.OneShot+1), model.ErrInvalid},
-		{"Modify of a source not in the set", r.set.Modify(c, model.In, model.Level), model.ErrNotFound},
+		{"Modify of a source not in the set", r.set.Modify(c, 0, model.In, model.Level), model.ErrNotFound},
 		{"Remove of a source not in the set", r.set.Remove(c), model.ErrNotFound},
 		{"Remove(nil)", r.set.Remove(nil), model.ErrInvalid},
 	} {
@@ -318,7 +318,7 @@ func TestSetRandomStepsKeepItsInvariants(t *testing.T) {
 			case 0:
 				_ = s.Add(c, k, events.Draw(t, "events"), mode.Draw(t, "mode"))
 			case 1:
-				_ = s.Modify(c, events.Draw(t, "events"), mode.Draw(t, "mode"))
+				_ = s.Modify(c, k, events.Draw(t, "events"), mode.Draw(t, "mode"))
 			case 2:
 				_ = s.Remove(c)
 			case 3, 4:

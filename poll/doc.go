@@ -12,7 +12,7 @@
 //	poll                          epoll (fs/eventpoll.c)
 //	Set[K]                        an epoll instance
 //	Add(src, key, events, mode)   EPOLL_CTL_ADD; key is epoll_data
-//	Modify(src, events, mode)     EPOLL_CTL_MOD (re-arms a one-shot source)
+//	Modify(src, key, events, mode) EPOLL_CTL_MOD (re-arms a one-shot source)
 //	Remove(src)                   EPOLL_CTL_DEL
 //	Wait(ctx, buf, max)           epoll_wait with maxevents max
 //	TryWait(buf, max)             epoll_wait with a timeout of 0

@@ -129,7 +129,7 @@ const (
 )
 
 // A reg is one source's registration in a Set. Its fields are guarded by
-// the Set's mu, but set, src and key, which never change.
+// the Set's mu, but set and src, which never change.
 type reg[K comparable] struct {
 	set    *Set[K]
 	src    watch.Source
@@ -205,9 +205,11 @@ func (s *Set[K]) Add(src any, key K, events Events, m Mode) error {
 	return nil
 }
 
-// Modify sets the events and mode of src's registration (EPOLL_CTL_MOD).
-// It re-arms a one-shot registration that was reported, and queues it if
-// it has one of its events now. It returns, in this order of checks:
+// Modify sets the key, events and mode of src's registration
+// (EPOLL_CTL_MOD, mio's reregister). It re-arms a one-shot registration
+// that was reported, and queues it if it has one of its events now. A
+// queued registration stays where it is on the ready list, and is
+// reported with the new key. It returns, in this order of checks:
 //   - ErrInvalid as Add does: src is not a source or is a nil pointer,
 //     events are not In, Out or both, or m is not a Mode
 //   - ErrClosed after Close
@@ -215,7 +217,7 @@ func (s *Set[K]) Add(src any, key K, events Events, m Mode) error {
 //   - nil otherwise
 //
 // A call that returns an error changes nothing.
-func (s *Set[K]) Modify(src any, events Events, m Mode) error {
+func (s *Set[K]) Modify(src any, key K, events Events, m Mode) error {
 	if !valid(events, m) {
 		return badInterest("modify", events, m)
 	}
@@ -232,7 +234,7 @@ func (s *Set[K]) Modify(src any, events Events, m Mode) error {
 	if r == nil {
 		return ErrNotFound
 	}
-	r.events, r.mode = events, m
+	r.key, r.events, r.mode = key, events, m
 	if r.state == disarmed {
 		r.state = armed
 		r.src.Arm(1)

@@ -45,7 +45,7 @@ func TestUnhashableValuesAreInvalidNotAPanic(t *testing.T) {
 	} {
 		for call, err := range map[string]error{
 			"Add":    set.Add(v, 1, poll.In, poll.Level),
-			"Modify": set.Modify(v, poll.In, poll.Level),
+			"Modify": set.Modify(v, 0, poll.In, poll.Level),
 			"Remove": set.Remove(v),
 		} {
 			if !errors.Is(err, poll.ErrInvalid) {
@@ -135,7 +135,7 @@ func TestNilSourcesAreInvalidInEveryCall(t *testing.T) {
 		for name, v := range nils {
 			for call, err := range map[string]error{
 				"Add":    set.Add(v, 1, poll.In, poll.Level),
-				"Modify": set.Modify(v, poll.In, poll.Level),
+				"Modify": set.Modify(v, 0, poll.In, poll.Level),
 				"Remove": set.Remove(v),
 			} {
 				if !errors.Is(err, poll.ErrInvalid) {
@@ -164,7 +164,7 @@ func TestErrorsSayWhatWasWrong(t *testing.T) {
 		{set.Add(sig, 1, poll.In, poll.Mode(7)), "poll: add: Mode(7) is not Edge, Level or OneShot"},
 		{set.Add(&set, 1, poll.In, poll.Level), "poll: add: a Set cannot be added to itself"},
 		{set.Add(queueBesideASlice{}, 1, poll.In, poll.Level), "poll: add: poll_test.queueBesideASlice is not a source, though it embeds *readyq.Queue[int]: pass that instead"},
-		{set.Modify([]int{1}, poll.In, poll.Level), "poll: modify: []int is not a source"},
+		{set.Modify([]int{1}, 0, poll.In, poll.Level), "poll: modify: []int is not a source"},
 		{set.Remove((*semaphore.Limiter)(nil)), "poll: remove: nil *semaphore.Limiter"},
 	} {
 		if !errors.Is(c.err, poll.ErrInvalid) || !strings.HasPrefix(c.err.Error(), c.want) {

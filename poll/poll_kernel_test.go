@@ -47,7 +47,7 @@ func (d *kernelDiff) Step(t epolltest.Fataler, n int, op epolltest.Op) {
 	case epolltest.OpAdd:
 		got, want = set.Add(s.real(), i, ev, m), k.Ctl(epolltest.Add, i, op.Events, op.Mode)
 	case epolltest.OpModify:
-		got, want = set.Modify(s.real(), ev, m), k.Ctl(epolltest.Modify, i, op.Events, op.Mode)
+		got, want = set.Modify(s.real(), i, ev, m), k.Ctl(epolltest.Modify, i, op.Events, op.Mode)
 	case epolltest.OpRemove:
 		got, want = set.Remove(s.real()), k.Ctl(epolltest.Remove, i, 0, 0)
 	case epolltest.OpWrite:

@@ -147,7 +147,8 @@ func TestSetMatchesTheModel(t *testing.T) {
 				check(fmt.Sprintf("Add(%d, %v, %v)", i, ev, md), set.Add(s.real(), i, ev, md), m.Add(s.m, i, model.Events(ev), model.Mode(md)))
 			case 1:
 				ev, md := anyEvents.Draw(t, "events"), anyMode.Draw(t, "mode")
-				check(fmt.Sprintf("Modify(%d, %v, %v)", i, ev, md), set.Modify(s.real(), ev, md), m.Modify(s.m, model.Events(ev), model.Mode(md)))
+				key := rapid.SampledFrom([]int{i, i + 100}).Draw(t, "key") // a new key, or the same
+				check(fmt.Sprintf("Modify(%d, %d, %v, %v)", i, key, ev, md), set.Modify(s.real(), key, ev, md), m.Modify(s.m, key, model.Events(ev), model.Mode(md)))
 			case 2:
 				check(fmt.Sprintf("Remove(%d)", i), set.Remove(s.real()), m.Remove(s.m))
 			case 3, 4:
@@ -208,7 +209,7 @@ func TestSetMatchesTheModel(t *testing.T) {
 					nilSrc = (*semaphore.Semaphore)(nil)
 				}
 				check("Add(nil)", errors.Is(set.Add(nilSrc, i, ev, md), poll.ErrInvalid), errors.Is(m.Add(nil, i, model.Events(ev), model.Mode(md)), model.ErrInvalid))
-				check("Modify(nil)", errors.Is(set.Modify(nilSrc, ev, md), poll.ErrInvalid), errors.Is(m.Modify(nil, model.Events(ev), model.Mode(md)), model.ErrInvalid))
+				check("Modify(nil)", errors.Is(set.Modify(nilSrc, 0, ev, md), poll.ErrInvalid), errors.Is(m.Modify(nil, 0, model.Events(ev), model.Mode(md)), model.ErrInvalid))
 				check("Remove(nil)", errors.Is(set.Remove(nilSrc), poll.ErrInvalid), errors.Is(m.Remove(nil), model.ErrInvalid))
 			case 13:
 				readies = append(readies, ready{set.Ready(), m.Ready()})
@@ -251,7 +252,7 @@ func TestSetBadArguments(t *testing.T) {
 		{"Add asking for nothing", set.Add(sig, "s", 0, poll.Level), poll.ErrInvalid},
 		{"Add asking for Hup", set.Add(sig, "s", poll.In|poll.Hup, poll.Level), poll.ErrInvalid},
 		{"Add with a bad mode", set.Add(sig, "s", poll.In, poll.OneShot+1), poll.ErrInvalid},
-		{"Modify of a source not in the set", set.Modify(sig, poll.In, poll.Level), poll.ErrNotFound},
+		{"Modify of a source not in the set", set.Modify(sig, "", poll.In, poll.Level), poll.ErrNotFound},
 		{"Remove of a source not in the set", set.Remove(sig), poll.ErrNotFound},
 	} {
 		if !errors.Is(c.err, c.want) {

@@ -101,7 +101,7 @@ func TestHookWriteWhileModifyRearms(t *testing.T) {
 	sig.Take() // not ready, and the registration deaf
 	stopped, release, woke := stopAt(t, poll.PointModify, poll.PointWake)
 	modified := make(chan error)
-	go func() { modified <- set.Modify(sig, poll.In, poll.OneShot) }()
+	go func() { modified <- set.Modify(sig, 1, poll.In, poll.OneShot) }()
 	<-stopped
 	written := make(chan error, 1)
 	go func() { written <- sig.Add(1) }()
