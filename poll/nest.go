@@ -112,8 +112,17 @@ var nestMu sync.Mutex
 // one, for the call op.
 func sourceOf(op string, src any) (watch.Source, error) {
 	ws, known := watch.Of(src)
-	if ws == nil {
+	switch x := ws.(type) {
+	case nil:
 		return nil, badSource(op, src, known)
+	case userSource:
+		if x.s.poll == nil {
+			return nil, invalid("%s: a *poll.Source not made by NewSource, or made with a nil function", op)
+		}
+	case doneSource:
+		if x.d.stop == nil {
+			return nil, invalid("%s: a *poll.Done not made by OnDone, or made of a nil context", op)
+		}
 	}
 	return ws, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/waitq"
@@ -113,10 +114,18 @@ type Set[K comparable] struct {
 	armed  int           // how many of them are armed
 	notify Events        // what this locked section tells them after the unlock
 	shown  atomic.Uint32 // what Poll reads: shownQueued, shownClosed
+
+	t timing[K] // its clock and timer: Deadlines, WaitTimeout, WithBurst (timing.go)
+	n counts    // what Stats reports
 }
 
-// New returns an empty, open Set, the same as the zero value.
-func New[K comparable]() *Set[K] { return new(Set[K]) }
+// counts are a Set's figures for Stats. Guarded by mu.
+type counts struct {
+	queued  int    // registrations on the ready list
+	armed   int    // armed registrations
+	wakeups uint64 // wakeups that queued a registration
+	drops   uint64 // queued registrations found with no event left
+}
 
 // A state is where a registration is.
 type state uint8
@@ -137,7 +146,9 @@ type reg[K comparable] struct {
 	events Events // asked for: In, Out or both
 	mode   Mode
 	state  state
-	prev   *reg[K] // the ready list's links, while queued
+	hidx   int32     // a Deadline's index in the Set's heap plus 1, 0 if not in it
+	dl     *Deadline // the source, if it is a Deadline: the Set's timer wakes it
+	prev   *reg[K]   // the ready list's links, while queued
 	next   *reg[K]
 }
 
@@ -147,6 +158,12 @@ func (r *reg[K]) Wake(ev watch.Events) { r.set.wake(r, Events(ev)) }
 // has returns the events of r that hold now: those it asks for that its
 // source reports, plus Hup.
 func (r *reg[K]) has() Events {
+	if r.dl != nil {
+		if r.set.t.due(r) {
+			return In & r.events
+		}
+		return 0
+	}
 	return Events(r.src.Poll()) & (r.events | Hup)
 }
 
@@ -195,9 +212,14 @@ func (s *Set[K]) Add(src any, key K, events Events, m Mode) error {
 		s.regs = make(map[watch.Source]*reg[K])
 	}
 	r := &reg[K]{set: s, src: ws, key: key, events: events, mode: m}
+	if d, ok := ws.(deadlineSource); ok {
+		r.dl = d.d
+	}
 	s.regs[ws] = r
-	ws.Watchers().Add(r)
-	ws.Arm(1)
+	if l := ws.Watchers(); l != nil {
+		l.Add(r)
+	}
+	s.arm(r)
 	hook(pointAdd)
 	if r.has() != 0 { // polled after Arm: a change since is told to r
 		s.queue(r)
@@ -237,7 +259,7 @@ func (s *Set[K]) Modify(src any, key K, events Events, m Mode) error {
 	r.key, r.events, r.mode = key, events, m
 	if r.state == disarmed {
 		r.state = armed
-		r.src.Arm(1)
+		s.arm(r)
 		hook(pointModify)
 	}
 	if r.state == armed && r.has() != 0 { // polled after Arm, as in Add
@@ -266,7 +288,9 @@ func (s *Set[K]) Remove(src any) error {
 	}
 	delete(s.regs, ws)
 	s.drop(r)
-	r.src.Watchers().Remove(r)
+	if l := ws.Watchers(); l != nil {
+		l.Remove(r)
+	}
 	return nil
 }
 
@@ -277,7 +301,7 @@ func (s *Set[K]) drop(r *reg[K]) {
 	case queued:
 		s.unlink(r)
 	case armed:
-		r.src.Arm(-1)
+		s.disarm(r)
 	}
 	r.state = off
 }
@@ -301,6 +325,7 @@ func (s *Set[K]) wake(r *reg[K], ev Events) {
 		s.mu.Unlock()
 		return
 	}
+	s.n.wakeups++
 	s.queue(r)
 	s.unlock()
 }
@@ -309,7 +334,7 @@ func (s *Set[K]) wake(r *reg[K], ev Events) {
 // releases its source, since a queued registration absorbs every wakeup.
 // Then it serves the blocked callers.
 func (s *Set[K]) queue(r *reg[K]) {
-	r.src.Arm(-1)
+	s.disarm(r)
 	s.link(r)
 	s.settle()
 }
@@ -321,8 +346,12 @@ func (s *Set[K]) link(r *reg[K]) {
 		s.notify |= In
 	}
 	r.state, r.prev, r.next = queued, s.tail, nil
+	s.n.queued++
 	if s.tail == nil {
 		s.head = r
+		if s.t.burstK != 0 {
+			s.startBurst()
+		}
 	} else {
 		s.tail.next = r
 	}
@@ -342,6 +371,10 @@ func (s *Set[K]) unlink(r *reg[K]) {
 		r.next.prev = r.prev
 	}
 	r.prev, r.next = nil, nil
+	s.n.queued--
+	if s.head == nil && s.t.burstK != 0 {
+		s.endBurst()
+	}
 }
 
 // harvest takes up to max events off the ready list, appends them to buf
@@ -367,7 +400,7 @@ func (s *Set[K]) harvest(buf []Event[K], max int) []Event[K] {
 		}
 		if ev == 0 && !s.closed {
 			r.state = armed
-			r.src.Arm(1)
+			s.arm(r)
 			hook(pointHarvest)
 			ev = r.has() // polled after Arm: a change since is told to r
 		}
@@ -375,6 +408,7 @@ func (s *Set[K]) harvest(buf []Event[K], max int) []Event[K] {
 			if s.closed {
 				r.state = off
 			}
+			s.n.drops++
 			continue // dropped: armed until its next wakeup
 		}
 		buf = append(buf, Event[K]{r.key, ev})
@@ -391,7 +425,7 @@ func (s *Set[K]) harvest(buf []Event[K], max int) []Event[K] {
 			continue
 		}
 		if wasArmed {
-			r.src.Arm(-1)
+			s.disarm(r)
 		}
 	}
 	for _, r := range again {
@@ -405,8 +439,10 @@ func (s *Set[K]) harvest(buf []Event[K], max int) []Event[K] {
 // A take is a blocked Wait caller's payload. The granter appends up to max
 // events to buf under the lock, and the caller gets buf back after waking.
 type take[K comparable] struct {
-	buf []Event[K]
-	max int
+	buf     []Event[K]
+	max     int
+	at      time.Time // a WaitTimeout's end; zero for a Wait
+	expired bool      // the WaitTimeout ended with nothing (timing.tick)
 }
 
 // settle serves blocked callers after a change: queued registrations go
@@ -414,7 +450,7 @@ type take[K comparable] struct {
 // Close, once nothing is queued, they get ErrClosed. An armed Ready
 // channel fires if a Wait would not block.
 func (s *Set[K]) settle() {
-	for s.head != nil {
+	for s.head != nil && s.open() {
 		w := s.waiters.Front()
 		if w == nil {
 			break
@@ -422,13 +458,18 @@ func (s *Set[K]) settle() {
 		p := w.P
 		n := len(p.buf)
 		if p.buf = s.harvest(p.buf, p.max); len(p.buf) > n {
+			if !p.at.IsZero() {
+				s.t.untimeW(w)
+			}
 			s.waiters.Grant(w, p)
 		}
 	}
 	if s.closed && s.head == nil {
 		s.waiters.RejectAll()
+		clear(s.t.timed)
+		s.t.timed = s.t.timed[:0]
 	}
-	s.ready.Fire(s.head != nil || s.closed)
+	s.ready.Fire(s.head != nil && s.open() || s.closed)
 }
 
 // unlock publishes what Poll reads, releases mu, wakes the callers
@@ -436,6 +477,10 @@ func (s *Set[K]) settle() {
 // did (nest.go). Every section that may change the ready list ends with
 // it.
 func (s *Set[K]) unlock() {
+	if s.t.dirty {
+		s.arrange()
+	}
+	s.t.nowOK = false
 	var shown uint32
 	if s.head != nil {
 		shown |= shownQueued
@@ -493,9 +538,11 @@ func (s *Set[K]) Wait(ctx context.Context, buf []Event[K], max int) ([]Event[K],
 	}
 	s.mu.Lock()
 	n := len(buf)
-	if buf = s.harvest(buf, max); len(buf) > n {
-		s.unlock()
-		return buf, nil
+	if s.open() {
+		if buf = s.harvest(buf, max); len(buf) > n {
+			s.unlock()
+			return buf, nil
+		}
 	}
 	if s.closed {
 		s.unlock()
@@ -505,7 +552,7 @@ func (s *Set[K]) Wait(ctx context.Context, buf []Event[K], max int) ([]Event[K],
 		s.unlock()
 		return buf, err
 	}
-	w := s.waiters.Push(ctx.Done(), take[K]{buf, max})
+	w := s.waiters.Push(ctx.Done(), take[K]{buf: buf, max: max})
 	s.unlock()
 	woke := w.Sleep()
 	p, r := s.waiters.Finish((*owner[K])(s), w, woke)
@@ -516,6 +563,53 @@ func (s *Set[K]) Wait(ctx context.Context, buf []Event[K], max int) ([]Event[K],
 		return buf, ctx.Err()
 	}
 	return p.buf, nil // granted, also if ctx ended after the hand-over
+}
+
+// WaitTimeout is Wait with a time limit d instead of a context, as
+// epoll_wait's timeout is. It waits until a source is ready or d has
+// passed on the Set's clock, whichever is first. It returns:
+//   - buf with the events and nil
+//   - buf unchanged and nil if d passed with nothing to report (for a
+//     d ≤ 0, at once, as TryWait)
+//   - buf and ErrInvalid at once for max ≤ 0
+//   - buf and ErrClosed once the Set is closed and nothing is left to
+//     report
+//
+// It makes no context and no timer per call. The Set's one timer, which
+// its Deadlines share, ends the waits that time out.
+func (s *Set[K]) WaitTimeout(buf []Event[K], max int, d time.Duration) ([]Event[K], error) {
+	if max <= 0 {
+		return buf, badMax(max)
+	}
+	s.mu.Lock()
+	n := len(buf)
+	if s.open() || d <= 0 {
+		if buf = s.harvest(buf, max); len(buf) > n {
+			s.unlock()
+			return buf, nil
+		}
+	}
+	if s.closed {
+		s.unlock()
+		return buf, ErrClosed
+	}
+	if d <= 0 {
+		s.unlock()
+		return buf, nil
+	}
+	w := s.waiters.Push(nil, take[K]{buf: buf, max: max, at: s.t.now().Add(d)})
+	s.t.timed = append(s.t.timed, w)
+	s.t.dirty = true
+	s.unlock()
+	w.Sleep()
+	p, r := s.waiters.Finish((*owner[K])(s), w, true)
+	switch {
+	case r == waitq.Granted:
+		return p.buf, nil
+	case p.expired:
+		return buf, nil
+	}
+	return buf, ErrClosed
 }
 
 // TryWait reports up to max events without waiting (epoll_wait with a
@@ -540,7 +634,7 @@ func (s *Set[K]) TryWait(buf []Event[K], max int) []Event[K] {
 func (s *Set[K]) Ready() <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.ready.Arm(s.head != nil || s.closed)
+	return s.ready.Arm(s.head != nil && s.open() || s.closed)
 }
 
 // Close closes the Set. From then on:
@@ -557,6 +651,7 @@ func (s *Set[K]) Close() {
 		return
 	}
 	s.closed = true
+	s.t.burstAt, s.t.burstDue, s.t.dirty = time.Time{}, false, true
 	if s.armed != 0 {
 		s.notify |= Hup
 	}
@@ -564,7 +659,9 @@ func (s *Set[K]) Close() {
 		if r.state == armed || r.state == disarmed {
 			s.drop(r)
 		}
-		r.src.Watchers().Remove(r)
+		if l := r.src.Watchers(); l != nil {
+			l.Remove(r)
+		}
 	}
 	s.settle()
 }
