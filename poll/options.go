@@ -29,6 +29,12 @@ func (f optionFunc) apply(o *options) { f(o) }
 // they are. While the Set has a timer armed on c, one goroutine waits for
 // it: move the clock past it, or Close the Set, before a leak check.
 //
+// On c, the calls that read the ready list or the waits (Wait,
+// WaitTimeout, TryWait, Ready, Stats) first read c and do what is due:
+// Deadlines queued, timed waits ended, the burst window closed. So after a
+// fake clock's Step, the next call sees it, with no need for the timer's
+// goroutine to run first. On the wall clock the timer alone does it.
+//
 // Inside a testing/synctest bubble no clock is needed: package time there
 // follows the bubble's clock, and so does a Set without WithClock.
 func WithClock[T clock.Timer](c clock.Clock[T]) Option {

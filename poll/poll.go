@@ -537,6 +537,7 @@ func (s *Set[K]) Wait(ctx context.Context, buf []Event[K], max int) ([]Event[K],
 		return buf, err
 	}
 	s.mu.Lock()
+	s.catchUp()
 	n := len(buf)
 	if s.open() {
 		if buf = s.harvest(buf, max); len(buf) > n {
@@ -582,6 +583,7 @@ func (s *Set[K]) WaitTimeout(buf []Event[K], max int, d time.Duration) ([]Event[
 		return buf, badMax(max)
 	}
 	s.mu.Lock()
+	s.catchUp()
 	n := len(buf)
 	if s.open() || d <= 0 {
 		if buf = s.harvest(buf, max); len(buf) > n {
@@ -620,6 +622,7 @@ func (s *Set[K]) TryWait(buf []Event[K], max int) []Event[K] {
 		return buf
 	}
 	s.mu.Lock()
+	s.catchUp()
 	buf = s.harvest(buf, max)
 	s.unlock()
 	return buf
@@ -633,7 +636,8 @@ func (s *Set[K]) TryWait(buf []Event[K], max int) []Event[K] {
 // woken by it calls TryWait, and Ready again if that reports nothing.
 func (s *Set[K]) Ready() <-chan struct{} {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
+	s.catchUp()
 	return s.ready.Arm(s.head != nil && s.open() || s.closed)
 }
 

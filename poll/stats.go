@@ -29,7 +29,8 @@ type Stats struct {
 // Stats returns the Set's figures. It takes the Set's lock.
 func (s *Set[K]) Stats() Stats {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
+	s.catchUp()
 	return Stats{
 		Registered: len(s.regs),
 		Queued:     s.n.queued,
