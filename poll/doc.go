@@ -1,6 +1,8 @@
-// Package poll is epoll for evsync's own primitives: one Set that waits
-// on many sources at once. A source's wakeup puts it on the Set's ready
-// list, so a Wait costs what is ready, not what is registered.
+// Package poll is epoll for Go: one Set that waits on many sources at
+// once. The sources are evsync's primitives, a program's own types
+// (Source), deadlines (Deadline) and contexts (Done). A source's wakeup
+// puts it on the Set's ready list, so a Wait costs what is ready, not
+// what is registered.
 //
 // Go has no such thing. A program that waits on N channels uses
 // reflect.Select, whose cost grows with N on every wait, or N goroutines
@@ -9,17 +11,21 @@
 //
 // # The epoll mapping
 //
-//	poll                          epoll (fs/eventpoll.c)
-//	Set[K]                        an epoll instance
-//	Add(src, key, events, mode)   EPOLL_CTL_ADD; key is epoll_data
-//	Modify(src, key, events, mode) EPOLL_CTL_MOD (re-arms a one-shot source)
-//	Remove(src)                   EPOLL_CTL_DEL
-//	Wait(ctx, buf, max)           epoll_wait with maxevents max
-//	TryWait(buf, max)             epoll_wait with a timeout of 0
-//	In, Out, Hup                  EPOLLIN, EPOLLOUT, EPOLLHUP
-//	Edge, Level, OneShot          EPOLLET, the default (LT), EPOLLONESHOT
-//	a source's wakeup             ep_poll_callback
-//	Ready()                       poll on the epoll fd itself
+//	poll                            epoll (fs/eventpoll.c)
+//	Set[K]                          an epoll instance
+//	Add(src, key, events, mode)     EPOLL_CTL_ADD; key is epoll_data
+//	Modify(src, key, events, mode)  EPOLL_CTL_MOD (re-arms a one-shot source)
+//	Remove(src)                     EPOLL_CTL_DEL
+//	Wait(ctx, buf, max)             epoll_wait with maxevents max
+//	WaitTimeout(buf, max, d)        epoll_wait with a timeout
+//	TryWait(buf, max)               epoll_wait with a timeout of 0
+//	In, Out, Hup                    EPOLLIN, EPOLLOUT, EPOLLHUP
+//	Edge, Level, OneShot            EPOLLET, the default (LT), EPOLLONESHOT
+//	a source's wakeup               ep_poll_callback
+//	Source.Notify                   a driver's call of wake_up on its wait queue
+//	Deadline                        a timerfd
+//	WithBurst(k, d)                 io_uring's min_wait_usec, for epoll
+//	Ready()                         poll on the epoll fd itself
 //
 // # Sources
 //
@@ -41,6 +47,11 @@
 //     clock its next call, queues it
 //   - a *Set of any key type: In while it has a source queued (epoll
 //     nests); a source queued on it wakes the Sets it is in
+//   - a *Source: a program's own source, whatever its function reports
+//     (see Your own sources)
+//   - a *Deadline: In from its time on (see Time)
+//   - a *Done: In|Hup once its context is done; through
+//     context.AfterFunc, with no goroutine while the context lives
 //
 // A source is known by its exact type. A value of a type that embeds a
 // source has the source's methods, but it is not a source: Add refuses it
@@ -71,6 +82,29 @@
 // Package model's Set is the sequential model of a Set over counters. It
 // is checked against the kernel's epoll over eventfds, call by call, and
 // a Set is checked against it.
+//
+// # Your own sources
+//
+// Any type becomes a source with a *Source. NewSource takes a function
+// that reports the type's events now, and the type calls Notify after
+// each change. The built-in sources keep the same two rules; they only
+// keep their count of armed registrations inside their own state word.
+// A Source costs a Set what a built-in source costs:
+//   - Add is O(1), and no goroutine runs for it
+//   - a Notify that no armed registration waits for is one atomic load
+//   - a wakeup queues the registration, and a Wait polls the function
+//
+// # Time
+//
+// A Set has one timer, on the wall clock or on the clock of WithClock. It
+// is armed for the earliest of what needs it:
+//   - the armed Deadlines, kept in a heap: 100,000 Deadlines cost one
+//     timer, and an expiry a heap step
+//   - the blocked WaitTimeout calls, which need no context or timer each
+//   - WithBurst's window, which makes a Wait collect a burst
+//
+// The timer is stopped once nothing needs it, and by Close. Inside a
+// testing/synctest bubble it runs on the bubble's clock.
 //
 // # Cost
 //
