@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -54,22 +55,30 @@ func (t *tableOutput) begin(p plan, cfg config) {
 	}
 	fmt.Fprintf(w, "%d cases in %d workloads (%s), %d %s of %s per case: about %s of runs\n",
 		cases, len(p.ws), strings.Join(groups, ", "), p.repeat, runs, runLengths(p.ws, cfg), p.time.Round(100*time.Millisecond))
+	if cfg.headline {
+		writeHeadlines(w, p.ws)
+	}
 	fmt.Fprintf(w, "each row: the median of its runs, made in rounds (every implementation once, then again); ±: half the runs' range, relative to the median\n")
 	if slices.ContainsFunc(p.ws, func(wl workload) bool { return wl.procs > 0 }) {
 		fmt.Fprintf(w, "cpu=N rows (-cpu %s): their runs set GOMAXPROCS to N; any other row runs at %d\n",
 			joinInts(cfg.cpus), runtime.GOMAXPROCS(0))
 	}
-	var ops, notify, floored bool
+	var opsGroups, notifyGroups []string
+	var floored bool
 	for _, wl := range p.ws {
-		ops = ops || wl.kind == opsKind
-		notify = notify || wl.kind == notifyKind
+		switch {
+		case wl.kind == opsKind && !slices.Contains(opsGroups, wl.group):
+			opsGroups = append(opsGroups, wl.group)
+		case wl.kind == notifyKind && !slices.Contains(notifyGroups, wl.group):
+			notifyGroups = append(notifyGroups, wl.group)
+		}
 		floored = floored || wl.kind == opsKind && wl.floor > 0
 	}
-	if ops {
-		fmt.Fprint(w, `
-columns (semaphore, readyq, signal, scaling):
+	if len(opsGroups) != 0 {
+		fmt.Fprintf(w, `
+columns (%s):
   ns/op        wall-clock nanoseconds per operation; each workload says what one operation is
-`)
+`, strings.Join(opsGroups, ", "))
 		if floored {
 			fmt.Fprint(w, "  ÷ floor      ns/op over the workload's floor, the least any implementation can take (where it has one)\n")
 		}
@@ -78,9 +87,9 @@ columns (semaphore, readyq, signal, scaling):
   cpu/wall     CPU seconds (user+sys) per wall-clock second: how many cores stayed busy
 `)
 	}
-	if notify {
-		fmt.Fprint(w, `
-columns (notify, sweep):
+	if len(notifyGroups) != 0 {
+		fmt.Fprintf(w, `
+columns (%s):
   writes/s     writes completed per wall-clock second, all writers together
   wakeups/s    the reader's Waits that returned, per second
   cpu/wall     CPU seconds (user+sys) per wall-clock second
@@ -88,7 +97,7 @@ columns (notify, sweep):
   over floor   µs/write minus the floor row's: what notifying costs per write
   p50, p99     write-to-read latency, from the first write after a read to the reader's return
                from the Wait that takes it (HDR histogram, 3 significant digits)
-`)
+`, strings.Join(notifyGroups, ", "))
 	}
 	fmt.Fprintf(w, `
 the last columns (every workload), one rule on every row:
@@ -101,6 +110,27 @@ the last columns (every workload), one rule on every row:
                than %d runs a side, too few to judge. On an evsync variant's row (evsync/...)
                the same holds: behind says the variant beat the reference in every run
 `, minJudgedRuns)
+}
+
+// writeHeadlines says, for each group of ws that ran only its headline
+// workloads (the default run), which, and how to run the whole group.
+func writeHeadlines(w io.Writer, ws []workload) {
+	var done []string
+	for _, wl := range ws {
+		if !wl.headline || slices.Contains(done, wl.group) {
+			continue
+		}
+		done = append(done, wl.group)
+		var kept []string
+		for _, o := range ws {
+			if o.group == wl.group {
+				kept = append(kept, strconv.Quote(o.name()))
+			}
+		}
+		all := len(workloadsOf([]string{wl.group}, nil))
+		fmt.Fprintf(w, "%s: the default run keeps %s of its %d workloads; -workloads %s runs them all\n",
+			wl.group, strings.Join(kept, ", "), all, wl.group)
+	}
 }
 
 // joinInts is ns as -cpu takes them: "1,2,4".

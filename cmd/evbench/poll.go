@@ -13,6 +13,11 @@ import (
 // pollSizes are the numbers of registered sources of the poll group.
 var pollSizes = []int{10, 1_000, 10_000, 100_000}
 
+// pollHeadline is the n of the poll wait workload the default run keeps:
+// one ready among 10,000 is where waiting on a list of what is ready
+// parts from looking at every source, in a few seconds of runs.
+const pollHeadline = 10_000
+
 // The largest n each alternative runs at: reflect.Select takes at most
 // 65,536 cases, and 100,000 goroutines or eventfds are more than this
 // demo asks of a machine.
@@ -30,7 +35,7 @@ func pollWorkloads() []workload {
 			params: []param{intParam("n", n)},
 			about: fmt.Sprintf("%s, one made ready at a time: write 1 to it, wait for its event, read it; one op is one ready event",
 				count(n, "registered signal")),
-			anchor: "fanin", why: whyFanIn, use: "waiting on many sources at once"}
+			anchor: "fanin", why: whyFanIn, use: "waiting on many sources at once", headline: n == pollHeadline}
 		w.cases = append(w.cases, bench{impl: "evsync", prep: pollSetCase(n)})
 		if n <= maxReflect {
 			w.cases = append(w.cases, bench{impl: "reflect", note: "reflect.Select over the Ready channels", prep: pollReflectCase(n)})

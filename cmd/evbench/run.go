@@ -89,7 +89,7 @@ func measureFor(c bench, d time.Duration) (sample, error) {
 // run runs the workloads cfg asks for and writes their rows to stdout as
 // each workload finishes, and the charts if asked.
 func run(cfg config, stdout, stderr io.Writer) error {
-	ws := selectCases(workloadsOf(cfg.groups, cfg.cpus), cfg.match)
+	ws := cfg.workloads()
 	if len(ws) == 0 {
 		return usagef("-match %q matches no case of the workloads %s (run with -list to see their names)",
 			cfg.match, strings.Join(cfg.groups, ","))
