@@ -38,6 +38,8 @@ type workload struct {
 	headline bool          // of its group, what the default run keeps (defaultGroups); a group without one runs whole
 	floor    time.Duration // the least time an operation can take, whatever the implementation; 0 for none
 	floorOf  string        // where the floor comes from, for the table
+	floorRow string        // the case whose ns/op, measured in the same rounds, is the floor; "" for none
+	latency  bool          // the drivers record wake latencies (opsKind): the table adds p50 and p99
 	cases    []bench
 }
 

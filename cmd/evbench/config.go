@@ -34,7 +34,7 @@ var groupOrder = []struct{ name, about string }{
 	{"notify", "paced writers and one reader: what waking the reader costs per write, coalescing policies"},
 	{"sweep", "the notify workload across write rates (100/s to unthrottled): the coalescing trade-off"},
 	{"scaling", "semaphore cost against the number of goroutines (1 to 128), limits 1 and 4; with -cpu, g 8 and 64 at each GOMAXPROCS"},
-	{"poll", "one ready source among 10 to 100,000 registered: a poll.Set against reflect.Select, a goroutine per source, and epoll"},
+	{"poll", "one ready source among 10 to 100,000 registered: a poll.Set against reflect.Select, a goroutine per source, and epoll; and a wakeup across goroutines at 1,000 registered"},
 }
 
 // defaultGroups run when -workloads is not given (without -plot). A
