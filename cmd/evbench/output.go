@@ -82,7 +82,7 @@ columns (%s):
 `, strings.Join(opsGroups, ", "))
 		if floored {
 			fmt.Fprint(w, "  ÷ floor      ns/op over the workload's floor (where it has one): the least any implementation\n"+
-				"               can take, or the ns/op of a row run beside the others that does less than any\n")
+				"               can take, or the ns/op of a row that does less than any must, run in the same rounds\n")
 		}
 		fmt.Fprint(w, `  allocs/op    heap allocations per operation, the whole process, the run's setup included
   wakeups/op   blocking calls that returned, per operation, as the workload says; "-": not counted
