@@ -22,22 +22,25 @@ const (
 // A workload is one scenario, run once per round for each implementation
 // (case) it lists.
 type workload struct {
-	group   string  // the -workloads group it belongs to
-	title   string  // "semaphore contended"
-	bench   string  // "SemaphoreContended": the benchmark name's first part
-	params  []param // limit=1 g=8
-	about   string  // what runs, in a line
-	kind    kind
-	ref     string        // the evsync row the others are compared with; "" for "evsync"
-	anchor  string        // the alternative a user would most likely pick instead
-	why     string        // why that anchor is the one a user would pick instead
-	use     string        // the situation it stands for, in the closing advice; "" for none
-	byWaits bool          // the situation comes from this run's share of takes that waited (waitSituation), not from use
-	wakeups bool          // whether the drivers count wakeups (opsKind)
-	procs   int           // the GOMAXPROCS its runs set (-cpu); 0: the process's own
-	floor   time.Duration // the least time an operation can take, whatever the implementation; 0 for none
-	floorOf string        // where the floor comes from, for the table
-	cases   []bench
+	group    string  // the -workloads group it belongs to
+	title    string  // "semaphore contended"
+	bench    string  // "SemaphoreContended": the benchmark name's first part
+	params   []param // limit=1 g=8
+	about    string  // what runs, in a line
+	kind     kind
+	ref      string        // the evsync row the others are compared with; "" for "evsync"
+	anchor   string        // the alternative a user would most likely pick instead
+	why      string        // why that anchor is the one a user would pick instead
+	use      string        // the situation it stands for, in the closing advice; "" for none
+	byWaits  bool          // the situation comes from this run's share of takes that waited (waitSituation), not from use
+	wakeups  bool          // whether the drivers count wakeups (opsKind)
+	procs    int           // the GOMAXPROCS its runs set (-cpu); 0: the process's own
+	headline bool          // of its group, what the default run keeps (defaultGroups); a group without one runs whole
+	floor    time.Duration // the least time an operation can take, whatever the implementation; 0 for none
+	floorOf  string        // where the floor comes from, for the table
+	floorRow string        // the case whose ns/op, measured in the same rounds, is the floor; "" for none
+	latency  bool          // the drivers record wake latencies (opsKind): the table adds p50 and p99
+	cases    []bench
 }
 
 // A param is one of a workload's parameters: its name, its value as the

@@ -22,6 +22,7 @@ type config struct {
 	cpus     []int         // -cpu: GOMAXPROCS values for the scaling group; nil: as the process has it
 	list     bool          // print the cases instead of running them
 	progress bool          // draw a progress line on stderr (a terminal)
+	headline bool          // the default run: a group with headline workloads runs only those
 }
 
 // groupOrder lists the workload groups in the order they run, with what
@@ -33,11 +34,14 @@ var groupOrder = []struct{ name, about string }{
 	{"notify", "paced writers and one reader: what waking the reader costs per write, coalescing policies"},
 	{"sweep", "the notify workload across write rates (100/s to unthrottled): the coalescing trade-off"},
 	{"scaling", "semaphore cost against the number of goroutines (1 to 128), limits 1 and 4; with -cpu, g 8 and 64 at each GOMAXPROCS"},
-	{"poll", "one ready source among 10 to 100,000 registered: a poll.Set against reflect.Select, a goroutine per source, and epoll"},
+	{"poll", "one ready source among 10 to 100,000 registered: a poll.Set against reflect.Select, a goroutine per source, and epoll; and a wakeup across goroutines at 1,000 registered"},
 }
 
-// defaultGroups run when -workloads is not given (without -plot).
-var defaultGroups = []string{"semaphore", "readyq", "signal", "notify"}
+// defaultGroups run when -workloads is not given (without -plot). A
+// group with headline workloads (poll) runs only those there: the whole
+// group would double the run's length, and one workload shows what it
+// is for. -workloads names a group to run all of it.
+var defaultGroups = []string{"semaphore", "readyq", "signal", "notify", "poll"}
 
 // plotGroups are the groups whose results -plot draws; they are the
 // default groups when -plot is given.
@@ -95,7 +99,7 @@ func newFlags() *flags {
 	fs, cfg := f.fs, &f.cfg
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	fs.StringVar(&f.workloads, "workloads", "", "comma-separated workload groups to run, or \"all\" (default "+strings.Join(defaultGroups, ",")+"; with -plot, "+strings.Join(plotGroups, ",")+")")
+	fs.StringVar(&f.workloads, "workloads", "", "comma-separated workload groups to run, or \"all\" (default "+strings.Join(defaultGroups, ",")+", of poll only "+headlineText()+"; with -plot, "+strings.Join(plotGroups, ",")+")")
 	fs.BoolVar(&f.quick, "quick", false, fmt.Sprintf("a smoke run: %v per run, one run per case", quickDuration))
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per row (the same as -format json)")
 	fs.StringVar(&cfg.match, "match", "", "run only the cases whose \"workload impl=name\" contains this text")
@@ -217,6 +221,7 @@ func withGroups(cfg config, workloads string) (config, error) {
 		return cfg, err
 	}
 	cfg.groups = groups
+	cfg.headline = workloads == "" && slices.Equal(groups, defaultGroups)
 	if cfg.plotDir != "" && !slices.ContainsFunc(groups, func(g string) bool { return slices.Contains(plotGroups, g) }) {
 		return cfg, usagef("-plot draws the %s workloads; -workloads %s runs neither", strings.Join(plotGroups, " and "), workloads)
 	}
@@ -270,6 +275,39 @@ func groupNames() []string {
 		names = append(names, g.name)
 	}
 	return names
+}
+
+// workloads is the workloads cfg runs, in order: those of its groups (in
+// the default run only the headlines of a group that has any), then the
+// cases -match keeps.
+func (c config) workloads() []workload {
+	ws := workloadsOf(c.groups, c.cpus)
+	if c.headline {
+		ws = headlines(ws)
+	}
+	return selectCases(ws, c.match)
+}
+
+// headlines keeps, of each group that has headline workloads, only
+// those, and every workload of the other groups.
+func headlines(ws []workload) []workload {
+	has := map[string]bool{}
+	for _, w := range ws {
+		has[w.group] = has[w.group] || w.headline
+	}
+	return slices.DeleteFunc(slices.Clone(ws), func(w workload) bool { return has[w.group] && !w.headline })
+}
+
+// headlineText names the workloads the default run keeps of the groups
+// it runs in part, quoted: "poll wait n=10000".
+func headlineText() string {
+	var names []string
+	for _, w := range workloadsOf(defaultGroups, nil) {
+		if w.headline {
+			names = append(names, strconv.Quote(w.name()))
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // runFor is how long each run of a group's cases lasts.

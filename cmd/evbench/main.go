@@ -1,8 +1,8 @@
 // Command evbench runs evsync's primitives side by side with the
 // alternatives a Go programmer would otherwise use (golang.org/x/sync's
 // semaphore, channels, sync.Cond, a hand-rolled atomic+channel notifier, a
-// time.AfterFunc debouncer, a mutex+map queue, the kernel's eventfd) and
-// prints what it measured as each workload finishes. From the repository's
+// time.AfterFunc debouncer, a mutex+map queue, reflect.Select, the
+// kernel's eventfd and epoll) and prints what it measured as each workload finishes. From the repository's
 // root:
 //
 //	go -C cmd/evbench run .                       the default workloads, about 45 s
@@ -14,9 +14,12 @@
 //	go -C cmd/evbench run . -plotdir charts       the same, replacing the README's charts
 //	go -C cmd/evbench run . -cpu=1,2,4,8,16       the scaling workloads at each GOMAXPROCS, about 40 s
 //
-// The table explains its columns at its top and ends with a summary, one
-// line per group, of where evsync is ahead, level or behind, and which
-// rows the count leaves out and why. Then one line per situation (a
+// The default run has the semaphore, readyq, signal and notify groups,
+// and of the poll group one workload: one ready source among 10,000
+// registered (-workloads poll runs the whole group). The table explains
+// its columns at its top and ends with a summary, one line per group, of
+// where evsync is ahead, level or behind, and which rows the count leaves
+// out and why. Then one line per situation (a
 // limiter under a standing queue, a work queue taking batches) says when
 // to pick evsync, from this run's verdicts against the main alternative.
 // A contended limiter workload counts under a standing queue, light

@@ -356,7 +356,7 @@ func TestConfigDefaults(t *testing.T) {
 		}
 		return cfg
 	}
-	if c := parse(); strings.Join(c.groups, ",") != "semaphore,readyq,signal,notify" ||
+	if c := parse(); strings.Join(c.groups, ",") != "semaphore,readyq,signal,notify,poll" || !c.headline ||
 		c.repeat != defaultRepeat || c.runFor("semaphore") != defaultDuration || c.runFor("sweep") != sweepDuration || c.format != "table" {
 		t.Errorf("defaults: %+v", c)
 	}
@@ -390,8 +390,13 @@ func TestConfigDefaults(t *testing.T) {
 	if defaultPlotDir == "charts" || filepath.Clean(defaultPlotDir) == "charts" {
 		t.Errorf("-plot's default directory is the committed charts' own")
 	}
-	if c := parse("-workloads", "all"); len(c.groups) != len(groupOrder) {
-		t.Errorf("-workloads all: groups %v", c.groups)
+	if c := parse("-workloads", "all"); len(c.groups) != len(groupOrder) || c.headline {
+		t.Errorf("-workloads all: groups %v, headlines only %v", c.groups, c.headline)
+	}
+	for _, args := range [][]string{{"-plot"}, {"-cpu", "2"}, {"-workloads", "poll"}} {
+		if c := parse(args...); c.headline {
+			t.Errorf("%q runs the headlines only", args)
+		}
 	}
 	if c := parse("-workloads", "signal,semaphore"); strings.Join(c.groups, ",") != "semaphore,signal" {
 		t.Errorf("groups run in their order: %v", c.groups)
@@ -599,16 +604,16 @@ func TestRunBudget(t *testing.T) {
 		args []string
 		max  time.Duration
 	}{
-		{nil, 42 * time.Second}, // 38.9 s before the eventual rows and ReleaseThenWork, 41.8 s with them
+		{nil, 44 * time.Second}, // 38.9 s before the eventual rows and ReleaseThenWork, 41.8 s with them, 43.2 s with poll's headline
 		{[]string{"-quick"}, 5 * time.Second},
-		{[]string{"-format", "bench"}, 84 * time.Second},
+		{[]string{"-format", "bench"}, 87 * time.Second},
 		{[]string{"-cpu", "1,2,4,8,16"}, 40 * time.Second}, // the GOMAXPROCS curves of a 16-core machine
 	} {
 		cfg, err := parseConfig(tc.args, new(bytes.Buffer))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p := planOf(workloadsOf(cfg.groups, cfg.cpus), cfg); p.time > tc.max {
+		if p := planOf(cfg.workloads(), cfg); p.time > tc.max {
 			t.Errorf("%q: the runs add up to %v, over %v", tc.args, p.time, tc.max)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -54,33 +55,47 @@ func (t *tableOutput) begin(p plan, cfg config) {
 	}
 	fmt.Fprintf(w, "%d cases in %d workloads (%s), %d %s of %s per case: about %s of runs\n",
 		cases, len(p.ws), strings.Join(groups, ", "), p.repeat, runs, runLengths(p.ws, cfg), p.time.Round(100*time.Millisecond))
+	if cfg.headline {
+		writeHeadlines(w, p.ws)
+	}
 	fmt.Fprintf(w, "each row: the median of its runs, made in rounds (every implementation once, then again); ±: half the runs' range, relative to the median\n")
 	if slices.ContainsFunc(p.ws, func(wl workload) bool { return wl.procs > 0 }) {
 		fmt.Fprintf(w, "cpu=N rows (-cpu %s): their runs set GOMAXPROCS to N; any other row runs at %d\n",
 			joinInts(cfg.cpus), runtime.GOMAXPROCS(0))
 	}
-	var ops, notify, floored bool
+	var opsGroups, notifyGroups []string
+	var floored, timed bool
 	for _, wl := range p.ws {
-		ops = ops || wl.kind == opsKind
-		notify = notify || wl.kind == notifyKind
-		floored = floored || wl.kind == opsKind && wl.floor > 0
+		switch {
+		case wl.kind == opsKind && !slices.Contains(opsGroups, wl.group):
+			opsGroups = append(opsGroups, wl.group)
+		case wl.kind == notifyKind && !slices.Contains(notifyGroups, wl.group):
+			notifyGroups = append(notifyGroups, wl.group)
+		}
+		floored = floored || wl.floored()
+		timed = timed || wl.kind == opsKind && wl.latency
 	}
-	if ops {
-		fmt.Fprint(w, `
-columns (semaphore, readyq, signal, scaling):
+	if len(opsGroups) != 0 {
+		fmt.Fprintf(w, `
+columns (%s):
   ns/op        wall-clock nanoseconds per operation; each workload says what one operation is
-`)
+`, strings.Join(opsGroups, ", "))
 		if floored {
-			fmt.Fprint(w, "  ÷ floor      ns/op over the workload's floor, the least any implementation can take (where it has one)\n")
+			fmt.Fprint(w, "  ÷ floor      ns/op over the workload's floor (where it has one): the least any implementation\n"+
+				"               can take, or the ns/op of a row that does less than any must, run in the same rounds\n")
 		}
 		fmt.Fprint(w, `  allocs/op    heap allocations per operation, the whole process, the run's setup included
   wakeups/op   blocking calls that returned, per operation, as the workload says; "-": not counted
   cpu/wall     CPU seconds (user+sys) per wall-clock second: how many cores stayed busy
 `)
+		if timed {
+			fmt.Fprint(w, "  p50, p99     wake latency (where the workload times it): from a source's write to the return of\n"+
+				"               the wait that reports it, in another goroutine (HDR histogram, 3 significant digits)\n")
+		}
 	}
-	if notify {
-		fmt.Fprint(w, `
-columns (notify, sweep):
+	if len(notifyGroups) != 0 {
+		fmt.Fprintf(w, `
+columns (%s):
   writes/s     writes completed per wall-clock second, all writers together
   wakeups/s    the reader's Waits that returned, per second
   cpu/wall     CPU seconds (user+sys) per wall-clock second
@@ -88,7 +103,7 @@ columns (notify, sweep):
   over floor   µs/write minus the floor row's: what notifying costs per write
   p50, p99     write-to-read latency, from the first write after a read to the reader's return
                from the Wait that takes it (HDR histogram, 3 significant digits)
-`)
+`, strings.Join(notifyGroups, ", "))
 	}
 	fmt.Fprintf(w, `
 the last columns (every workload), one rule on every row:
@@ -101,6 +116,27 @@ the last columns (every workload), one rule on every row:
                than %d runs a side, too few to judge. On an evsync variant's row (evsync/...)
                the same holds: behind says the variant beat the reference in every run
 `, minJudgedRuns)
+}
+
+// writeHeadlines says, for each group of ws that ran only its headline
+// workloads (the default run), which, and how to run the whole group.
+func writeHeadlines(w io.Writer, ws []workload) {
+	var done []string
+	for _, wl := range ws {
+		if !wl.headline || slices.Contains(done, wl.group) {
+			continue
+		}
+		done = append(done, wl.group)
+		var kept []string
+		for _, o := range ws {
+			if o.group == wl.group {
+				kept = append(kept, strconv.Quote(o.name()))
+			}
+		}
+		all := len(workloadsOf([]string{wl.group}, nil))
+		fmt.Fprintf(w, "%s: the default run keeps %s of its %d workloads; -workloads %s runs them all\n",
+			wl.group, strings.Join(kept, ", "), all, wl.group)
+	}
 }
 
 // joinInts is ns as -cpu takes them: "1,2,4".
@@ -150,16 +186,18 @@ func (t *tableOutput) workload(wl workload, rs []result) {
 	if ws, ok := waitSituation(wl, rs); ok && wl.byWaits {
 		fmt.Fprintf(w, "  %s\n", ws)
 	}
-	floored := wl.kind == opsKind && wl.floor > 0
-	if floored {
+	floored, timed := wl.floored(), wl.kind == opsKind && wl.latency
+	switch {
+	case floored && wl.floorRow != "":
+		fmt.Fprintf(w, "  floor: the %s row's ns/op, run in the same rounds, %s; ÷ floor: the row's ns/op over it\n", wl.floorRow, wl.floorOf)
+	case floored:
 		fmt.Fprintf(w, "  floor: %v per operation (%s ns/op), %s; ÷ floor: the row's ns/op over it\n", wl.floor, fmtNsPerOp(float64(wl.floor.Nanoseconds())), wl.floorOf)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	switch {
-	case floored:
-		fmt.Fprintf(tw, "  impl\tns/op\t÷ floor\tallocs/op\twakeups/op\tcpu/wall\tratio\tverdict\n")
 	case wl.kind == opsKind:
-		fmt.Fprintf(tw, "  impl\tns/op\tallocs/op\twakeups/op\tcpu/wall\tratio\tverdict\n")
+		fmt.Fprintf(tw, "  impl\tns/op\t%sallocs/op\twakeups/op\tcpu/wall\tratio\tverdict%s\n",
+			cell(floored, "÷ floor\t"), cell(timed, "\tp50\tp99"))
 	default:
 		fmt.Fprintf(tw, "  impl\twrites/s\twakeups/s\tcpu/wall\tµs/write\tover floor\tratio\tverdict\tp50\tp99\n")
 	}
@@ -186,16 +224,14 @@ func (t *tableOutput) workload(wl workload, rs []result) {
 		ratio, judged := ratioCells(r, rs)
 		_, cost := wl.costColumn()
 		if wl.kind == opsKind {
-			floor := ""
-			if floored {
-				floor = col(mPerFloor, ratioText, false) + "\t"
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s%s\t%s\t%s\t%s\t%s\n", impl,
-				col(mNsPerOp, cost, true), floor,
+			fmt.Fprintf(tw, "  %s\t%s\t%s%s\t%s\t%s\t%s\t%s%s\n", impl,
+				col(mNsPerOp, cost, true),
+				cell(floored, col(mPerFloor, ratioText, false)+"\t"),
 				col(mAllocsPerOp, perOp, false),
 				col(mWakeupsPerOp, perOp, false),
 				col(mCPUPerWall, format("%.2f"), false),
-				ratio, judged)
+				ratio, judged,
+				cell(timed, "\t"+col(mLatP50Ns, latName, false)+"\t"+col(mLatP99Ns, latName, true)))
 			continue
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", impl,
@@ -209,6 +245,14 @@ func (t *tableOutput) workload(wl workload, rs []result) {
 			col(mLatP99Ns, latName, true))
 	}
 	tw.Flush()
+}
+
+// cell is text if the table has its column, else nothing.
+func cell(has bool, text string) string {
+	if has {
+		return text
+	}
+	return ""
 }
 
 // ratioCells are r's ratio and verdict as the table prints them.
@@ -257,9 +301,15 @@ func si(v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
-// latName formats a latency in nanoseconds: µs below 1ms, else ms.
+// latName formats a latency in nanoseconds with two or three
+// significant digits: ns below 1µs, µs below 1ms, else ms.
 func latName(ns float64) string {
-	if ns < 1e6 {
+	switch {
+	case ns < 1e3:
+		return fmt.Sprintf("%.0fns", ns)
+	case ns < 1e4:
+		return fmt.Sprintf("%.2fµs", ns/1e3)
+	case ns < 1e6:
 		return fmt.Sprintf("%.1fµs", ns/1e3)
 	}
 	return fmt.Sprintf("%.2fms", ns/1e6)
@@ -267,10 +317,12 @@ func latName(ns float64) string {
 
 // jsonOutput writes one JSON object per row. The field names are stable:
 // group, workload, bench, impl, params, anchor, runs, run_ms, note,
-// floor_ns, situation and unsupported. Each metric is a {median, min, max} object named by its
+// floor_ns, floor_impl (the row whose ns_per_op is the floor), situation
+// and unsupported. Each metric is a {median, min, max} object named by its
 // m* constant: ops_per_sec, ns_per_op, allocs_per_op, wakeups_per_op,
 // cpu_per_wall, writes_per_sec, wakeups_per_sec, cpu_us_per_write,
-// over_floor_us, per_floor (ns_per_op ÷ floor_ns), lat_p50_ns and lat_p99_ns. "situation" is the advice
+// over_floor_us, per_floor (ns_per_op ÷ floor_ns, or ÷ the floor_impl
+// row's ns_per_op), lat_p50_ns and lat_p99_ns. "situation" is the advice
 // line the row's workload counts under (a contended limiter's by the
 // share of takes that waited, wakeups_per_op). "vs" is the row's
 // comparison with its evsync row, the table's ratio and verdict: its
@@ -306,6 +358,9 @@ func (j *jsonOutput) workload(wl workload, rs []result) {
 		}
 		if wl.floor > 0 {
 			row["floor_ns"] = float64(wl.floor.Nanoseconds())
+		}
+		if wl.floorRow != "" {
+			row["floor_impl"] = wl.floorRow
 		}
 		if use != "" {
 			row["situation"] = use
@@ -358,9 +413,9 @@ func (b *benchOutput) workload(wl workload, rs []result) {
 				}
 			} else {
 				fmt.Fprintf(b.w, "\t%.1f cpu-ns/write\t%.1f wakeups/s", 1e3*cpuPerWrite(s), float64(s.n.wakeups)/s.wall.Seconds())
-				if s.n.lat != nil && s.n.lat.TotalCount() > 0 {
-					fmt.Fprintf(b.w, "\t%d p50-ns\t%d p99-ns", s.n.lat.ValueAtQuantile(50), s.n.lat.ValueAtQuantile(99))
-				}
+			}
+			if s.n.lat != nil && s.n.lat.TotalCount() > 0 {
+				fmt.Fprintf(b.w, "\t%d p50-ns\t%d p99-ns", s.n.lat.ValueAtQuantile(50), s.n.lat.ValueAtQuantile(99))
 			}
 			fmt.Fprintf(b.w, "\t%.3f cpu/wall\n", s.cpu.Seconds()/s.wall.Seconds())
 		}

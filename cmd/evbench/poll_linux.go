@@ -60,3 +60,62 @@ func pollEpollCase(n int) prep {
 		return run, free, nil
 	}
 }
+
+// epollWaiter waits with the kernel's epoll over n non-blocking,
+// edge-triggered eventfds, in epoll_wait(2) with maxevents 1, and reads
+// the eventfd it reports with read(2). One more eventfd, key n, ends the
+// wait.
+func epollWaiter(n int) func() (crossWaiter, error) {
+	return func() (crossWaiter, error) {
+		ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+		if err != nil {
+			return crossWaiter{}, err
+		}
+		fds := make([]int, 0, n+1)
+		free := func() {
+			for _, fd := range fds {
+				unix.Close(fd)
+			}
+			unix.Close(ep)
+		}
+		for i := range n + 1 {
+			fd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+			if err != nil {
+				free()
+				return crossWaiter{}, fmt.Errorf("eventfd %d of %d: %w", i, n+1, err)
+			}
+			fds = append(fds, fd)
+			ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLET, Fd: int32(i)}
+			if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+				free()
+				return crossWaiter{}, err
+			}
+		}
+		one := binary.NativeEndian.AppendUint64(nil, 1)
+		write := func(i int) error {
+			_, err := unix.Write(fds[i], one)
+			return err
+		}
+		events := make([]unix.EpollEvent, 1)
+		wait := func() (int, error) {
+			k, err := unix.EpollWait(ep, events, -1)
+			for errors.Is(err, unix.EINTR) {
+				k, err = unix.EpollWait(ep, events, -1)
+			}
+			switch {
+			case err != nil || k != 1:
+				return 0, fmt.Errorf("epoll_wait = %d, %v", k, err)
+			case int(events[0].Fd) == n:
+				return 0, errEnded
+			}
+			return int(events[0].Fd), nil
+		}
+		var got [8]byte
+		read := func(i int) error {
+			_, err := unix.Read(fds[i], got[:])
+			return err
+		}
+		end := func() { _ = write(n) }
+		return crossWaiter{n: n, write: write, wait: wait, read: read, end: end, free: free}, nil
+	}
+}

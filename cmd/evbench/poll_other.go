@@ -14,3 +14,10 @@ func pollEpollCase(int) prep {
 		return nil, nil, fmt.Errorf("epoll: %w", errors.ErrUnsupported)
 	}
 }
+
+// epollWaiter is the kernel's epoll, which only Linux has.
+func epollWaiter(int) func() (crossWaiter, error) {
+	return func() (crossWaiter, error) {
+		return crossWaiter{}, fmt.Errorf("epoll: %w", errors.ErrUnsupported)
+	}
+}

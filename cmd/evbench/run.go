@@ -89,7 +89,7 @@ func measureFor(c bench, d time.Duration) (sample, error) {
 // run runs the workloads cfg asks for and writes their rows to stdout as
 // each workload finishes, and the charts if asked.
 func run(cfg config, stdout, stderr io.Writer) error {
-	ws := selectCases(workloadsOf(cfg.groups, cfg.cpus), cfg.match)
+	ws := cfg.workloads()
 	if len(ws) == 0 {
 		return usagef("-match %q matches no case of the workloads %s (run with -list to see their names)",
 			cfg.match, strings.Join(cfg.groups, ","))
@@ -305,19 +305,20 @@ func metrics(r result, rs []result) map[string]stat {
 		if r.w.wakeups {
 			put(mWakeupsPerOp, perRun(r, func(s sample) float64 { return float64(s.n.wakeups) / float64(s.n.ops) }))
 		}
-		if per, ok := perFloor(r); ok {
+		if per, ok := perFloor(r, rs); ok {
 			m[mPerFloor] = per
 		}
-		return m
+	} else {
+		put(mWritesPerSec, perRun(r, opsPerSec))
+		put(mWakeupsPerSec, perRun(r, func(s sample) float64 { return float64(s.n.wakeups) / s.wall.Seconds() }))
+		put(mCPUUsPerWrite, perRun(r, r.w.cost))
+		if over, ok := overFloor(r, rs); ok {
+			m[mOverFloorUs] = over
+		}
 	}
-	put(mWritesPerSec, perRun(r, opsPerSec))
-	put(mWakeupsPerSec, perRun(r, func(s sample) float64 { return float64(s.n.wakeups) / s.wall.Seconds() }))
-	put(mCPUUsPerWrite, perRun(r, r.w.cost))
-	if over, ok := overFloor(r, rs); ok {
-		m[mOverFloorUs] = over
-	}
-	// Latency percentiles of the runs that read a stamped write (a very
-	// short run may read none).
+	// Latency percentiles of the runs that recorded any (the notify
+	// workloads and those with latency; a very short run may read no
+	// stamped write).
 	var p50, p99 []float64
 	for _, s := range r.runs {
 		if s.n.lat != nil && s.n.lat.TotalCount() > 0 {
@@ -352,11 +353,25 @@ func overFloor(r result, rs []result) (stat, bool) {
 }
 
 // perFloor is r's ns/op as printed divided by its workload's floor, for
-// the median and each end of the range.
-func perFloor(r result) (stat, bool) {
-	f := float64(r.w.floor.Nanoseconds())
+// the median and each end of the range. A floor row's (floorRow) is its
+// ns/op as printed in the same rounds, and the range then runs from the
+// nearest runs to the farthest, as the ratio's interval does; the floor
+// row itself has none. rs is r's workload's results.
+func perFloor(r result, rs []result) (stat, bool) {
 	fig, ok := figure(r)
-	if f <= 0 || !ok {
+	if !ok {
+		return stat{}, false
+	}
+	if r.w.floorRow != "" {
+		f, okF := find(rs, r.w.floorRow)
+		ff, okF2 := figure(f)
+		if r.c.impl == r.w.floorRow || !okF || !okF2 || ff.Min <= 0 {
+			return stat{}, false
+		}
+		return stat{fig.Median / ff.Median, fig.Min / ff.Max, fig.Max / ff.Min}, true
+	}
+	f := float64(r.w.floor.Nanoseconds())
+	if f <= 0 {
 		return stat{}, false
 	}
 	return stat{fig.Median / f, fig.Min / f, fig.Max / f}, true

@@ -108,6 +108,10 @@ func figure(r result) (stat, bool) {
 	return printed(statOf(perRun(r, r.w.cost)), f), true
 }
 
+// floored reports whether w's table has a ÷ floor column: an operation
+// workload with a floor, fixed or measured.
+func (w workload) floored() bool { return w.kind == opsKind && (w.floor > 0 || w.floorRow != "") }
+
 // isEvsync reports whether impl is evsync, plain or a variant.
 func isEvsync(impl string) bool { return impl == "evsync" || strings.HasPrefix(impl, "evsync/") }
 

@@ -84,7 +84,7 @@ func printedCost(w workload, s sample) float64 {
 // ceiling, the floor, the debouncer paired with evsync's window) and
 // checks the ratio rule and the verdict rule on the printed text.
 func TestRatioAgreesWithPrintedFigures(t *testing.T) {
-	kinds := []workload{semaphoreWorkloads()[0], readyqWorkloads()[0], observedWorkload(writersN), notifyWorkloads()[0]}
+	kinds := []workload{semaphoreWorkloads()[0], readyqWorkloads()[0], observedWorkload(writersN), notifyWorkloads()[0], crossWorkload(crossN)}
 	perOpCell := regexp.MustCompile(`^(\d+\.\d{3}|<0\.001|-)$`)
 	rapid.Check(t, func(t *rapid.T) {
 		w := rapid.SampledFrom(kinds).Draw(t, "workload")
@@ -131,6 +131,18 @@ func TestRatioAgreesWithPrintedFigures(t *testing.T) {
 				t.Fatalf("%s: ratio %s, yet evsync's %s is %v against %v:\n%s", r.c.impl, row["ratio"], costCol, e, o, out.String())
 			}
 			checkVerdict(t, w, rs, ev, other, row["verdict"])
+		}
+		if w.floorRow != "" {
+			floor := number(t, byImpl[w.floorRow][costCol])
+			for impl, row := range byImpl {
+				want := "-"
+				if impl != w.floorRow {
+					want = ratioText(number(t, row[costCol]) / floor)
+				}
+				if got := row["÷ floor"]; got != want {
+					t.Fatalf("%s: ÷ floor %q, but its figure over the floor row's is %s:\n%s", impl, got, want, out.String())
+				}
+			}
 		}
 		if w.kind == notifyKind {
 			floor := number(t, byImpl[floorImpl][costCol])
