@@ -122,4 +122,13 @@
 // events. A wakeup that queues a source hands it to one caller, epoll's
 // EPOLLEXCLUSIVE, so several goroutines can wait on one Set without a
 // thundering herd.
+//
+// The order is chosen. The kernel's EPOLLEXCLUSIVE wakes the most recent
+// sleeper first, and Cloudflare found that it piles connections onto one
+// worker. With four idle workers on one Set (BenchmarkWaiterShare), a
+// last-in-first-out order gave one worker 99.6 % of the events and the
+// others none; FIFO gave each 25 %. Under load both orders split the
+// events within a few points, with no measurable difference in
+// throughput. So a Set keeps FIFO: idle workers share the events evenly,
+// and a busy Set loses nothing by it.
 package poll
