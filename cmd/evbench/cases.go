@@ -40,6 +40,9 @@ type workload struct {
 	floorOf  string        // where the floor comes from, for the table
 	floorRow string        // the case whose ns/op, measured in the same rounds, is the floor; "" for none
 	latency  bool          // the drivers record wake latencies (opsKind): the table adds p50 and p99
+	lateness bool          // its latencies run from a deadline's time, not from a write
+	cpuCost  bool          // its cost column is CPU ns per op, not wall: a run's wall time is its work's span, not its cost (opsKind)
+	fixed    time.Duration // how long a run lasts whatever -duration, for a workload of fixed work; 0: -duration
 	cases    []bench
 }
 

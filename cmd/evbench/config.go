@@ -34,7 +34,7 @@ var groupOrder = []struct{ name, about string }{
 	{"notify", "paced writers and one reader: what waking the reader costs per write, coalescing policies"},
 	{"sweep", "the notify workload across write rates (100/s to unthrottled): the coalescing trade-off"},
 	{"scaling", "semaphore cost against the number of goroutines (1 to 128), limits 1 and 4; with -cpu, g 8 and 64 at each GOMAXPROCS"},
-	{"poll", "one ready source among 10 to 100,000 registered: a poll.Set against reflect.Select, a goroutine per source, and epoll; and a wakeup across goroutines at 1,000 registered"},
+	{"poll", "one ready source among 10 to 100,000 registered: a poll.Set against reflect.Select, a goroutine per source, and epoll; a wakeup across goroutines at 1,000 registered; 100,000 deadlines expiring, against a timer each"},
 }
 
 // defaultGroups run when -workloads is not given (without -plot). A
@@ -319,4 +319,13 @@ func (c config) runFor(group string) time.Duration {
 		return sweepDuration
 	}
 	return defaultDuration
+}
+
+// runLen is how long each run of w's cases lasts: its fixed length, or
+// its group's.
+func (c config) runLen(w workload) time.Duration {
+	if w.fixed > 0 {
+		return w.fixed
+	}
+	return c.runFor(w.group)
 }

@@ -24,15 +24,20 @@ import (
 
 // TestMain runs the command itself when the tests re-execute their own
 // binary with evbenchMainEnv set (TestExitStatus), and otherwise the tests
-// under goleak.
+// under goleak, with the deadline workload at testDeadlineN deadlines.
 func TestMain(m *testing.M) {
 	if os.Getenv(evbenchMainEnv) == "1" {
 		os.Args = append([]string{"evbench"}, strings.Fields(os.Getenv(evbenchArgsEnv))...)
 		main()
 		os.Exit(0)
 	}
+	deadlineN = testDeadlineN
 	goleak.VerifyTestMain(m)
 }
+
+// testDeadlineN is the size of the deadline workload in the tests. CI's
+// smoke run of the command (.ci/run) runs the real one.
+const testDeadlineN = 2_000
 
 const (
 	evbenchMainEnv = "EVBENCH_TEST_RUN_MAIN"

@@ -64,7 +64,7 @@ func (t *tableOutput) begin(p plan, cfg config) {
 			joinInts(cfg.cpus), runtime.GOMAXPROCS(0))
 	}
 	var opsGroups, notifyGroups []string
-	var floored, timed bool
+	var floored, wall, cpu, timedWrite, timedDeadline bool
 	for _, wl := range p.ws {
 		switch {
 		case wl.kind == opsKind && !slices.Contains(opsGroups, wl.group):
@@ -73,13 +73,21 @@ func (t *tableOutput) begin(p plan, cfg config) {
 			notifyGroups = append(notifyGroups, wl.group)
 		}
 		floored = floored || wl.floored()
-		timed = timed || wl.kind == opsKind && wl.latency
+		if wl.kind == opsKind {
+			wall, cpu = wall || !wl.cpuCost, cpu || wl.cpuCost
+			timedWrite = timedWrite || wl.latency && !wl.lateness
+			timedDeadline = timedDeadline || wl.latency && wl.lateness
+		}
 	}
 	if len(opsGroups) != 0 {
-		fmt.Fprintf(w, `
-columns (%s):
-  ns/op        wall-clock nanoseconds per operation; each workload says what one operation is
-`, strings.Join(opsGroups, ", "))
+		fmt.Fprintf(w, "\ncolumns (%s):\n", strings.Join(opsGroups, ", "))
+		if wall {
+			fmt.Fprint(w, "  ns/op        wall-clock nanoseconds per operation; each workload says what one operation is\n")
+		}
+		if cpu {
+			fmt.Fprint(w, "  cpu ns/op    CPU nanoseconds (user+sys, the whole process) per operation, in place of ns/op where\n"+
+				"               a run lasts as long as its work's span whatever it costs (poll deadlines)\n")
+		}
 		if floored {
 			fmt.Fprint(w, "  ÷ floor      ns/op over the workload's floor (where it has one): the least any implementation\n"+
 				"               can take, or the ns/op of a row that does less than any must, run in the same rounds\n")
@@ -88,9 +96,17 @@ columns (%s):
   wakeups/op   blocking calls that returned, per operation, as the workload says; "-": not counted
   cpu/wall     CPU seconds (user+sys) per wall-clock second: how many cores stayed busy
 `)
-		if timed {
+		switch {
+		case timedWrite && timedDeadline:
+			fmt.Fprint(w, "  p50, p99     wake latency (where the workload times it): from a source's write, in another\n"+
+				"               goroutine, or from a deadline's time, to the return of the wait that reports it\n"+
+				"               (HDR histogram, 3 significant digits)\n")
+		case timedWrite:
 			fmt.Fprint(w, "  p50, p99     wake latency (where the workload times it): from a source's write to the return of\n"+
 				"               the wait that reports it, in another goroutine (HDR histogram, 3 significant digits)\n")
+		case timedDeadline:
+			fmt.Fprint(w, "  p50, p99     lateness: from a deadline's time to the return of the wait that reports it\n"+
+				"               (HDR histogram, 3 significant digits)\n")
 		}
 	}
 	if len(notifyGroups) != 0 {
@@ -107,10 +123,11 @@ columns (%s):
 	}
 	fmt.Fprintf(w, `
 the last columns (every workload), one rule on every row:
-  ratio        the row's cost divided by its evsync row's, both as printed (ns/op; µs/write in
-               notify and sweep): above 1, the evsync row is cheaper. A row's evsync row is the
-               workload's reference, "ref" in this column: plain evsync unless the workload
-               names another. The debouncer's is evsync/delay=5ms, the same policy
+  ratio        the row's cost divided by its evsync row's, both as printed (ns/op; cpu ns/op where
+               a workload has it; µs/write in notify and sweep): above 1, the evsync row is
+               cheaper. A row's evsync row is the workload's reference, "ref" in this column:
+               plain evsync unless the workload names another. The debouncer's is
+               evsync/delay=5ms, the same policy
   verdict      the evsync row against the row. ahead: every run of the evsync row cost less
                than every run of the row; behind: more; level: the runs overlap; "-": fewer
                than %d runs a side, too few to judge. On an evsync variant's row (evsync/...)
@@ -149,20 +166,25 @@ func joinInts(ns []int) string {
 }
 
 // runLengths says how long each run lasts, per group where they differ.
+// A workload of fixed length (poll deadlines) is named on its own.
 func runLengths(ws []workload, cfg config) string {
 	d := map[time.Duration][]string{}
 	var order []time.Duration
 	seen := map[string]bool{}
 	for _, w := range ws {
-		if seen[w.group] {
+		label := w.group
+		if w.fixed > 0 {
+			label = w.name()
+		}
+		if seen[label] {
 			continue
 		}
-		seen[w.group] = true
-		l := cfg.runFor(w.group)
+		seen[label] = true
+		l := cfg.runLen(w)
 		if _, ok := d[l]; !ok {
 			order = append(order, l)
 		}
-		d[l] = append(d[l], w.group)
+		d[l] = append(d[l], label)
 	}
 	if len(order) == 1 {
 		return order[0].String()
@@ -196,8 +218,12 @@ func (t *tableOutput) workload(wl workload, rs []result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	switch {
 	case wl.kind == opsKind:
-		fmt.Fprintf(tw, "  impl\tns/op\t%sallocs/op\twakeups/op\tcpu/wall\tratio\tverdict%s\n",
-			cell(floored, "÷ floor\t"), cell(timed, "\tp50\tp99"))
+		head := "ns/op"
+		if wl.cpuCost {
+			head = "cpu ns/op"
+		}
+		fmt.Fprintf(tw, "  impl\t%s\t%sallocs/op\twakeups/op\tcpu/wall\tratio\tverdict%s\n",
+			head, cell(floored, "÷ floor\t"), cell(timed, "\tp50\tp99"))
 	default:
 		fmt.Fprintf(tw, "  impl\twrites/s\twakeups/s\tcpu/wall\tµs/write\tover floor\tratio\tverdict\tp50\tp99\n")
 	}
@@ -222,10 +248,10 @@ func (t *tableOutput) workload(wl workload, rs []result) {
 			return f(s.Median)
 		}
 		ratio, judged := ratioCells(r, rs)
-		_, cost := wl.costColumn()
+		metric, cost := wl.costColumn()
 		if wl.kind == opsKind {
 			fmt.Fprintf(tw, "  %s\t%s\t%s%s\t%s\t%s\t%s\t%s%s\n", impl,
-				col(mNsPerOp, cost, true),
+				col(metric, cost, true),
 				cell(floored, col(mPerFloor, ratioText, false)+"\t"),
 				col(mAllocsPerOp, perOp, false),
 				col(mWakeupsPerOp, perOp, false),
@@ -319,7 +345,8 @@ func latName(ns float64) string {
 // group, workload, bench, impl, params, anchor, runs, run_ms, note,
 // floor_ns, floor_impl (the row whose ns_per_op is the floor), situation
 // and unsupported. Each metric is a {median, min, max} object named by its
-// m* constant: ops_per_sec, ns_per_op, allocs_per_op, wakeups_per_op,
+// m* constant: ops_per_sec, ns_per_op (cpu_ns_per_op in its place in a
+// workload whose cost is CPU time), allocs_per_op, wakeups_per_op,
 // cpu_per_wall, writes_per_sec, wakeups_per_sec, cpu_us_per_write,
 // over_floor_us, per_floor (ns_per_op ÷ floor_ns, or ÷ the floor_impl
 // row's ns_per_op), lat_p50_ns and lat_p99_ns. "situation" is the advice
@@ -406,8 +433,11 @@ func (b *benchOutput) workload(wl workload, rs []result) {
 			if wl.kind == opsKind {
 				// The counts per op in one format, with the digits a
 				// small count needs (a reader's wakeups per Add are ~1e-6).
-				fmt.Fprintf(b.w, "\t%.2f ns/op\t%.4g allocs/op", float64(s.wall.Nanoseconds())/float64(s.n.ops),
-					float64(s.mallocs)/float64(s.n.ops))
+				unit := "ns/op"
+				if wl.cpuCost {
+					unit = "cpu-ns/op"
+				}
+				fmt.Fprintf(b.w, "\t%.2f %s\t%.4g allocs/op", wl.cost(s), unit, float64(s.mallocs)/float64(s.n.ops))
 				if wl.wakeups {
 					fmt.Fprintf(b.w, "\t%.4g wakeups/op", float64(s.n.wakeups)/float64(s.n.ops))
 				}

@@ -33,7 +33,8 @@ const maxReflect, maxFanIn, maxEpoll = 10_000, 10_000, 10_000
 const whyFanIn = "one goroutine per source, each blocked on its source, fanning in to one channel: the Go way to wait on many"
 
 // pollWorkloads is the poll group: one ready source among n registered,
-// then the wakeup across goroutines (crossWorkload). In the first, an op
+// then the wakeup across goroutines (crossWorkload), then 100,000
+// deadlines expiring (deadlineWorkload). In the first, an op
 // writes 1 to one signal (round-robin over the n), waits for the one
 // event that makes, and reads the signal, all on one goroutine.
 func pollWorkloads() []workload {
@@ -56,7 +57,7 @@ func pollWorkloads() []workload {
 		}
 		ws = append(ws, w)
 	}
-	return append(ws, crossWorkload(crossN))
+	return append(ws, crossWorkload(crossN), deadlineWorkload(deadlineN))
 }
 
 func newSignals(n int) []*signal.Signal {

@@ -110,7 +110,7 @@ func planOf(ws []workload, cfg config) plan {
 	p := plan{ws: ws, repeat: cfg.repeat, machine: machine(), date: time.Now().Format(time.DateOnly)}
 	for _, w := range ws {
 		p.runs += len(w.cases) * cfg.repeat
-		p.time += time.Duration(len(w.cases)*cfg.repeat) * cfg.runFor(w.group)
+		p.time += time.Duration(len(w.cases)*cfg.repeat) * cfg.runLen(w)
 	}
 	return p
 }
@@ -141,7 +141,7 @@ func runWorkloads(ws []workload, cfg config, stdout, stderr io.Writer) error {
 				return fmt.Errorf("%s: %w", w.caseName(w.cases[0]), err)
 			}
 		}
-		rs, err := runWorkload(w, cfg.runFor(w.group), cfg.repeat, prog)
+		rs, err := runWorkload(w, cfg.runLen(w), cfg.repeat, prog)
 		prog.clear()
 		out.workload(w, rs)
 		all = append(all, rs...)
@@ -265,6 +265,7 @@ func abs(x float64) float64 { return max(x, -x) }
 const (
 	mOpsPerSec     = "ops_per_sec"
 	mNsPerOp       = "ns_per_op"
+	mCPUNsPerOp    = "cpu_ns_per_op" // the cost column of a workload with cpuCost, in place of ns_per_op
 	mAllocsPerOp   = "allocs_per_op"
 	mWakeupsPerOp  = "wakeups_per_op"
 	mCPUPerWall    = "cpu_per_wall"
@@ -300,7 +301,8 @@ func metrics(r result, rs []result) map[string]stat {
 	put(mCPUPerWall, perRun(r, func(s sample) float64 { return s.cpu.Seconds() / s.wall.Seconds() }))
 	if r.w.kind == opsKind {
 		put(mOpsPerSec, perRun(r, opsPerSec))
-		put(mNsPerOp, perRun(r, r.w.cost))
+		cost, _ := r.w.costColumn()
+		put(cost, perRun(r, r.w.cost))
 		put(mAllocsPerOp, perRun(r, func(s sample) float64 { return float64(s.mallocs) / float64(s.n.ops) }))
 		if r.w.wakeups {
 			put(mWakeupsPerOp, perRun(r, func(s sample) float64 { return float64(s.n.wakeups) / float64(s.n.ops) }))

@@ -9,8 +9,9 @@ import (
 // How a row is compared with evsync.
 //
 // Each workload has one cost column that its ratios divide: ns/op in the
-// operation workloads, CPU µs/write in the notify and sweep workloads.
-// Lower is better in both. Every row but the reference and the floor is
+// operation workloads, CPU ns/op in poll deadlines (whose runs last the
+// deadlines' span), CPU µs/write in the notify and sweep workloads.
+// Lower is better in all. Every row but the reference and the floor is
 // compared with one evsync row, its evsync row: the workload's reference
 // ("evsync" unless the workload names another). The AfterFunc debouncer
 // is the exception: its evsync row is evsync's own 5 ms window, the same
@@ -67,8 +68,11 @@ type comparison struct {
 
 // costColumn is w's cost column and how the table prints it.
 func (w workload) costColumn() (string, func(float64) string) {
-	if w.kind == notifyKind {
+	switch {
+	case w.kind == notifyKind:
 		return mCPUUsPerWrite, fmtUsPerWrite
+	case w.cpuCost:
+		return mCPUNsPerOp, fmtNsPerOp
 	}
 	return mNsPerOp, fmtNsPerOp
 }
@@ -81,8 +85,11 @@ var (
 
 // cost is the cost of one run of a row of w.
 func (w workload) cost(s sample) float64 {
-	if w.kind == notifyKind {
+	switch {
+	case w.kind == notifyKind:
 		return cpuPerWrite(s)
+	case w.cpuCost:
+		return float64(s.cpu.Nanoseconds()) / float64(s.n.ops)
 	}
 	return float64(s.wall.Nanoseconds()) / float64(s.n.ops)
 }
