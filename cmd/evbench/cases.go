@@ -42,7 +42,7 @@ type workload struct {
 	latency  bool          // the drivers record wake latencies (opsKind): the table adds p50 and p99
 	lateness bool          // its latencies run from a deadline's time, not from a write
 	cpuCost  bool          // its cost column is CPU ns per op, not wall: a run's wall time is its work's span, not its cost (opsKind)
-	fixed    time.Duration // how long a run lasts whatever -duration, for a workload of fixed work; 0: -duration
+	fixed    time.Duration // about how long a run lasts whatever -duration, for a workload of fixed work; 0: -duration
 	cases    []bench
 }
 

@@ -1,9 +1,9 @@
 // Command evbench runs evsync's primitives side by side with the
 // alternatives a Go programmer would otherwise use (golang.org/x/sync's
 // semaphore, channels, sync.Cond, a hand-rolled atomic+channel notifier, a
-// time.AfterFunc debouncer, a mutex+map queue, reflect.Select, the
-// kernel's eventfd and epoll) and prints what it measured as each workload finishes. From the repository's
-// root:
+// time.AfterFunc debouncer, a time.AfterFunc per deadline, a mutex+map
+// queue, reflect.Select, the kernel's eventfd and epoll) and prints what
+// it measured as each workload finishes. From the repository's root:
 //
 //	go -C cmd/evbench run .                       the default workloads, about 45 s
 //	go -C cmd/evbench run . -quick                a smoke run, a few seconds

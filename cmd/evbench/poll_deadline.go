@@ -25,7 +25,8 @@ import (
 // lead ahead, so that the run sees them all expire (armAhead).
 const (
 	deadlineSpan  = 100 * time.Millisecond
-	deadlineLead  = 50 * time.Millisecond // the least lead; armAhead sets a case's own
+	deadlineLead  = 20 * time.Millisecond // the least lead; armAhead sets a case's own
+	deadlineArm   = 2 * time.Microsecond  // a guess at what arming a deadline takes, for the first lead
 	deadlineMax   = 64
 	deadlineAlt   = "timer-per-deadline"
 	deadlineTries = 4 // arming tries before prep gives up
@@ -66,14 +67,17 @@ func deadlineTimes(base time.Time, n int, span time.Duration) []time.Time {
 	return ats
 }
 
+// firstLead is the lead of a case's first run over n deadlines.
+func firstLead(n int) time.Duration { return deadlineLead + time.Duration(n)*deadlineArm }
+
 // armAhead calls arm with n times over span, the first *lead from now,
 // and returns what arm made and the times. The lead must outlast the rest
-// of the setup and the start of the measurement (a GC, a snapshot), which
-// take about as long as arming did. So armAhead checks that at least that
-// much of it is left. If not, it frees what arm made and arms again with
-// a lead of 4 times what arming took, deadlineTries times in all. It
-// sets *lead for the case's next run: twice what arming took, and at
-// least deadlineLead.
+// of the setup and the start of the measurement: a GC, which marks what
+// arming made, and a snapshot. They take well under half as long as
+// arming did, so armAhead checks that at least that half is left. If not,
+// it frees what arm made and arms again with a lead of 4 times what
+// arming took, deadlineTries times in all. It sets *lead for the case's
+// next run: twice what arming took, and at least deadlineLead.
 func armAhead[S any](n int, lead *time.Duration, span time.Duration, arm func(ats []time.Time) (S, error), free func(S)) (S, []time.Time, error) {
 	for try := 1; ; try++ {
 		start := time.Now()
@@ -83,7 +87,7 @@ func armAhead[S any](n int, lead *time.Duration, span time.Duration, arm func(at
 			return s, nil, err
 		}
 		took := time.Since(start)
-		if left := time.Until(ats[0]); left >= took {
+		if left := time.Until(ats[0]); left >= took/2 {
 			*lead = max(deadlineLead, 2*took)
 			return s, ats, nil
 		}
@@ -149,7 +153,7 @@ func armDeadlineSet(ats []time.Time) (*poll.Set[int], error) {
 // Set holds them all armed on its one timer, before the first is due; the
 // run, that the Set ends with none armed and its timer stopped.
 func deadlineSetCase(n int, span time.Duration) prep {
-	lead := deadlineLead // this case's, kept from run to run (armAhead)
+	lead := firstLead(n) // this case's, kept from run to run (armAhead)
 	return func() (func(*atomic.Bool) (tally, error), func(), error) {
 		set, ats, err := armAhead(n, &lead, span, armDeadlineSet, (*poll.Set[int]).Close)
 		if err != nil {
@@ -230,7 +234,7 @@ func (s *deadlineTimers) stop() {
 // deadlineMax a wakeup: a receive that waits, then what the channel
 // holds, as a Wait takes what is queued.
 func deadlineTimerCase(n int, span time.Duration) prep {
-	lead := deadlineLead // this case's, kept from run to run (armAhead)
+	lead := firstLead(n) // this case's, kept from run to run (armAhead)
 	return func() (func(*atomic.Bool) (tally, error), func(), error) {
 		s, ats, err := armAhead(n, &lead, span, armDeadlineTimers, (*deadlineTimers).stop)
 		if err != nil {

@@ -70,10 +70,11 @@ func TestDeadlineCasesReportEachAtItsTime(t *testing.T) {
 }
 
 // TestArmAheadLeavesTheLead: on synctest's clock, an arming that takes
-// 10ms leaves enough of a 50ms lead. One that takes 40ms leaves too
-// little: it is undone and done again with a lead of 160ms. The lead kept
-// for the next run is twice the arming's, at least deadlineLead. An
-// arming that keeps taking longer gives up after deadlineTries tries.
+// 10ms, or 30ms, leaves enough of a 50ms lead (half what it took). One
+// that takes 40ms leaves too little: it is undone and done again with a
+// lead of 160ms. The lead kept for the next run is twice the arming's, at
+// least deadlineLead. An arming that keeps taking longer gives up after
+// deadlineTries tries.
 func TestArmAheadLeavesTheLead(t *testing.T) {
 	for _, tc := range []struct {
 		cost     time.Duration // what the first arming takes
@@ -83,7 +84,8 @@ func TestArmAheadLeavesTheLead(t *testing.T) {
 		nextLead time.Duration
 		fails    bool
 	}{
-		{cost: 10 * time.Millisecond, growth: 1, firstAt: deadlineLead, nextLead: deadlineLead},
+		{cost: 10 * time.Millisecond, growth: 1, firstAt: 50 * time.Millisecond, nextLead: deadlineLead},
+		{cost: 30 * time.Millisecond, growth: 1, firstAt: 50 * time.Millisecond, nextLead: 60 * time.Millisecond},
 		{cost: 40 * time.Millisecond, growth: 1, frees: 1, firstAt: 40*time.Millisecond + 160*time.Millisecond, nextLead: 80 * time.Millisecond},
 		{cost: 40 * time.Millisecond, growth: 10, frees: deadlineTries, fails: true},
 	} {
@@ -95,7 +97,7 @@ func TestArmAheadLeavesTheLead(t *testing.T) {
 				cost *= tc.growth
 				return len(ats), nil
 			}
-			lead := deadlineLead
+			lead := 50 * time.Millisecond
 			_, ats, err := armAhead(4, &lead, 8*time.Millisecond, arm, func(int) { frees++ })
 			if frees != tc.frees || (err != nil) != tc.fails {
 				t.Fatalf("arming in %v: %d frees, err %v; want %d, failing %v", tc.cost, frees, err, tc.frees, tc.fails)
@@ -187,7 +189,7 @@ func TestDeadlineRowsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := out.String()
-	for _, want := range []string{"2 runs of 150ms per case", "  impl  ", "  cpu ns/op  ", "\n  cpu ns/op    CPU nanoseconds",
+	for _, want := range []string{"2 runs of " + (deadlineLead + deadlineSpan).String() + " per case", "  impl  ", "  cpu ns/op  ", "\n  cpu ns/op    CPU nanoseconds",
 		"\n  p50, p99     lateness: from a deadline's time", "evsync (one Set, one timer for all, checked with Stats)",
 		"waiting on many deadlines at once: "} {
 		if !strings.Contains(text, want) {
