@@ -6,7 +6,9 @@ import (
 	"reflect"
 	"runtime"
 	"testing"
+	"time"
 
+	"github.com/evsync/evsync/internal/testsupport/fakeclock"
 	"github.com/evsync/evsync/poll"
 	"github.com/evsync/evsync/signal"
 )
@@ -158,28 +160,59 @@ func BenchmarkQueuedWrite(b *testing.B) {
 	}
 }
 
-// BenchmarkMemoryPerSource reports the heap a registration holds: the
-// live heap after n signals are added to a Set, less the live heap
-// before, per signal (B/source), and the bytes allocated meanwhile,
-// growth of the Set's map included (alloc-B/source).
+// BenchmarkMemoryPerSource reports the heap that 10^5 registrations in
+// one Set hold, per registration, from a GC before and after the Adds:
+//
+//   - B/reg: the live heap the Adds left: the registrations, the Set's
+//     map, its timer heap, and what each source grew for its first
+//     watcher
+//   - B/reg+src: B/reg plus the bytes that making the sources allocated:
+//     a source that exists only to be watched, with its registration
+//   - alloc-B/reg: the bytes the Adds allocated, the map's growth included
+//
+// The impls: signal (*signal.Signal), user (a *poll.Source of a
+// user's type, user-atomic of BenchmarkSourceWake, the type included),
+// deadline (a *poll.Deadline, one-shot, not yet due: its registration is
+// in the Set's timer heap). The Set runs on a fake clock: a stopped timer
+// of the wall clock may keep the last round's Set alive until the
+// runtime sweeps its timers, which would blur the next round's figures.
 func BenchmarkMemoryPerSource(b *testing.B) {
 	const n = 100_000
-	for b.Loop() {
-		sigs := signals(n)
-		set := new(poll.Set[int])
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		for i, s := range sigs {
-			if err := set.Add(s, i, poll.In, poll.Edge); err != nil {
-				b.Fatal(err)
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, impl := range []struct {
+		name string
+		make func() any
+	}{
+		{"signal", func() any { return signal.New(0) }},
+		{"user", func() any { return newAtomicSource().src() }},
+		{"deadline", func() any { return poll.NewDeadline(now.Add(time.Hour)) }},
+	} {
+		b.Run("impl="+impl.name, func(b *testing.B) {
+			for b.Loop() {
+				var before, made, after runtime.MemStats
+				srcs := make([]any, n)
+				set := poll.New[int](poll.WithClock[*fakeclock.Timer](fakeclock.New(now)))
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				for i := range srcs {
+					srcs[i] = impl.make()
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&made)
+				for i, src := range srcs {
+					if err := set.Add(src, i, poll.In, poll.OneShot); err != nil {
+						b.Fatal(err)
+					}
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				reg := float64(after.HeapAlloc-made.HeapAlloc) / n
+				b.ReportMetric(reg, "B/reg")
+				b.ReportMetric(reg+float64(made.TotalAlloc-before.TotalAlloc)/n, "B/reg+src")
+				b.ReportMetric(float64(after.TotalAlloc-made.TotalAlloc)/n, "alloc-B/reg")
+				runtime.KeepAlive(srcs)
+				set.Close()
 			}
-		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/source")
-		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/n, "alloc-B/source")
-		runtime.KeepAlive(sigs)
-		set.Close()
+		})
 	}
 }
