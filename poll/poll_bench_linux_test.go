@@ -42,7 +42,7 @@ func benchEpoll(b *testing.B, n int) {
 	var got [8]byte
 	events := make([]unix.EpollEvent, 1)
 	b.ReportAllocs()
-	i := 0
+	i, ops, cpu := 0, 0, startCPU()
 	for b.Loop() {
 		if _, err := unix.Write(fds[i], one); err != nil {
 			b.Fatal(err)
@@ -57,7 +57,9 @@ func benchEpoll(b *testing.B, n int) {
 		if i++; i == n {
 			i = 0
 		}
+		ops++
 	}
+	cpu.report(b, ops, "cpu-ns/op")
 }
 
 // cpuTime returns the CPU time (user and system) the process has used so

@@ -18,7 +18,8 @@ var waitSizes = []int{10, 1_000, 100_000}
 
 // BenchmarkWaitOneReady is one ready event among n registered sources: an
 // op writes 1 to one source (round-robin), waits for the one event it
-// makes, and reads the source. The impls:
+// makes, and reads the source. Each row reports cpu-ns/op too (cpuMeter).
+// The impls:
 //
 //   - evsync: n signals in a Set, edge-triggered; Wait with max 1.
 //   - reflect: reflect.Select over the n signals' Ready channels, each
@@ -35,6 +36,39 @@ func BenchmarkWaitOneReady(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("n=%d/impl=fanin", n), func(b *testing.B) { benchFanIn(b, n) })
 		b.Run(fmt.Sprintf("n=%d/impl=epoll", n), func(b *testing.B) { benchEpoll(b, n) })
+	}
+}
+
+// cpuMeter reports the process's CPU time per op (cpu-ns/op), every
+// thread counted, where the system gives it. On a machine shared with
+// other work it is steadier than ns/op, which counts the time the
+// benchmark waited for a CPU too.
+type cpuMeter struct {
+	at time.Duration
+	ok bool
+}
+
+// startCPU starts a cpuMeter, right before the timed loop.
+func startCPU() cpuMeter {
+	at, ok := cpuTime()
+	return cpuMeter{at, ok}
+}
+
+// since returns the CPU time since startCPU, 0 where the system does not
+// give it.
+func (m cpuMeter) since() time.Duration {
+	now, ok := cpuTime()
+	if !m.ok || !ok {
+		return 0
+	}
+	return now - m.at
+}
+
+// report reports the CPU time since startCPU per op, for ops ops, as
+// unit.
+func (m cpuMeter) report(b *testing.B, ops int, unit string) {
+	if _, ok := cpuTime(); m.ok && ok && ops > 0 {
+		b.ReportMetric(float64(m.since().Nanoseconds())/float64(ops), unit)
 	}
 }
 
@@ -58,7 +92,7 @@ func benchSet(b *testing.B, n int) {
 	ctx := context.Background()
 	buf := make([]poll.Event[int], 0, 1)
 	b.ReportAllocs()
-	i := 0
+	i, ops, cpu := 0, 0, startCPU()
 	for b.Loop() {
 		sigs[i].Add(1)
 		buf, _ = set.Wait(ctx, buf[:0], 1)
@@ -68,7 +102,9 @@ func benchSet(b *testing.B, n int) {
 		if i++; i == n {
 			i = 0
 		}
+		ops++
 	}
+	cpu.report(b, ops, "cpu-ns/op")
 }
 
 func benchReflect(b *testing.B, n int) {
@@ -78,7 +114,7 @@ func benchReflect(b *testing.B, n int) {
 		cases[i] = reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(s.Ready())}
 	}
 	b.ReportAllocs()
-	i := 0
+	i, ops, cpu := 0, 0, startCPU()
 	for b.Loop() {
 		sigs[i].Add(1)
 		chosen, _, _ := reflect.Select(cases)
@@ -89,7 +125,9 @@ func benchReflect(b *testing.B, n int) {
 		if i++; i == n {
 			i = 0
 		}
+		ops++
 	}
+	cpu.report(b, ops, "cpu-ns/op")
 }
 
 func benchFanIn(b *testing.B, n int) {
@@ -120,7 +158,7 @@ func benchFanIn(b *testing.B, n int) {
 	}()
 	b.ReportMetric(float64(runtime.NumGoroutine()), "goroutines")
 	b.ReportAllocs()
-	i := 0
+	i, ops, cpu := 0, 0, startCPU()
 	for b.Loop() {
 		sigs[i].Add(1)
 		if k := <-out; k != i {
@@ -129,7 +167,9 @@ func benchFanIn(b *testing.B, n int) {
 		if i++; i == n {
 			i = 0
 		}
+		ops++
 	}
+	cpu.report(b, ops, "cpu-ns/op")
 }
 
 // BenchmarkQueuedWrite is a write to a source: Add(1), with a Take every

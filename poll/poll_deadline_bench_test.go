@@ -31,7 +31,8 @@ func (c *countClock) NewTimer(d time.Duration) *fakeclock.Timer {
 // round: the Adds, then the expiries. The metrics split it:
 //
 //   - ns/expiry: from the clock passing the last Deadline until TryWait
-//     (or Wait) has reported them all, per Deadline
+//     has reported them all, per Deadline; cpu-ns/expiry: the process's
+//     CPU time over the same span (cpuMeter)
 //   - add-ns/deadline: the Adds, per Deadline (the Deadlines are made with
 //     the timer stopped)
 //   - timers-made/op: the timers the Set made on the fake clock (a Set
@@ -94,7 +95,7 @@ func benchExpiryFake(b *testing.B, shuffled bool) {
 	off := expiryOffsets(shuffled)
 	base := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	buf := make([]poll.Event[int], 0, 1024)
-	var adding, expiring time.Duration
+	var adding, expiring, cpuExpiring time.Duration
 	var made int64
 	armedMax, rounds := 0, 0
 	b.ReportAllocs()
@@ -116,7 +117,7 @@ func benchExpiryFake(b *testing.B, shuffled bool) {
 			b.Fatalf("Stats = %+v after the Adds, want the timer armed for %d Deadlines", st, expiries)
 		}
 
-		start = time.Now()
+		start, cpu := time.Now(), startCPU()
 		fake.Step(expiries*time.Microsecond + 1)
 		last := time.Time{}
 		for n := 0; n < expiries; {
@@ -128,6 +129,7 @@ func benchExpiryFake(b *testing.B, shuffled bool) {
 			last = checkExpired(b, buf, dls, last)
 		}
 		expiring += time.Since(start)
+		cpuExpiring += cpu.since()
 
 		if st := set.Stats(); st.Timer || st.Armed != 0 || st.Queued != 0 || st.Wakeups != expiries {
 			b.Fatalf("Stats = %+v after the expiries", st)
@@ -137,6 +139,9 @@ func benchExpiryFake(b *testing.B, shuffled bool) {
 		set.Close()
 	}
 	b.ReportMetric(float64(expiring.Nanoseconds())/float64(rounds*expiries), "ns/expiry")
+	if _, ok := cpuTime(); ok {
+		b.ReportMetric(float64(cpuExpiring.Nanoseconds())/float64(rounds*expiries), "cpu-ns/expiry")
+	}
 	b.ReportMetric(float64(adding.Nanoseconds())/float64(rounds*expiries), "add-ns/deadline")
 	b.ReportMetric(float64(made)/float64(rounds), "timers-made/op")
 	b.ReportMetric(float64(armedMax), "armed-timers")

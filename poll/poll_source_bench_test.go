@@ -126,7 +126,9 @@ func benchSourceOp(b *testing.B, op string, src benchSource) {
 	}
 	buf := make([]poll.Event[int], 0, 1)
 	b.ReportAllocs()
+	ops, cpu := 0, startCPU()
 	for b.Loop() {
+		ops++
 		src.write(1)
 		if op != "wake" {
 			continue
@@ -136,6 +138,7 @@ func benchSourceOp(b *testing.B, op string, src benchSource) {
 			b.Fatalf("TryWait = %v after a write", buf)
 		}
 	}
+	cpu.report(b, ops, "cpu-ns/op")
 	if st := set.Stats(); op == "queued" && (st.Queued != 1 || st.Wakeups != 1) {
 		b.Fatalf("Stats = %+v: the writes to a queued source did not stay absorbed", st)
 	}
