@@ -146,7 +146,7 @@ type reg[K comparable] struct {
 	events Events // asked for: In, Out or both
 	mode   Mode
 	state  state
-	hidx   int32     // a Deadline's index in the Set's heap plus 1, 0 if not in it
+	hidx   int32     // a Deadline's index in the Set's heap plus 1, 0 if not in it (heap.go)
 	dl     *Deadline // the source, if it is a Deadline: the Set's timer wakes it
 	prev   *reg[K]   // the ready list's links, while queued
 	next   *reg[K]

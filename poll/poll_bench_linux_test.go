@@ -5,6 +5,8 @@ package poll_test
 import (
 	"encoding/binary"
 	"testing"
+	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -40,7 +42,7 @@ func benchEpoll(b *testing.B, n int) {
 	var got [8]byte
 	events := make([]unix.EpollEvent, 1)
 	b.ReportAllocs()
-	i := 0
+	i, ops, cpu := 0, 0, startCPU()
 	for b.Loop() {
 		if _, err := unix.Write(fds[i], one); err != nil {
 			b.Fatal(err)
@@ -55,5 +57,34 @@ func benchEpoll(b *testing.B, n int) {
 		if i++; i == n {
 			i = 0
 		}
+		ops++
 	}
+	cpu.report(b, ops, "cpu-ns/op")
+}
+
+// cpuTime returns the CPU time (user and system) the process has used so
+// far, every thread counted, and true.
+func cpuTime() (time.Duration, bool) { return rusage(unix.RUSAGE_SELF) }
+
+// threadTime returns the CPU time the calling thread has used so far, and
+// true. The caller locks its goroutine to the thread.
+func threadTime() (time.Duration, bool) { return rusage(unix.RUSAGE_THREAD) }
+
+func rusage(who int) (time.Duration, bool) {
+	var ru unix.Rusage
+	if err := unix.Getrusage(who, &ru); err != nil {
+		return 0, false
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
+}
+
+// pause sleeps for up to d in nanosleep(2), as a raw system call: the Go
+// scheduler sees a goroutine that runs on, as one busy with other work
+// would, and pays nothing for it. A signal may end it early. (A Go timer
+// shorter than a millisecond sleeps a millisecond when nothing else runs,
+// and a nanosleep through package syscall or unix hands the goroutine's P
+// over to another thread while it sleeps: each costs more than a write.)
+func pause(d time.Duration) {
+	ts := unix.NsecToTimespec(d.Nanoseconds())
+	unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
 }

@@ -6,7 +6,9 @@ import (
 	"reflect"
 	"runtime"
 	"testing"
+	"time"
 
+	"github.com/evsync/evsync/internal/testsupport/fakeclock"
 	"github.com/evsync/evsync/poll"
 	"github.com/evsync/evsync/signal"
 )
@@ -16,7 +18,8 @@ var waitSizes = []int{10, 1_000, 100_000}
 
 // BenchmarkWaitOneReady is one ready event among n registered sources: an
 // op writes 1 to one source (round-robin), waits for the one event it
-// makes, and reads the source. The impls:
+// makes, and reads the source. Each row reports cpu-ns/op too (cpuMeter).
+// The impls:
 //
 //   - evsync: n signals in a Set, edge-triggered; Wait with max 1.
 //   - reflect: reflect.Select over the n signals' Ready channels, each
@@ -33,6 +36,39 @@ func BenchmarkWaitOneReady(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("n=%d/impl=fanin", n), func(b *testing.B) { benchFanIn(b, n) })
 		b.Run(fmt.Sprintf("n=%d/impl=epoll", n), func(b *testing.B) { benchEpoll(b, n) })
+	}
+}
+
+// cpuMeter reports the process's CPU time per op (cpu-ns/op), every
+// thread counted, where the system gives it. On a machine shared with
+// other work it is steadier than ns/op, which counts the time the
+// benchmark waited for a CPU too.
+type cpuMeter struct {
+	at time.Duration
+	ok bool
+}
+
+// startCPU starts a cpuMeter, right before the timed loop.
+func startCPU() cpuMeter {
+	at, ok := cpuTime()
+	return cpuMeter{at, ok}
+}
+
+// since returns the CPU time since startCPU, 0 where the system does not
+// give it.
+func (m cpuMeter) since() time.Duration {
+	now, ok := cpuTime()
+	if !m.ok || !ok {
+		return 0
+	}
+	return now - m.at
+}
+
+// report reports the CPU time since startCPU per op, for ops ops, as
+// unit.
+func (m cpuMeter) report(b *testing.B, ops int, unit string) {
+	if _, ok := cpuTime(); m.ok && ok && ops > 0 {
+		b.ReportMetric(float64(m.since().Nanoseconds())/float64(ops), unit)
 	}
 }
 
@@ -56,7 +92,7 @@ func benchSet(b *testing.B, n int) {
 	ctx := context.Background()
 	buf := make([]poll.Event[int], 0, 1)
 	b.ReportAllocs()
-	i := 0
+	i, ops, cpu := 0, 0, startCPU()
 	for b.Loop() {
 		sigs[i].Add(1)
 		buf, _ = set.Wait(ctx, buf[:0], 1)
@@ -66,7 +102,9 @@ func benchSet(b *testing.B, n int) {
 		if i++; i == n {
 			i = 0
 		}
+		ops++
 	}
+	cpu.report(b, ops, "cpu-ns/op")
 }
 
 func benchReflect(b *testing.B, n int) {
@@ -76,7 +114,7 @@ func benchReflect(b *testing.B, n int) {
 		cases[i] = reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(s.Ready())}
 	}
 	b.ReportAllocs()
-	i := 0
+	i, ops, cpu := 0, 0, startCPU()
 	for b.Loop() {
 		sigs[i].Add(1)
 		chosen, _, _ := reflect.Select(cases)
@@ -87,7 +125,9 @@ func benchReflect(b *testing.B, n int) {
 		if i++; i == n {
 			i = 0
 		}
+		ops++
 	}
+	cpu.report(b, ops, "cpu-ns/op")
 }
 
 func benchFanIn(b *testing.B, n int) {
@@ -118,7 +158,7 @@ func benchFanIn(b *testing.B, n int) {
 	}()
 	b.ReportMetric(float64(runtime.NumGoroutine()), "goroutines")
 	b.ReportAllocs()
-	i := 0
+	i, ops, cpu := 0, 0, startCPU()
 	for b.Loop() {
 		sigs[i].Add(1)
 		if k := <-out; k != i {
@@ -127,7 +167,9 @@ func benchFanIn(b *testing.B, n int) {
 		if i++; i == n {
 			i = 0
 		}
+		ops++
 	}
+	cpu.report(b, ops, "cpu-ns/op")
 }
 
 // BenchmarkQueuedWrite is a write to a source: Add(1), with a Take every
@@ -158,28 +200,59 @@ func BenchmarkQueuedWrite(b *testing.B) {
 	}
 }
 
-// BenchmarkMemoryPerSource reports the heap a registration holds: the
-// live heap after n signals are added to a Set, less the live heap
-// before, per signal (B/source), and the bytes allocated meanwhile,
-// growth of the Set's map included (alloc-B/source).
+// BenchmarkMemoryPerSource reports the heap that 10^5 registrations in
+// one Set hold, per registration, from a GC before and after the Adds:
+//
+//   - B/reg: the live heap the Adds left: the registrations, the Set's
+//     map, its timer heap, and what each source grew for its first
+//     watcher
+//   - B/reg+src: B/reg plus the bytes that making the sources allocated:
+//     a source that exists only to be watched, with its registration
+//   - alloc-B/reg: the bytes the Adds allocated, the map's growth included
+//
+// The impls: signal (*signal.Signal), user (a *poll.Source of a
+// user's type, user-atomic of BenchmarkSourceWake, the type included),
+// deadline (a *poll.Deadline, one-shot, not yet due: its registration is
+// in the Set's timer heap). The Set runs on a fake clock: a stopped timer
+// of the wall clock may keep the last round's Set alive until the
+// runtime sweeps its timers, which would blur the next round's figures.
 func BenchmarkMemoryPerSource(b *testing.B) {
 	const n = 100_000
-	for b.Loop() {
-		sigs := signals(n)
-		set := new(poll.Set[int])
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		for i, s := range sigs {
-			if err := set.Add(s, i, poll.In, poll.Edge); err != nil {
-				b.Fatal(err)
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, impl := range []struct {
+		name string
+		make func() any
+	}{
+		{"signal", func() any { return signal.New(0) }},
+		{"user", func() any { return newAtomicSource().src() }},
+		{"deadline", func() any { return poll.NewDeadline(now.Add(time.Hour)) }},
+	} {
+		b.Run("impl="+impl.name, func(b *testing.B) {
+			for b.Loop() {
+				var before, made, after runtime.MemStats
+				srcs := make([]any, n)
+				set := poll.New[int](poll.WithClock[*fakeclock.Timer](fakeclock.New(now)))
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				for i := range srcs {
+					srcs[i] = impl.make()
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&made)
+				for i, src := range srcs {
+					if err := set.Add(src, i, poll.In, poll.OneShot); err != nil {
+						b.Fatal(err)
+					}
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				reg := float64(after.HeapAlloc-made.HeapAlloc) / n
+				b.ReportMetric(reg, "B/reg")
+				b.ReportMetric(reg+float64(made.TotalAlloc-before.TotalAlloc)/n, "B/reg+src")
+				b.ReportMetric(float64(after.TotalAlloc-made.TotalAlloc)/n, "alloc-B/reg")
+				runtime.KeepAlive(srcs)
+				set.Close()
 			}
-		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/source")
-		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/n, "alloc-B/source")
-		runtime.KeepAlive(sigs)
-		set.Close()
+		})
 	}
 }

@@ -1,7 +1,6 @@
 package poll
 
 import (
-	"container/heap"
 	"time"
 
 	"github.com/evsync/evsync/internal/clk"
@@ -26,7 +25,7 @@ type timing[K comparable] struct {
 	at    time.Time // what timer is armed for; zero while it is not
 	dirty bool      // arrange must look at the timer again
 
-	dls   dheap[K]                 // armed Deadlines not yet due, a min-heap by time
+	dls   dheap[K]                 // armed Deadlines not yet due, a min-heap by time (heap.go)
 	timed []*waitq.Waiter[take[K]] // blocked WaitTimeout callers, in no order
 
 	burstK   int           // WithBurst's k, 0 without it
@@ -60,7 +59,7 @@ func (s *Set[K]) arm(r *reg[K]) {
 		return
 	}
 	if !s.t.due(r) {
-		s.t.push(r)
+		s.t.dls.push(r)
 		s.t.dirty = true
 	}
 }
@@ -73,7 +72,7 @@ func (s *Set[K]) disarm(r *reg[K]) {
 		return
 	}
 	if r.hidx != 0 {
-		s.t.remove(r)
+		s.t.dls.remove(r)
 		s.t.dirty = true
 	}
 }
@@ -83,8 +82,8 @@ func (s *Set[K]) disarm(r *reg[K]) {
 func (s *Set[K]) next() time.Time {
 	t := &s.t
 	var n time.Time
-	if len(t.dls) != 0 {
-		n = t.dls[0].dl.at
+	if r := t.dls.min(); r != nil {
+		n = r.dl.at
 	}
 	for _, w := range t.timed {
 		if n.IsZero() || w.P.at.Before(n) {
@@ -131,9 +130,8 @@ func (s *Set[K]) arrange() {
 // burst window if it is over. The caller settles.
 func (s *Set[K]) tick(now time.Time) {
 	t := &s.t
-	for len(t.dls) != 0 && !now.Before(t.dls[0].dl.at) {
-		r := t.dls[0]
-		t.remove(r)
+	for r := t.dls.min(); r != nil && !now.Before(r.dl.at); r = t.dls.min() {
+		t.dls.remove(r)
 		s.n.wakeups++
 		s.queue(r)
 	}
@@ -212,42 +210,3 @@ func (t *timing[K]) untimeW(w *waitq.Waiter[take[K]]) {
 		}
 	}
 }
-
-// dheap is the heap of armed Deadlines, for container/heap: r.hidx is
-// r's index in it plus 1, 0 while r is not in it.
-type dheap[K comparable] []*reg[K]
-
-// Len is the number of Deadlines in the heap.
-func (h dheap[K]) Len() int { return len(h) }
-
-// Less orders the heap by time.
-func (h dheap[K]) Less(i, j int) bool { return h[i].dl.at.Before(h[j].dl.at) }
-
-// Swap swaps two entries and their indexes.
-func (h dheap[K]) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].hidx, h[j].hidx = int32(i+1), int32(j+1)
-}
-
-// Push appends x, a *reg[K].
-func (h *dheap[K]) Push(x any) {
-	r := x.(*reg[K])
-	*h = append(*h, r)
-	r.hidx = int32(len(*h))
-}
-
-// Pop takes the last entry off.
-func (h *dheap[K]) Pop() any {
-	old := *h
-	r := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	r.hidx = 0
-	return r
-}
-
-// push puts r in the heap.
-func (t *timing[K]) push(r *reg[K]) { heap.Push(&t.dls, r) }
-
-// remove takes r out of the heap.
-func (t *timing[K]) remove(r *reg[K]) { heap.Remove(&t.dls, int(r.hidx-1)) }
