@@ -318,6 +318,9 @@ func (s *Set[K]) Len() int {
 //
 // A source may call it after Remove or Close has taken r off its list, if
 // it loaded the list before. Both turn r off first, so it is ignored.
+//
+// An edge registration woken while nothing is queued and a caller waits
+// goes to that caller at once (handOff).
 func (s *Set[K]) wake(r *reg[K], ev Events) {
 	hook(pointWake)
 	s.mu.Lock()
@@ -326,8 +329,35 @@ func (s *Set[K]) wake(r *reg[K], ev Events) {
 		return
 	}
 	s.n.wakeups++
+	if s.head == nil && r.mode == Edge && s.t.burstK == 0 && !s.closed {
+		if w := s.waiters.Front(); w != nil {
+			handOff(s, w, r)
+			s.unlock()
+			return
+		}
+	}
 	s.queue(r)
 	s.unlock()
+}
+
+// handOff gives the events of the edge registration r to the blocked
+// caller w, as queue, settle and harvest would with r alone on the ready
+// list, but without the list: r stays armed, as harvest leaves an edge
+// registration, and is polled once. If it has no event left it is
+// dropped, and w waits on. The Sets this Set is in are not woken, since
+// nothing is queued: they would have found nothing queued either.
+func handOff[K comparable](s *Set[K], w *waitq.Waiter[take[K]], r *reg[K]) {
+	ev := r.has()
+	if ev == 0 {
+		s.n.drops++
+		return
+	}
+	p := w.P
+	p.buf = append(p.buf, Event[K]{r.key, ev})
+	if !p.at.IsZero() {
+		s.t.untimeW(w)
+	}
+	s.waiters.Grant(w, p)
 }
 
 // queue puts the armed registration r at the tail of the ready list and
