@@ -116,8 +116,9 @@ type SetEvent struct {
 // value of any other type.
 //
 // The kernel's epoll does the same over eventfds and timerfds, but for
-// what a Go value cannot have: a closed eventfd leaves the epoll set,
-// while a closed Counter stays in the Set and reports Hup.
+// what a Go value cannot have. A closed eventfd leaves the epoll set,
+// while a closed Counter stays in the Set and reports Hup. A read of a
+// timerfd takes its expirations, while a Deadline stays ready.
 type Set struct {
 	regs   map[any]*setReg // the interest list, by source
 	ready  []*setReg       // the ready list, head first
