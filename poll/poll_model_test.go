@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"testing"
 	"time"
 
+	"github.com/evsync/evsync/internal/testsupport/fakeclock"
 	"github.com/evsync/evsync/model"
 	"github.com/evsync/evsync/poll"
 	"github.com/evsync/evsync/semaphore"
@@ -179,4 +182,55 @@ var notSources = []struct {
 	{"nil *Done", (*poll.Done)(nil), (*model.DoneSource)(nil)},
 	{"zero Done", new(poll.Done), new(model.DoneSource)},
 	{"an int", 42, 42},
+}
+
+// TestADeadlineForOutAloneAbsorbsItsTime: a Deadline's time is a wakeup
+// with In, so a registration that asks for Out alone absorbs it, as
+// Stats' doc says and as the kernel's timerfd does (ep_poll_callback
+// ignores a wakeup that meets no event asked for). It is not queued, it
+// fires no Ready channel, and no wakeup is counted. model.Set agrees
+// (TestSetDeadlineForOutAloneAbsorbsItsTime there).
+func TestADeadlineForOutAloneAbsorbsItsTime(t *testing.T) {
+	fake := fakeclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	set := poll.New[int](poll.WithClock(fake))
+	defer set.Close()
+	d := poll.NewDeadline(fake.Now().Add(time.Millisecond))
+	if err := set.Add(d, 1, poll.Out, poll.Edge); err != nil {
+		t.Fatal(err)
+	}
+	ready := set.Ready()
+	fake.Step(2 * time.Millisecond)
+	if got, want := set.Stats(), (poll.Stats{Registered: 1, Armed: 1}); got != want {
+		t.Errorf("Stats after the Deadline's time = %+v, want %+v", got, want)
+	}
+	select {
+	case <-ready:
+		t.Error("the Ready channel fired for a Deadline asked for Out alone")
+	default:
+	}
+	if err := set.Modify(d, 1, poll.In, poll.Edge); err != nil {
+		t.Fatal(err)
+	}
+	if got := set.TryWait(nil, 4); !slices.Equal(got, []poll.Event[int]{{Key: 1, Events: poll.In}}) {
+		t.Fatalf("TryWait after Modify for In = %v, want [{1 in}]", got)
+	}
+}
+
+// TestOnDoneOfAnEndedContextIsDoneAtOnce: OnDone's doc says a Done of a
+// context done already reports In|Hup at once, so a TryWait right after
+// Add reports it, with no goroutine to wait for.
+func TestOnDoneOfAnEndedContextIsDoneAtOnce(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := range 100 {
+		var set poll.Set[int]
+		if err := set.Add(poll.OnDone(ctx), i, poll.In, poll.Edge); err != nil {
+			t.Fatal(err)
+		}
+		got := set.TryWait(nil, 4)
+		set.Close()
+		if !slices.Equal(got, []poll.Event[int]{{Key: i, Events: poll.In | poll.Hup}}) {
+			t.Fatalf("try %d: TryWait right after Add = %v, want [{%d in|hup}]", i, got, i)
+		}
+	}
 }
