@@ -21,9 +21,11 @@
 //   - [WorkQueue], a workqueue.Queue[int], the controller work queue: the
 //     ready list with delays, priorities, fair share and a rate limiter, on
 //     a clock of its own.
-//   - [Set], a poll.Set[int] over Counters: epoll's interest list and
-//     ready list, with a Counter's writes and reads as its wakeups. It is
-//     checked against the kernel's epoll over eventfds, call by call.
+//   - [Set], a poll.Set[int]: epoll's interest list and ready list, on a
+//     clock of its own. Its sources are Counters, whose writes and reads
+//     are their wakeups, a program's own [Source], a [Deadline] (a
+//     timerfd) and a [DoneSource] (a context). It is checked against the
+//     kernel's epoll over eventfds and timerfds, call by call.
 //
 // Each type's doc has a table of the real calls and the model's. A model
 // uses no goroutines, no real clock and no locks. It is cheap to make, so a

@@ -10,37 +10,40 @@ import (
 	"github.com/evsync/evsync/model"
 )
 
-// kernelDiff is both sides of the differential: eventfds in a real epoll
-// instance, and Counters in a Set.
+// kernelDiff is both sides of the differential: eventfds and timerfds in
+// a real epoll instance, and Counters and Deadlines in a Set.
 type kernelDiff struct {
-	k        *epolltest.Kernel
-	set      *model.Set
-	src      []*model.Counter
-	reported int // events the waits reported, on both sides
+	k   *epolltest.Kernel
+	set *model.Set
+	src []any // a *model.Counter for an eventfd, a *model.Deadline for a timerfd
 }
 
-// Reported returns the events the waits reported.
-func (d *kernelDiff) Reported() int { return d.reported }
+// Kernel returns the kernel's side.
+func (d *kernelDiff) Kernel() *epolltest.Kernel { return d.k }
 
 // Close closes the kernel's side.
 func (d *kernelDiff) Close() { d.k.Close() }
 
-// newKernelDiff makes both sides with an eventfd and a Counter for each
-// entry of sems: with EFD_SEMAPHORE (a semaphore's Counter) if it is
-// true, without (a signal's) if not.
-func newKernelDiff(t epolltest.Fataler, sems []bool) epolltest.Diff {
-	d := &kernelDiff{k: epolltest.New(t, sems), set: model.NewSet()}
-	for _, sem := range sems {
+// newKernelDiff makes both sides: an eventfd and a Counter for each entry
+// of c.Sems, with EFD_SEMAPHORE (a semaphore's Counter) if it is true,
+// without (a signal's) if not; and a timerfd and a Deadline at its time
+// for each entry of c.Deadlines.
+func newKernelDiff(t epolltest.Fataler, c epolltest.Config) epolltest.Diff {
+	d := &kernelDiff{k: epolltest.New(t, c), set: model.NewSet()}
+	for _, sem := range c.Sems {
 		if sem {
 			d.src = append(d.src, model.NewSemaphore(0, model.Max))
 		} else {
 			d.src = append(d.src, model.NewSignal(0))
 		}
 	}
+	for i := len(c.Sems); i < d.k.Sources(); i++ {
+		d.src = append(d.src, model.NewDeadline(d.k.Time(i)))
+	}
 	return d
 }
 
-// step makes op on both sides and fails unless both return the same.
+// Step makes op on both sides and fails unless both return the same.
 func (d *kernelDiff) Step(t epolltest.Fataler, n int, op epolltest.Op) {
 	k, set, src, i := d.k, d.set, d.src, op.I
 	switch op.Kind {
@@ -58,39 +61,58 @@ func (d *kernelDiff) Step(t epolltest.Fataler, n int, op epolltest.Op) {
 			t.Fatalf("step %d: epoll_ctl(%d, fd %d, %v, mode %d) = %v, the model's %v", n, op.Kind, i, op.Events, op.Mode, got, want)
 		}
 	case epolltest.OpWrite:
-		if got, want := k.Write(i, op.V), src[i].Write(op.V); got != want {
+		if got, want := k.Write(i, op.V), src[i].(*model.Counter).Write(op.V); got != want {
 			t.Fatalf("step %d: write(fd %d, %d) = %v, the model's %v", n, i, op.V, got, want)
 		}
 	case epolltest.OpRead:
 		got, gerr := k.Read(i)
-		want, werr := src[i].Read()
+		want, werr := src[i].(*model.Counter).Read()
 		if got != want || gerr != werr {
 			t.Fatalf("step %d: read(fd %d) = %d, %v, the model's %d, %v", n, i, got, gerr, want, werr)
 		}
 	case epolltest.OpWait:
 		got, want := k.Wait(t, op.Max), set.TryWait(op.Max)
-		d.reported += len(got)
 		if !slices.Equal(got, want) {
 			t.Fatalf("step %d: epoll_wait(max %d) = %v, the model's %v", n, op.Max, got, want)
 		}
+	case epolltest.OpAdvance:
+		k.Advance(t, op.D)
+		set.Advance(op.D)
+	case epolltest.OpRenew:
+		// Closing the timerfd takes it out of the epoll instance; the
+		// Deadline, a Go value, must be removed.
+		_ = set.Remove(src[i])
+		src[i] = model.NewDeadline(k.Renew(t, i, op.D))
+	}
+	if k.Now() != set.Now() {
+		t.Fatalf("step %d: the clock is at %v, the model's at %v", n, k.Now(), set.Now())
 	}
 	if err := set.Validate(); err != nil {
 		t.Fatalf("step %d: %v", n, err)
 	}
 }
 
-// TestSetMatchesTheKernel runs one random sequence on both sides: eventfds
-// (with and without EFD_SEMAPHORE) in a real epoll instance, and Counters
-// in a Set. The sequence mixes writes (write(0) included), reads,
-// ADD/MOD/DEL with IN and OUT interest, edge, level and one-shot, and
-// waits with a maxevents. Every call must return the same on both sides,
-// and every wait the same events in the same order.
+// TestSetMatchesTheKernel runs one random sequence on both sides:
+// eventfds (with and without EFD_SEMAPHORE) and timerfds in a real epoll
+// instance, and Counters and Deadlines in a Set. The sequence mixes
+// writes (write(0) included), reads, ADD/MOD/DEL with IN and OUT
+// interest, edge, level and one-shot, waits with a maxevents, steps of
+// the clock that make timerfds expire, and new timerfds in the place of
+// old ones. Every call must return the same on both sides, and every
+// wait the same events in the same order.
 //
-// Close is not in the sequence: a closed eventfd leaves its epoll set, a
-// closed Counter reports Hup (TestSetCloseOfASourceReportsHup).
+// Where the two differ, the sequence leaves it out:
+//   - A closed eventfd leaves its epoll set, a closed Counter reports Hup
+//     (TestSetCloseOfASourceReportsHup). Close is not in the sequence.
+//   - A read of a timerfd takes its expirations, and it is not readable
+//     until it expires again. A Deadline stays ready. No timerfd is read.
+//   - A timerfd closed leaves the epoll set; a Deadline must be removed.
+//     A new timerfd's step does both.
+//   - The Set promises no order among Deadlines of one time. The
+//     timerfds' times differ.
 func TestSetMatchesTheKernel(t *testing.T) { epolltest.Check(t, newKernelDiff) }
 
 // FuzzSetMatchesTheKernel is TestSetMatchesTheKernel driven by bytes
 // (epolltest.Decode). The seeds are the probes of the spec's
-// kernel-epoll.md.
+// kernel-epoll.md, and of timerfds.
 func FuzzSetMatchesTheKernel(f *testing.F) { epolltest.Fuzz(f, newKernelDiff) }

@@ -6,28 +6,38 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/evsync/evsync/internal/testsupport/epolltest"
+	"github.com/evsync/evsync/internal/testsupport/fakeclock"
 	"github.com/evsync/evsync/poll"
 )
 
-// kernelDiff is both sides of the kernel differential: eventfds in a
-// real epoll instance, and signals (an eventfd) and semaphores (one with
-// EFD_SEMAPHORE) in a Set.
+// kernelDiff is both sides of the kernel differential: eventfds and
+// timerfds in a real epoll instance, and signals (an eventfd), semaphores
+// (one with EFD_SEMAPHORE) and Deadlines in a Set on a fake clock.
 type kernelDiff struct {
-	k        *epolltest.Kernel
-	set      *poll.Set[int]
-	src      []*source
-	reported int // events the waits reported, on both sides
+	k    *epolltest.Kernel
+	set  *poll.Set[int]
+	fake *fakeclock.Clock
+	base time.Time // the fake clock's time at the differential's 0
+	src  []*source
 }
 
-func newKernelDiff(t epolltest.Fataler, sems []bool) epolltest.Diff {
-	d := &kernelDiff{k: epolltest.New(t, sems), set: poll.New[int]()}
-	for _, sem := range sems {
+func newKernelDiff(t epolltest.Fataler, c epolltest.Config) epolltest.Diff {
+	fake := fakeclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	d := &kernelDiff{k: epolltest.New(t, c), set: poll.New[int](poll.WithClock(fake)), fake: fake, base: fake.Now()}
+	for _, sem := range c.Sems {
 		d.src = append(d.src, newSource(sem))
+	}
+	for i := len(c.Sems); i < d.k.Sources(); i++ {
+		d.src = append(d.src, newDeadline(d.base, d.k.Time(i)))
 	}
 	return d
 }
+
+// Kernel returns the kernel's side.
+func (d *kernelDiff) Kernel() *epolltest.Kernel { return d.k }
 
 // Close closes both sides.
 func (d *kernelDiff) Close() {
@@ -35,10 +45,7 @@ func (d *kernelDiff) Close() {
 	d.set.Close()
 }
 
-// Reported returns the events the waits reported.
-func (d *kernelDiff) Reported() int { return d.reported }
-
-// step makes op on both sides and fails unless both return the same.
+// Step makes op on both sides and fails unless both return the same.
 func (d *kernelDiff) Step(t epolltest.Fataler, n int, op epolltest.Op) {
 	k, set, s, i := d.k, d.set, d.src[op.I], op.I
 	ev, m := poll.Events(op.Events), poll.Mode(op.Mode)
@@ -58,10 +65,22 @@ func (d *kernelDiff) Step(t epolltest.Fataler, n int, op epolltest.Op) {
 		got, want = fmt.Sprint(v, err), fmt.Sprint(kv, kerr)
 	case epolltest.OpWait:
 		evs, kevs := events(set.TryWait(nil, op.Max)), k.Wait(t, op.Max)
-		d.reported += len(kevs)
 		if !slices.Equal(evs, kevs) {
 			t.Fatalf("step %d: TryWait(%d) = %v, epoll_wait's %v", n, op.Max, evs, kevs)
 		}
+		return
+	case epolltest.OpAdvance:
+		// Stats does what is due on the fake clock before the next call,
+		// whether or not the timer's goroutine has run.
+		d.fake.Step(op.D)
+		set.Stats()
+		k.Advance(t, op.D)
+		return
+	case epolltest.OpRenew:
+		// Closing the timerfd takes it out of the epoll instance; the
+		// Deadline must be removed.
+		_ = set.Remove(s.real())
+		d.src[i] = newDeadline(d.base, k.Renew(t, i, op.D))
 		return
 	}
 	if got != want {
@@ -70,18 +89,23 @@ func (d *kernelDiff) Step(t epolltest.Fataler, n int, op epolltest.Op) {
 }
 
 // TestSetMatchesTheKernel runs one random sequence on both sides: K
-// eventfds (with and without EFD_SEMAPHORE) in a real epoll instance,
-// and K signals and semaphores in a Set. The sequence mixes writes
-// (write(0) included), reads, ADD/MOD/DEL with IN and OUT interest in
-// edge, level and one-shot mode, and waits with a maxevents. Every call
-// must return the same on both sides, and every wait the same events in
-// the same order.
+// eventfds (with and without EFD_SEMAPHORE) and up to 3 timerfds in a
+// real epoll instance, and K signals and semaphores and as many
+// Deadlines in a Set on a fake clock. The sequence mixes writes (write(0)
+// included), reads, ADD/MOD/DEL with IN and OUT interest in edge, level
+// and one-shot mode, waits with a maxevents, steps of the clock that
+// make timerfds expire and Deadlines come due, and new timerfds and
+// Deadlines in the place of old ones. Every call must return the same on
+// both sides, and every wait the same events in the same order.
 //
-// A source's Close is not in the sequence: a closed eventfd leaves its
-// epoll set, a closed source reports Hup (TestSetMatchesTheModel).
+// What the two do differently is left out of the sequence, as in
+// model.Set's differential: a source's Close (a closed eventfd leaves its
+// epoll set, a closed source reports Hup), a read of a timerfd (which
+// makes it unreadable; a Deadline stays ready), and Deadlines of one time
+// (among which the Set promises no order).
 func TestSetMatchesTheKernel(t *testing.T) { epolltest.Check(t, newKernelDiff) }
 
 // FuzzSetMatchesTheKernel is TestSetMatchesTheKernel driven by bytes
 // (epolltest.Decode). The seeds are the probes of the spec's
-// kernel-epoll.md.
+// kernel-epoll.md, and of timerfds.
 func FuzzSetMatchesTheKernel(f *testing.F) { epolltest.Fuzz(f, newKernelDiff) }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/evsync/evsync/coalesce"
+	"github.com/evsync/evsync/internal/testsupport/fakeclock"
 	"github.com/evsync/evsync/model"
 	"github.com/evsync/evsync/poll"
 	"github.com/evsync/evsync/readyq"
@@ -19,220 +21,359 @@ import (
 
 var bg = context.Background()
 
-// A source is a real source and the model's Counter for it, with the
-// calls that map an eventfd's write and read onto both (model.Counter's
-// table).
-type source struct {
-	sig *signal.Signal       // a signal: Add, Take
-	sem *semaphore.Semaphore // or a semaphore: Release, TryAcquire(1)
-	m   *model.Counter
-	res []reservation // a semaphore's reservations, real and modelled
-}
-
-// A reservation is a semaphore's Reservation and the model's.
-type reservation struct {
-	r *semaphore.Reservation
-	m *model.Reservation
-}
-
-// state describes a reservation as Done and Err show it.
-func (r reservation) state() (real, modelled string) {
-	done := false
-	select {
-	case <-r.r.Done():
-		done = true
-	default:
-	}
-	return fmt.Sprint(done, r.r.Err()), fmt.Sprint(r.m.Done(), r.m.Err())
-}
-
-func newSource(sem bool) *source {
-	if sem {
-		return &source{sem: semaphore.New(0), m: model.NewSemaphore(0, model.Max)}
-	}
-	return &source{sig: signal.New(0), m: model.NewSignal(0)}
-}
-
-// real returns the real source, as Add takes it.
-func (s *source) real() any {
-	if s.sig != nil {
-		return s.sig
-	}
-	return s.sem
-}
-
-// write writes v to the real source (Add, Release), and returns its error
-// as errors.Is sees it.
-func (s *source) write(v uint64) error {
-	var err error
-	if s.sig != nil {
-		err = s.sig.Add(v)
-	} else {
-		err = s.sem.Release(v)
-	}
-	for _, e := range []error{model.ErrInvalid, model.ErrWouldBlock, model.ErrClosed} {
-		if errors.Is(err, e) {
-			return e
-		}
-	}
-	return err
-}
-
-// read is a non-blocking read of the real source (Take, TryAcquire(1)):
-// the units read, or 0 and ErrWouldBlock, as model.Counter.Read.
-func (s *source) read() (uint64, error) {
-	if s.sig != nil {
-		if v := s.sig.Take(); v != 0 {
-			return v, nil
-		}
-	} else if s.sem.TryAcquire(1) {
-		return 1, nil
-	}
-	return 0, model.ErrWouldBlock
-}
-
-func (s *source) close() {
-	if s.sig != nil {
-		s.sig.Close()
-	} else {
-		s.sem.Close()
-	}
-	s.m.Close()
-}
-
-// events converts a Wait's events to the model's.
-func events(evs []poll.Event[int]) []model.SetEvent {
-	var out []model.SetEvent
-	for _, e := range evs {
-		out = append(out, model.SetEvent{Key: e.Key, Events: model.Events(e.Events)})
-	}
-	return out
-}
-
 var (
 	anyEvents = rapid.SampledFrom([]poll.Events{poll.In, poll.Out, poll.In | poll.Out})
 	anyMode   = rapid.SampledFrom([]poll.Mode{poll.Edge, poll.Level, poll.OneShot})
 )
 
-// TestSetMatchesTheModel drives a Set over signals and semaphores and
-// model.Set over their Counters with the same random calls, one at a
-// time, and compares every result: errors, the events of every Wait and
-// TryWait in order, Len. The calls include the sources' writes, reads
-// and Close, a semaphore's Reserve and Cancel, the Set's calls with a
-// nil source, and the Set's Close.
+// TestSetMatchesTheModel drives a Set and model.Set with the same random
+// calls, one at a time, and compares every result: errors, the events
+// of every Wait, WaitTimeout and TryWait in order, Ready channels, Len
+// and Stats after every step. The sources are signals and semaphores
+// (with model.Counters), a program's own Sources, Deadlines and the
+// Dones of contexts, some made as the test goes. The calls include:
+//   - the Set's Add, Modify (with a new key or the same), Remove and
+//     Close, and its calls with what is no source
+//   - the counters' writes, reads and Close, a semaphore's Reserve and
+//     Cancel
+//   - a Source's change of its events, with a Notify of them, of others,
+//     of none (0) or no Notify at all
+//   - the fake clock's Step, to a Deadline's time or by a drawn step
+//   - the end of a Done's context, and its Stop
+//   - WaitTimeout with d ≤ 0, and with d > 0: the fake clock moves on
+//     from timer to timer until the call returns, and must have moved as
+//     far as the model's
+//
+// It runs in a testing/synctest bubble, so that a step can wait for the
+// goroutines it starts (a Done's AfterFunc, the clock's timer, a
+// WaitTimeout) to finish or block before the next.
 func TestSetMatchesTheModel(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		var srcs []*source
-		for _, sem := range rapid.SliceOfN(rapid.Bool(), 1, 5).Draw(t, "semaphores") {
-			srcs = append(srcs, newSource(sem))
+	synctest.Test(t, func(t *testing.T) { rapid.Check(inBubble{t}, checkSetMatchesTheModel) })
+}
+
+// inBubble is a bubble's *testing.T, hidden from rapid: rapid asks a
+// *testing.T for its Deadline, on which a bubble's T panics.
+type inBubble struct{ *testing.T }
+
+func checkSetMatchesTheModel(t *rapid.T) {
+	mc := newMachine(t)
+	defer mc.close()
+	for step := range rapid.IntRange(1, 200).Draw(t, "steps") {
+		mc.step = step
+		mc.stepOnce()
+	}
+}
+
+// A machine is a Set on a fake clock and a model.Set, with their sources
+// and the Ready channels handed out.
+type machine struct {
+	t       *rapid.T
+	set     *poll.Set[int]
+	m       *model.Set
+	fake    *fakeclock.Clock
+	base    time.Time // the fake clock's time at the model's 0
+	srcs    []*source
+	times   map[time.Duration]bool // the Deadlines' times, each used once
+	readies []ready
+	step    int
+}
+
+// A ready is a Ready channel and the model's ticket for it.
+type ready struct {
+	ch <-chan struct{}
+	tk model.Ticket
+}
+
+// maxSources caps the sources a machine makes as it goes.
+const maxSources = 10
+
+func newMachine(t *rapid.T) *machine {
+	fake := fakeclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	mc := &machine{t: t, set: poll.New[int](poll.WithClock(fake)), m: model.NewSet(), fake: fake, base: fake.Now(), times: map[time.Duration]bool{}}
+	for range rapid.IntRange(1, 5).Draw(t, "sources") {
+		mc.newSource()
+	}
+	return mc
+}
+
+// close closes the Set and ends the contexts, and waits for what that
+// starts to finish.
+func (mc *machine) close() {
+	mc.set.Close()
+	for _, s := range mc.srcs {
+		if s.cancel != nil {
+			s.cancel()
 		}
-		set, m := poll.New[int](), model.NewSet()
-		defer set.Close()
-		type ready struct { // a Ready channel and the model's ticket for it
-			ch <-chan struct{}
-			tk model.Ticket
+	}
+	synctest.Wait()
+}
+
+// check fails the test unless got and want print the same.
+func (mc *machine) check(what string, got, want any) {
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		mc.t.Fatalf("step %d: %s = %v, the model's %v", mc.step, what, got, want)
+	}
+}
+
+// stepOnce draws a call, makes it on both sides, and compares what both
+// can observe.
+func (mc *machine) stepOnce() {
+	t := mc.t
+	i := rapid.IntRange(0, len(mc.srcs)-1).Draw(t, "i")
+	s := mc.srcs[i]
+	switch op := rapid.IntRange(0, 16).Draw(t, "op"); op {
+	case 0:
+		ev, md := anyEvents.Draw(t, "events"), anyMode.Draw(t, "mode")
+		mc.check(fmt.Sprintf("Add(%d, %v, %v)", i, ev, md), mc.set.Add(s.real(), i, ev, md), mc.m.Add(s.modelled(), i, model.Events(ev), model.Mode(md)))
+	case 1:
+		ev, md := anyEvents.Draw(t, "events"), anyMode.Draw(t, "mode")
+		key := rapid.SampledFrom([]int{i, i + 100}).Draw(t, "key") // a new key, or the same
+		mc.check(fmt.Sprintf("Modify(%d, %d, %v, %v)", i, key, ev, md), mc.set.Modify(s.real(), key, ev, md), mc.m.Modify(s.modelled(), key, model.Events(ev), model.Mode(md)))
+	case 2:
+		mc.check(fmt.Sprintf("Remove(%d)", i), mc.set.Remove(s.real()), mc.m.Remove(s.modelled()))
+	case 3, 4:
+		mc.change(i, s)
+	case 5:
+		if s.m == nil {
+			break
 		}
-		var readies []ready
-		for step := range rapid.IntRange(1, 200).Draw(t, "steps") {
-			i := rapid.IntRange(0, len(srcs)-1).Draw(t, "i")
-			s := srcs[i]
-			check := func(what string, got, want any) {
-				if fmt.Sprint(got) != fmt.Sprint(want) {
-					t.Fatalf("step %d: %s = %v, the model's %v", step, what, got, want)
-				}
-			}
-			switch op := rapid.IntRange(0, 13).Draw(t, "op"); op {
-			case 0:
-				ev, md := anyEvents.Draw(t, "events"), anyMode.Draw(t, "mode")
-				check(fmt.Sprintf("Add(%d, %v, %v)", i, ev, md), set.Add(s.real(), i, ev, md), m.Add(s.m, i, model.Events(ev), model.Mode(md)))
-			case 1:
-				ev, md := anyEvents.Draw(t, "events"), anyMode.Draw(t, "mode")
-				key := rapid.SampledFrom([]int{i, i + 100}).Draw(t, "key") // a new key, or the same
-				check(fmt.Sprintf("Modify(%d, %d, %v, %v)", i, key, ev, md), set.Modify(s.real(), key, ev, md), m.Modify(s.m, key, model.Events(ev), model.Mode(md)))
-			case 2:
-				check(fmt.Sprintf("Remove(%d)", i), set.Remove(s.real()), m.Remove(s.m))
-			case 3, 4:
-				v := rapid.SampledFrom([]uint64{0, 1, 2, model.Max - 1, model.Max + 1}).Draw(t, "v")
-				check(fmt.Sprintf("write(%d, %d)", i, v), s.write(v), s.m.Write(v))
-			case 5:
-				v, err := s.read()
-				mv, merr := s.m.Read()
-				check(fmt.Sprintf("read(%d)", i), fmt.Sprint(v, err), fmt.Sprint(mv, merr))
-			case 6, 7:
-				max := rapid.IntRange(1, len(srcs)+1).Draw(t, "max")
-				check(fmt.Sprintf("TryWait(%d)", max), events(set.TryWait(nil, max)), m.TryWait(max))
-			case 8:
-				if rapid.IntRange(0, 9).Draw(t, "close a source") == 0 {
-					s.close()
-				} else {
-					// A Wait that would not block: the model says so first.
-					max := rapid.IntRange(1, len(srcs)+1).Draw(t, "max")
-					want, err := m.Wait(model.Live, max)
-					if errors.Is(err, model.ErrWouldBlock) {
-						break
-					}
-					// A Wait the model says returns at once must not block:
-					// a deadline turns a lost event into a failure.
-					ctx, cancel := context.WithTimeout(bg, 10*time.Second)
-					got, gerr := set.Wait(ctx, nil, max)
-					cancel()
-					check(fmt.Sprintf("Wait(%d)", max), fmt.Sprint(events(got), gerr), fmt.Sprint(want, err))
-				}
-			case 9:
-				if rapid.IntRange(0, 4).Draw(t, "close the set") == 0 {
-					set.Close()
-					m.Close()
-				}
-			case 10:
-				if s.sem == nil {
-					break
-				}
-				n := rapid.Uint64Range(0, 3).Draw(t, "reserve")
-				r, err := s.sem.Reserve(n)
-				mr, merr := s.m.Reserve(n)
-				check(fmt.Sprintf("Reserve(%d, %d)", i, n), err, merr)
-				if err == nil && merr == nil {
-					s.res = append(s.res, reservation{r, mr})
-				}
-			case 11:
-				if len(s.res) == 0 {
-					break
-				}
-				r := s.res[rapid.IntRange(0, len(s.res)-1).Draw(t, "cancel")]
-				check(fmt.Sprintf("Cancel(%d, need %d)", i, r.m.Need()), r.r.Cancel(), r.m.Cancel())
-			case 12:
-				// The Set's calls with a nil source of either type: as Add,
-				// Modify and Remove refuse them, open or closed.
-				ev, md := anyEvents.Draw(t, "events"), anyMode.Draw(t, "mode")
-				var nilSrc any = (*signal.Signal)(nil)
-				if rapid.Bool().Draw(t, "nil semaphore") {
-					nilSrc = (*semaphore.Semaphore)(nil)
-				}
-				check("Add(nil)", errors.Is(set.Add(nilSrc, i, ev, md), poll.ErrInvalid), errors.Is(m.Add(nil, i, model.Events(ev), model.Mode(md)), model.ErrInvalid))
-				check("Modify(nil)", errors.Is(set.Modify(nilSrc, 0, ev, md), poll.ErrInvalid), errors.Is(m.Modify(nil, 0, model.Events(ev), model.Mode(md)), model.ErrInvalid))
-				check("Remove(nil)", errors.Is(set.Remove(nilSrc), poll.ErrInvalid), errors.Is(m.Remove(nil), model.ErrInvalid))
-			case 13:
-				readies = append(readies, ready{set.Ready(), m.Ready()})
-			}
-			for k, r := range readies {
-				closed := false
-				select {
-				case <-r.ch:
-					closed = true
-				default:
-				}
-				check(fmt.Sprintf("Ready channel %d closed", k), closed, m.Fired(r.tk))
-			}
-			for _, r := range s.res {
-				got, want := r.state()
-				check(fmt.Sprintf("reservation of %d (need %d)", i, r.m.Need()), got, want)
-			}
-			check("Len", set.Len(), m.Len())
-			if err := m.Validate(); err != nil {
-				t.Fatal(err)
-			}
+		v, err := s.read()
+		mv, merr := s.m.Read()
+		mc.check(fmt.Sprintf("read(%d)", i), fmt.Sprint(v, err), fmt.Sprint(mv, merr))
+	case 6, 7:
+		max := rapid.IntRange(1, len(mc.srcs)+1).Draw(t, "max")
+		mc.check(fmt.Sprintf("TryWait(%d)", max), events(mc.set.TryWait(nil, max)), mc.m.TryWait(max))
+	case 8:
+		if s.m != nil && rapid.IntRange(0, 9).Draw(t, "close a source") == 0 {
+			s.close()
+			break
 		}
-	})
+		mc.wait()
+	case 9:
+		if rapid.IntRange(0, 4).Draw(t, "close the set") == 0 {
+			mc.set.Close()
+			mc.m.Close()
+		}
+	case 10:
+		if s.sem == nil {
+			break
+		}
+		n := rapid.Uint64Range(0, 3).Draw(t, "reserve")
+		r, err := s.sem.Reserve(n)
+		mr, merr := s.m.Reserve(n)
+		mc.check(fmt.Sprintf("Reserve(%d, %d)", i, n), err, merr)
+		if err == nil && merr == nil {
+			s.res = append(s.res, reservation{r, mr})
+		}
+	case 11:
+		if len(s.res) == 0 {
+			break
+		}
+		r := s.res[rapid.IntRange(0, len(s.res)-1).Draw(t, "cancel")]
+		mc.check(fmt.Sprintf("Cancel(%d, need %d)", i, r.m.Need()), r.r.Cancel(), r.m.Cancel())
+	case 12:
+		// What is no source, as Add, Modify and Remove refuse it, open or
+		// closed.
+		x := rapid.SampledFrom(notSources).Draw(t, "not a source")
+		ev, md := anyEvents.Draw(t, "events"), anyMode.Draw(t, "mode")
+		mc.check("Add("+x.name+")", errors.Is(mc.set.Add(x.real, i, ev, md), poll.ErrInvalid), errors.Is(mc.m.Add(x.model, i, model.Events(ev), model.Mode(md)), model.ErrInvalid))
+		mc.check("Modify("+x.name+")", errors.Is(mc.set.Modify(x.real, 0, ev, md), poll.ErrInvalid), errors.Is(mc.m.Modify(x.model, 0, model.Events(ev), model.Mode(md)), model.ErrInvalid))
+		mc.check("Remove("+x.name+")", errors.Is(mc.set.Remove(x.real), poll.ErrInvalid), errors.Is(mc.m.Remove(x.model), model.ErrInvalid))
+	case 13:
+		mc.readies = append(mc.readies, ready{mc.set.Ready(), mc.m.Ready()})
+	case 14:
+		mc.advance(rapid.SampledFrom([]time.Duration{0, 1, time.Millisecond - 1, time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond}).Draw(t, "step"))
+	case 15:
+		if len(mc.srcs) < maxSources {
+			mc.newSource()
+		}
+	case 16:
+		mc.waitTimeout()
+	}
+	mc.compare(s)
+}
+
+// compare compares what both sides show after a step: the Ready
+// channels, the reservations of s, Len and Stats.
+func (mc *machine) compare(s *source) {
+	for k, r := range mc.readies {
+		closed := false
+		select {
+		case <-r.ch:
+			closed = true
+		default:
+		}
+		mc.check(fmt.Sprintf("Ready channel %d closed", k), closed, mc.m.Fired(r.tk))
+	}
+	for _, r := range s.res {
+		got, want := r.state()
+		mc.check(fmt.Sprintf("a reservation (need %d)", r.m.Need()), got, want)
+	}
+	mc.check("Len", mc.set.Len(), mc.m.Len())
+	mc.check("Stats", fmt.Sprintf("%+v", model.SetStats(mc.set.Stats())), fmt.Sprintf("%+v", mc.m.Stats()))
+	if err := mc.m.Validate(); err != nil {
+		mc.t.Fatal(err)
+	}
+}
+
+// newSource makes a source of a drawn kind: a signal, a semaphore, a
+// program's own Source, a Deadline k after now (k small), or a Done, of
+// a context that may have ended already.
+func (mc *machine) newSource() {
+	t := mc.t
+	var s *source
+	switch kind := rapid.SampledFrom([]string{"signal", "semaphore", "source", "deadline", "done"}).Draw(t, "kind"); kind {
+	case "signal", "semaphore":
+		s = newSource(kind == "semaphore")
+	case "source":
+		s = newUserSource()
+	case "deadline":
+		s = mc.newDeadline()
+	case "done":
+		ended := rapid.IntRange(0, 3).Draw(t, "ended already") == 0
+		s = newDone(ended)
+		if ended {
+			// The Done of a context done already. Its AfterFunc runs
+			// before the next step (TestOnDoneOfAnEndedContextIsDoneAtOnce
+			// asks for more).
+			synctest.Wait()
+			s.mdone.End()
+		}
+	}
+	mc.srcs = append(mc.srcs, s)
+}
+
+// newDeadline makes a Deadline a drawn k after now, k small, at a time
+// no other Deadline has: poll promises no order among Deadlines of one
+// time.
+func (mc *machine) newDeadline() *source {
+	at := mc.m.Now() + rapid.SampledFrom([]time.Duration{0, 1, time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond}).Draw(mc.t, "at")
+	for mc.times[at] {
+		at++
+	}
+	mc.times[at] = true
+	return newDeadline(mc.base, at)
+}
+
+// change changes the source i, as its kind allows:
+//   - a counter: a write
+//   - a Source: new events, then a Notify of them, of others, of none or
+//     no Notify at all
+//   - a Deadline: the clock moves on to its time, if it is to come; if
+//     not, a new Deadline takes its place (Remove, then Add)
+//   - a Done: its context ends, or Stop
+func (mc *machine) change(i int, s *source) {
+	t := mc.t
+	switch {
+	case s.m != nil:
+		v := rapid.SampledFrom([]uint64{0, 1, 2, model.Max - 1, model.Max + 1}).Draw(t, "v")
+		mc.check(fmt.Sprintf("write(%d, %d)", i, v), s.write(v), s.m.Write(v))
+	case s.user != nil:
+		ev := poll.Events(rapid.IntRange(0, 15).Draw(t, "source events")) // 8: a bit that is no event
+		s.ev = ev
+		s.muser.SetEvents(model.Events(ev))
+		switch rapid.IntRange(0, 3).Draw(t, "notify") {
+		case 0: // no Notify: a Set misses the change
+		case 1:
+			s.user.Notify(ev)
+			s.muser.Notify(model.Events(ev))
+		default:
+			n := poll.Events(rapid.IntRange(0, 15).Draw(t, "notified"))
+			s.user.Notify(n)
+			s.muser.Notify(model.Events(n))
+		}
+	case s.dl != nil:
+		if d := s.mdl.Time() - mc.m.Now(); d > 0 {
+			mc.advance(d)
+			break
+		}
+		// Its time has come: a new Deadline takes its place, and its key.
+		mc.check(fmt.Sprintf("Remove(%d)", i), mc.set.Remove(s.real()), mc.m.Remove(s.modelled()))
+		*s = *mc.newDeadline()
+		ev, md := anyEvents.Draw(t, "events"), anyMode.Draw(t, "mode")
+		mc.check(fmt.Sprintf("Add(%d, %v, %v)", i, ev, md), mc.set.Add(s.real(), i, ev, md), mc.m.Add(s.modelled(), i, model.Events(ev), model.Mode(md)))
+	case rapid.IntRange(0, 3).Draw(t, "stop") == 0:
+		mc.check(fmt.Sprintf("Stop(%d)", i), s.done.Stop(), s.mdone.Stop())
+	default:
+		mc.end(s)
+	}
+}
+
+// end ends the context of the Done s, waits for its AfterFunc to run,
+// and ends the model's.
+func (mc *machine) end(s *source) {
+	s.cancel()
+	synctest.Wait()
+	s.mdone.End()
+}
+
+// advance moves both clocks on by d, and waits for the Set's timer to
+// run.
+func (mc *machine) advance(d time.Duration) {
+	mc.fake.Step(d)
+	synctest.Wait()
+	mc.m.Advance(d)
+}
+
+// wait makes a Wait that the model says does not block.
+func (mc *machine) wait() {
+	max := rapid.IntRange(1, len(mc.srcs)+1).Draw(mc.t, "max")
+	want, err := mc.m.Wait(model.Live, max)
+	if errors.Is(err, model.ErrWouldBlock) {
+		return
+	}
+	// A Wait the model says returns at once must not block: a deadline
+	// turns a lost event into a failure.
+	ctx, cancel := context.WithTimeout(bg, 10*time.Second)
+	got, gerr := mc.set.Wait(ctx, nil, max)
+	cancel()
+	mc.check(fmt.Sprintf("Wait(%d)", max), fmt.Sprint(events(got), gerr), fmt.Sprint(want, err))
+}
+
+// waitTimeout makes a WaitTimeout. Where the model's clock ran while it
+// waited, the real call waits in a goroutine of its own, and the fake
+// clock moves on from timer to timer, as time passes, until it returns.
+// Both clocks must have moved as far.
+func (mc *machine) waitTimeout() {
+	t := mc.t
+	max := rapid.IntRange(1, len(mc.srcs)+1).Draw(t, "max")
+	d := rapid.SampledFrom([]time.Duration{-1, 0, 1, time.Millisecond, 3 * time.Millisecond, 10 * time.Millisecond}).Draw(t, "timeout")
+	before := mc.m.Now()
+	want, werr := mc.m.WaitTimeout(max, d)
+	what := fmt.Sprintf("WaitTimeout(%d, %v)", max, d)
+	if mc.m.Now() == before {
+		got, err := mc.set.WaitTimeout(nil, max, d)
+		mc.check(what, fmt.Sprint(events(got), err), fmt.Sprint(want, werr))
+		return
+	}
+	type result struct {
+		evs []poll.Event[int]
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		evs, err := mc.set.WaitTimeout(nil, max, d)
+		done <- result{evs, err}
+	}()
+	synctest.Wait()
+	mc.check(what+" waiting: Stats().Waiters", mc.set.Stats().Waiters, 1)
+	var moved time.Duration
+	for {
+		select {
+		case r := <-done:
+			mc.check(what, fmt.Sprint(events(r.evs), r.err), fmt.Sprint(want, werr))
+			mc.check(what+": the clock moved", moved, mc.m.Now()-before)
+			return
+		default:
+		}
+		next, ok := mc.fake.Next()
+		if !ok || moved+next > d {
+			mc.t.Fatalf("step %d: %s waits after %v, with the next timer in %v (%v)", mc.step, what, moved, next, ok)
+		}
+		mc.fake.Step(next)
+		moved += next
+		synctest.Wait()
+	}
 }
 
 // TestSetBadArguments: bad arguments return ErrInvalid and change

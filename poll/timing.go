@@ -132,6 +132,9 @@ func (s *Set[K]) tick(now time.Time) {
 	t := &s.t
 	for r := t.dls.min(); r != nil && !now.Before(r.dl.at); r = t.dls.min() {
 		t.dls.remove(r)
+		if r.events&In == 0 {
+			continue // its time is a wakeup with In: one asking for Out alone absorbs it
+		}
 		s.n.wakeups++
 		s.queue(r)
 	}

@@ -1,19 +1,29 @@
 //go:build linux
 
 // Package epolltest is the kernel's side of the poll differentials:
-// eventfds in a real epoll instance (golang.org/x/sys/unix), with the
-// kernel's errors mapped to evsync's and its events to model.SetEvent.
+// eventfds and timerfds in a real epoll instance (golang.org/x/sys/unix),
+// with the kernel's errors mapped to evsync's and its events to
+// model.SetEvent.
+//
+// A timerfd stands for a Deadline. The differential has a clock of its
+// own, which only Advance moves. When it reaches a timerfd's time, the
+// Kernel arms the timerfd for 1 ns and waits, with poll(2), until it is
+// readable. So its expiry wakes the epoll instance before the next call,
+// at the point of the sequence where the model's and the Set's clock
+// pass the Deadline's time. A timerfd is never read: it stays readable,
+// as a Deadline stays ready.
 package epolltest
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
-	"testing"
+	"slices"
+	"time"
 
 	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/model"
 	"golang.org/x/sys/unix"
-	"pgregory.net/rapid"
 )
 
 // Fataler is what a Kernel needs of a *testing.T or a *rapid.T.
@@ -21,23 +31,40 @@ type Fataler interface {
 	Fatalf(format string, args ...any)
 }
 
-// A Kernel is eventfds in an epoll instance. The eventfd i is registered
-// with i as its data, so a wait reports it under key i.
-type Kernel struct {
-	ep  int
-	fds []int
+// A Config is what both sides of a differential are made of: an eventfd
+// for each entry of Sems, with EFD_SEMAPHORE if it is true, and then a
+// timerfd for each entry of Deadlines, its time on the differential's
+// clock, which starts at 0. Source i is the i-th of them all.
+type Config struct {
+	Sems      []bool
+	Deadlines []time.Duration
 }
 
-// New makes an epoll instance and a non-blocking eventfd for each entry
-// of sems: with EFD_SEMAPHORE if it is true, without if not. It fails t
-// if the kernel refuses.
-func New(t Fataler, sems []bool) *Kernel {
+// A Kernel is eventfds and timerfds in an epoll instance. Source i is
+// registered with i as its data, so a wait reports it under key i.
+type Kernel struct {
+	ep      int
+	fds     []int           // the eventfds, then the timerfds
+	nev     int             // how many eventfds
+	at      []time.Duration // the time of each source, for a timerfd
+	expired []bool          // the timerfd was armed, and is readable
+	now     time.Duration   // the differential's clock
+
+	reported, timed int // the events waits reported, and those of timerfds
+}
+
+// New makes an epoll instance, a non-blocking eventfd for each entry of
+// c.Sems and a timerfd for each of c.Deadlines. Deadlines of one time
+// are made a nanosecond apart, in order, since the Set promises no order
+// among them: Time tells each one's. A timerfd whose time is 0 expires
+// at once. New fails t if the kernel refuses.
+func New(t Fataler, c Config) *Kernel {
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		t.Fatalf("epoll_create1: %v", err)
 	}
-	k := &Kernel{ep: ep}
-	for _, sem := range sems {
+	k := &Kernel{ep: ep, nev: len(c.Sems)}
+	for _, sem := range c.Sems {
 		flags := unix.EFD_NONBLOCK | unix.EFD_CLOEXEC
 		if sem {
 			flags |= unix.EFD_SEMAPHORE
@@ -47,17 +74,115 @@ func New(t Fataler, sems []bool) *Kernel {
 			k.Close()
 			t.Fatalf("eventfd: %v", err)
 		}
-		k.fds = append(k.fds, fd)
+		k.fds, k.at, k.expired = append(k.fds, fd), append(k.at, 0), append(k.expired, false)
+	}
+	for _, at := range c.Deadlines {
+		k.fds, k.at, k.expired = append(k.fds, -1), append(k.at, 0), append(k.expired, false)
+		k.newTimer(t, len(k.fds)-1, at)
 	}
 	return k
 }
 
-// Close closes the eventfds and the epoll instance.
+// Close closes the eventfds, the timerfds and the epoll instance.
 func (k *Kernel) Close() {
 	for _, fd := range k.fds {
-		unix.Close(fd)
+		if fd >= 0 {
+			unix.Close(fd)
+		}
 	}
 	unix.Close(k.ep)
+}
+
+// Eventfds returns how many eventfds there are: sources 0 to Eventfds()-1.
+// The rest are timerfds.
+func (k *Kernel) Eventfds() int { return k.nev }
+
+// Sources returns how many sources there are, eventfds and timerfds.
+func (k *Kernel) Sources() int { return len(k.fds) }
+
+// Time returns the time of the timerfd i on the differential's clock.
+func (k *Kernel) Time(i int) time.Duration { return k.at[i] }
+
+// Now returns the time on the differential's clock.
+func (k *Kernel) Now() time.Duration { return k.now }
+
+// Reported returns how many events the waits reported, and how many of
+// them were timerfds'.
+func (k *Kernel) Reported() (all, timers int) { return k.reported, k.timed }
+
+// newTimer makes a timerfd for source i, at at or, if another timerfd
+// has that time, the first free nanosecond after. It expires at once if
+// the clock has reached that time.
+func (k *Kernel) newTimer(t Fataler, i int, at time.Duration) {
+	for k.taken(at) {
+		at++
+	}
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		t.Fatalf("timerfd_create: %v", err)
+	}
+	k.fds[i], k.at[i], k.expired[i] = fd, at, false
+	if at <= k.now {
+		k.expire(t, i)
+	}
+}
+
+// taken reports whether a timerfd has the time at.
+func (k *Kernel) taken(at time.Duration) bool {
+	for i := k.nev; i < len(k.fds); i++ {
+		if k.fds[i] >= 0 && k.at[i] == at {
+			return true
+		}
+	}
+	return false
+}
+
+// expire arms the timerfd i for 1 ns and waits until it is readable: its
+// expiry has woken the epoll instance.
+func (k *Kernel) expire(t Fataler, i int) {
+	spec := unix.ItimerSpec{Value: unix.Timespec{Nsec: 1}}
+	if err := unix.TimerfdSettime(k.fds[i], 0, &spec, nil); err != nil {
+		t.Fatalf("timerfd_settime: %v", err)
+	}
+	fds := []unix.PollFd{{Fd: int32(k.fds[i]), Events: unix.POLLIN}}
+	n, err := unix.Poll(fds, 10_000)
+	for errors.Is(err, unix.EINTR) {
+		n, err = unix.Poll(fds, 10_000)
+	}
+	switch {
+	case err != nil:
+		t.Fatalf("poll(timerfd): %v", err)
+	case n == 0:
+		t.Fatalf("poll(timerfd): not readable 10 s after its expiry")
+	}
+	k.expired[i] = true
+}
+
+// Advance moves the differential's clock on by d. The timerfds whose time
+// comes expire, in the order of their times, each before the next is
+// armed: so the epoll instance is woken in that order.
+func (k *Kernel) Advance(t Fataler, d time.Duration) {
+	k.now += d
+	var due []int
+	for i := k.nev; i < len(k.fds); i++ {
+		if !k.expired[i] && k.at[i] <= k.now {
+			due = append(due, i)
+		}
+	}
+	slices.SortFunc(due, func(a, b int) int { return cmp.Compare(k.at[a], k.at[b]) })
+	for _, i := range due {
+		k.expire(t, i)
+	}
+}
+
+// Renew closes the timerfd i, which takes it out of the epoll instance,
+// and makes a new one in its place, d after now (or later, as New says).
+// It returns the new one's time.
+func (k *Kernel) Renew(t Fataler, i int, d time.Duration) time.Duration {
+	unix.Close(k.fds[i])
+	k.fds[i] = -1
+	k.newTimer(t, i, k.now+d)
+	return k.at[i]
 }
 
 // The epoll_ctl operations.
@@ -85,7 +210,7 @@ func flags(events model.Events, m model.Mode) uint32 {
 	return f
 }
 
-// Ctl makes an epoll_ctl call op (Add, Modify, Remove) for the eventfd i.
+// Ctl makes an epoll_ctl call op (Add, Modify, Remove) for the source i.
 func (k *Kernel) Ctl(op, i int, events model.Events, m model.Mode) error {
 	ev := &unix.EpollEvent{Events: flags(events, m), Fd: int32(i)}
 	if op == Remove {
@@ -126,7 +251,8 @@ func (k *Kernel) Read(i int) (uint64, error) {
 	return binary.NativeEndian.Uint64(b[:]), nil
 }
 
-// Wait is epoll_wait with maxevents max and a timeout of 0.
+// Wait is epoll_wait with maxevents max and a timeout of 0. It counts the
+// events it reports (Reported).
 func (k *Kernel) Wait(t Fataler, max int) []model.SetEvent {
 	buf := make([]unix.EpollEvent, max)
 	var n int
@@ -152,142 +278,10 @@ func (k *Kernel) Wait(t Fataler, max int) []model.SetEvent {
 			ev |= model.Hup
 		}
 		evs = append(evs, model.SetEvent{Key: int(e.Fd), Events: ev})
+		if int(e.Fd) >= k.nev {
+			k.timed++
+		}
 	}
+	k.reported += len(evs)
 	return evs
-}
-
-// Writes are the values a differential writes: 0 (which wakes too), small
-// ones, and those at and past the counter's maximum.
-var Writes = []uint64{0, 1, 2, 3, model.Max - 1, model.Max, model.Max + 1}
-
-// The kinds of Op.
-const (
-	OpAdd    = iota // epoll_ctl ADD, Set.Add
-	OpModify        // MOD, Set.Modify
-	OpRemove        // DEL, Set.Remove
-	OpWrite         // write(2), a source's write
-	OpRead          // read(2), a source's read
-	OpWait          // epoll_wait with a timeout of 0, Set.TryWait
-	opKinds
-)
-
-// An Op is one step of a differential, on the eventfd (or source) I.
-type Op struct {
-	Kind   int
-	I      int
-	Events model.Events // OpAdd, OpModify
-	Mode   model.Mode   // OpAdd, OpModify
-	V      uint64       // OpWrite
-	Max    int          // OpWait
-}
-
-var (
-	anyEvents = []model.Events{model.In, model.Out, model.In | model.Out}
-	anyModes  = []model.Mode{model.Edge, model.Level, model.OneShot}
-)
-
-// Draw draws an Op on one of n eventfds. Writes are drawn twice as often
-// as the other kinds.
-func Draw(t *rapid.T, n int) Op {
-	op := Op{I: rapid.IntRange(0, n-1).Draw(t, "i")}
-	switch kind := rapid.IntRange(0, opKinds).Draw(t, "op"); kind {
-	case OpAdd, OpModify:
-		op.Kind, op.Events, op.Mode = kind, rapid.SampledFrom(anyEvents).Draw(t, "events"), rapid.SampledFrom(anyModes).Draw(t, "mode")
-	case OpRemove, OpRead:
-		op.Kind = kind
-	case OpWrite, opKinds:
-		op.Kind, op.V = OpWrite, rapid.SampledFrom(Writes).Draw(t, "v")
-	case OpWait:
-		op.Kind, op.Max = OpWait, rapid.IntRange(1, n+1).Draw(t, "max")
-	}
-	return op
-}
-
-// Decode reads a fuzz target's bytes. The first byte's low bits choose
-// the kinds of up to 5 eventfds (bit set: EFD_SEMAPHORE), and its top
-// bits how many. Then every 2 bytes are an Op: the first chooses the
-// kind and the eventfd, the second the argument (events and mode, the
-// value written, or maxevents).
-func Decode(data []byte) (sems []bool, ops []Op) {
-	if len(data) == 0 {
-		return nil, nil
-	}
-	sems = make([]bool, 1+int(data[0]>>5)%5)
-	for j := range sems {
-		sems[j] = data[0]>>j&1 != 0
-	}
-	for n := 0; 2*n+2 < len(data); n++ {
-		b, arg := data[1+2*n], data[2+2*n]
-		op := Op{Kind: int(b>>5) % opKinds, I: int(b&0x1f) % len(sems)}
-		switch op.Kind {
-		case OpAdd, OpModify:
-			op.Events, op.Mode = anyEvents[arg%3], model.Mode(arg/3%3)
-		case OpWrite:
-			op.V = Writes[int(arg)%len(Writes)]
-		case OpWait:
-			op.Max = 1 + int(arg)%8
-		}
-		ops = append(ops, op)
-	}
-	return sems, ops
-}
-
-// Seeds are fuzz inputs for Decode: the probes of the spec's
-// kernel-epoll.md, on one eventfd (a) or five (a to e).
-var Seeds = [][]byte{
-	{0x00, 0x00, 0x03, 0x60, 0x01, 0xa0, 0x07, 0xa0, 0x07},                                                                                                                                     // level a: write; two waits report a
-	{0x00, 0x00, 0x00, 0x60, 0x01, 0xa0, 0x07, 0xa0, 0x07, 0x60, 0x00, 0xa0, 0x07, 0x80, 0x00, 0xa0, 0x07},                                                                                     // edge a: write(0) wakes it, a read does not
-	{0x00, 0x00, 0x06, 0x60, 0x01, 0xa0, 0x07, 0xa0, 0x07, 0x60, 0x01, 0xa0, 0x07, 0x20, 0x06, 0xa0, 0x07, 0xa0, 0x07},                                                                         // one-shot a: deaf until MOD
-	{0x80, 0x00, 0x03, 0x01, 0x03, 0x02, 0x03, 0x03, 0x03, 0x04, 0x03, 0x60, 0x01, 0x61, 0x01, 0x62, 0x01, 0x63, 0x01, 0x64, 0x01, 0xa0, 0x01, 0xa0, 0x01, 0xa0, 0x01, 0xa0, 0x01, 0xa0, 0x01}, // level a to e: round-robin under maxevents 2
-}
-
-// A Diff is both sides of a differential: the kernel's and evsync's.
-// Step makes op on both and fails t unless both return the same; it
-// counts the events the waits report. Close frees both sides.
-type Diff interface {
-	Step(t Fataler, n int, op Op)
-	Reported() int
-	Close()
-}
-
-// Check runs random sequences of Ops on Diffs that newDiff makes with
-// 1 to 5 eventfds, and logs the steps and events compared. It fails t if
-// no wait reported an event, since the differential then compared
-// nothing.
-func Check(t *testing.T, newDiff func(t Fataler, sems []bool) Diff) {
-	var steps, reported int
-	rapid.Check(t, func(t *rapid.T) {
-		sems := rapid.SliceOfN(rapid.Bool(), 1, 5).Draw(t, "semaphores")
-		d := newDiff(t, sems)
-		defer d.Close()
-		n := rapid.IntRange(1, 300).Draw(t, "steps")
-		steps += n
-		for step := range n {
-			d.Step(t, step, Draw(t, len(sems)))
-		}
-		reported += d.Reported()
-	})
-	t.Logf("%d steps, %d events reported alike", steps, reported)
-	if reported == 0 {
-		t.Fatal("no wait reported an event: the differential compared nothing")
-	}
-}
-
-// Fuzz runs the sequences Decode reads from the fuzzer's bytes on Diffs
-// that newDiff makes, with Seeds as the seed corpus.
-func Fuzz(f *testing.F, newDiff func(t Fataler, sems []bool) Diff) {
-	for _, seed := range Seeds {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		sems, ops := Decode(data)
-		if len(sems) == 0 {
-			return
-		}
-		d := newDiff(t, sems)
-		defer d.Close()
-		for n, op := range ops {
-			d.Step(t, n, op)
-		}
-	})
 }
