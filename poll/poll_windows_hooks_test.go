@@ -123,13 +123,21 @@ func TestHookWriteWhileModifyRearms(t *testing.T) {
 // way to the Set. The source is drained meanwhile. The wakeup then queues
 // a source that has nothing: the harvest for the blocked Wait drops it,
 // and the Wait goes on waiting. It returns the next write's event, not an
-// empty batch.
+// empty batch. An edge registration goes straight to the Wait (the
+// hand-off), a level one through the ready list (settle): both are run.
 func TestHookBlockedWaitSkipsASourceDrainedBeforeItIsCollected(t *testing.T) {
+	for _, m := range []poll.Mode{poll.Edge, poll.Level} {
+		t.Run(m.String(), func(t *testing.T) { blockedWaitSkipsADrainedSource(t, m) })
+	}
+}
+
+// blockedWaitSkipsADrainedSource is the test above in mode m.
+func blockedWaitSkipsADrainedSource(t *testing.T, m poll.Mode) {
 	synctest.Test(t, func(t *testing.T) {
 		var set poll.Set[int]
 		defer set.Close()
 		sig := signal.New(0)
-		if err := set.Add(sig, 1, poll.In, poll.Edge); err != nil {
+		if err := set.Add(sig, 1, poll.In, m); err != nil {
 			t.Fatal(err)
 		}
 		type result struct {
