@@ -79,6 +79,16 @@
 //     reported again until its next wakeup, a write of 0 included.
 //   - OneShot: reported once, then deaf until Modify re-arms it.
 //
+// A source tells its Sets of a change after its own lock is released,
+// so the change is visible a moment before its wakeup arrives. That is
+// where a Set differs from epoll, whose eventfd write and wakeup are one
+// step. An Add, Modify or Wait that polls the source in that moment sees
+// the change, and may report it. The late wakeup then counts as the next
+// one: an edge registration that it finds armed, with the source still
+// ready, is reported once more. Nothing is lost either way.
+// TestSetLinearizable in package fuzz checks every concurrent history
+// against that rule.
+//
 // Package model's Set is the sequential model of a Set over counters. It
 // is checked against the kernel's epoll over eventfds, call by call, and
 // a Set is checked against it.
