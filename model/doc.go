@@ -74,6 +74,13 @@
 // returns context.Canceled, which is what a cancelled context's Err
 // returns.
 //
+// # Copies
+//
+// [Set.Clone] copies a Set with its Counters, and [Set.Registration] and
+// [Set.ReadyList] show what it holds. A checker that searches the orders
+// of a concurrent history, such as porcupine, steps a copy and keeps the
+// state it stepped from.
+//
 // # Validate
 //
 // Each model has a Validate method that checks the model's own
