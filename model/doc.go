@@ -74,12 +74,17 @@
 // returns context.Canceled, which is what a cancelled context's Err
 // returns.
 //
-// # Copies
+// # Concurrent histories
 //
-// [Set.Clone] copies a Set with its Counters, and [Set.Registration] and
-// [Set.ReadyList] show what it holds. A checker that searches the orders
-// of a concurrent history, such as porcupine, steps a copy and keeps the
-// state it stepped from.
+// A checker that searches the orders of a concurrent history, such as
+// porcupine, needs more of a Set than its calls:
+//   - [Set.Clone] copies a Set with its Counters. The checker steps the
+//     copy and keeps the state it stepped from.
+//   - [Set.Registration] and [Set.ReadyList] show what a Set holds, so
+//     that the checker can compare states.
+//   - [Counter.Mute] and [Set.Wake] split a call from its wakeup. A real
+//     source tells its Sets after its own unlock, so a Set may see the
+//     change before it hears of it.
 //
 // # Validate
 //

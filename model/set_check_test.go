@@ -241,3 +241,144 @@ func ExampleSet_Clone() {
 	// [{1 in}] 1
 	// [{1 in}] 1
 }
+
+// TestSetMutedCallsWakeWhenTold: a call on a muted Counter changes it,
+// tells its Set nothing and holds its events; Set.Wake delivers them
+// later under the usual rule.
+func TestSetMutedCallsWakeWhenTold(t *testing.T) {
+	s, a := model.NewSet(), model.NewSignal(0)
+	_ = s.Add(a, 1, model.In, model.Edge)
+	a.Mute()
+	_ = a.Write(1)
+	if a.Count() != 1 || s.Queued() != 0 {
+		t.Fatalf("muted Write(1): count %d, queued %d; want 1, 0", a.Count(), s.Queued())
+	}
+	if ev := a.Unmute(); ev != model.In {
+		t.Fatalf("Unmute after Write = %v, want in", ev)
+	}
+	if evs := s.TryWait(4); len(evs) != 0 {
+		t.Fatalf("TryWait before the wakeup = %v, want nothing", evs)
+	}
+	s.Wake(a, model.In)
+	if evs := s.TryWait(4); !slices.Equal(evs, []model.SetEvent{{Key: 1, Events: model.In}}) {
+		t.Fatalf("TryWait after Wake = %v, want [{1 in}]", evs)
+	}
+	_ = a.Write(1) // unmuted: tells the Set at once
+	if s.Queued() != 1 {
+		t.Fatalf("unmuted Write: queued %d, want 1", s.Queued())
+	}
+}
+
+// TestSetMutedEventsAddUp: Unmute returns the events of every call since
+// Mute, none for a call that wakes nothing, and forgets them.
+func TestSetMutedEventsAddUp(t *testing.T) {
+	a, b := model.NewSignal(0), model.NewSemaphore(2, 2)
+	for _, c := range []struct {
+		name string
+		c    *model.Counter
+		do   func()
+		want model.Events
+	}{
+		{"Write and Take", a, func() { _ = a.Write(2); a.Take() }, model.In | model.Out},
+		{"a Take of 0", a, func() { a.Take() }, 0},
+		{"a refused Write", b, func() { _ = b.Write(1) }, 0},
+		{"Close", b, b.Close, model.Hup},
+	} {
+		c.c.Mute()
+		c.do()
+		if ev := c.c.Unmute(); ev != c.want {
+			t.Errorf("%s: Unmute = %v, want %v", c.name, ev, c.want)
+		}
+		if ev := c.c.Unmute(); ev != 0 {
+			t.Errorf("%s: a second Unmute = %v, want none", c.name, ev)
+		}
+	}
+}
+
+// TestSetLateWakeAfterAPollReportsAnEdgeAgain is the window Mute models:
+// a Modify polls a write whose wakeup has not come yet, and queues the
+// source; a Wait reports it; the wakeup then queues it again.
+func TestSetLateWakeAfterAPollReportsAnEdgeAgain(t *testing.T) {
+	s, a := model.NewSet(), model.NewSignal(0)
+	_ = s.Add(a, 1, model.In, model.Edge)
+	a.Mute()
+	_ = a.Write(1)
+	ev := a.Unmute()
+	_ = s.Modify(a, 2, model.In, model.Edge)
+	want := []model.SetEvent{{Key: 2, Events: model.In}}
+	if evs := s.TryWait(4); !slices.Equal(evs, want) {
+		t.Fatalf("TryWait after Modify = %v, want %v", evs, want)
+	}
+	s.Wake(a, ev)
+	if evs := s.TryWait(4); !slices.Equal(evs, want) {
+		t.Fatalf("TryWait after the late wakeup = %v, want %v", evs, want)
+	}
+}
+
+// TestSetWakeFollowsTheRule: Wake queues a registration only if it asks
+// for one of the events or they hold Hup, and never one that is removed,
+// a fired one-shot, or in a closed Set.
+func TestSetWakeFollowsTheRule(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		setup  func(s *model.Set, a *model.Counter)
+		ev     model.Events
+		queued int
+	}{
+		{"In to an In registration", func(*model.Set, *model.Counter) {}, model.In, 1},
+		{"Out to an In registration", func(*model.Set, *model.Counter) {}, model.Out, 0},
+		{"Hup to an In registration", func(*model.Set, *model.Counter) {}, model.Hup, 1},
+		{"In after Remove", func(s *model.Set, a *model.Counter) { _ = s.Remove(a) }, model.In, 0},
+		{"In to a fired one-shot", func(s *model.Set, a *model.Counter) {
+			_ = s.Modify(a, 1, model.In, model.OneShot)
+			_ = a.Write(1)
+			s.TryWait(1)
+		}, model.In, 0},
+		{"In after Close", func(s *model.Set, a *model.Counter) { s.Close() }, model.In, 0},
+	} {
+		s, a := model.NewSet(), model.NewSignal(0)
+		_ = s.Add(a, 1, model.In, model.Edge)
+		c.setup(s, a)
+		s.Wake(a, c.ev)
+		if s.Queued() != c.queued {
+			t.Errorf("%s: queued %d, want %d", c.name, s.Queued(), c.queued)
+		}
+	}
+}
+
+// TestSetCloneOfManyCounters: Clone takes a long list of Counters, some
+// in the Set and some listed twice, and a copy removed from the copy of
+// the Set leaves the other copies in it.
+func TestSetCloneOfManyCounters(t *testing.T) {
+	for _, n := range []int{3, 40} { // a short list and one past copyIndex's scan
+		s := model.NewSet()
+		var cs []*model.Counter
+		for i := range n {
+			c := model.NewSignal(0)
+			cs = append(cs, c)
+			if i%2 == 0 {
+				_ = s.Add(c, i, model.In, model.Level)
+			}
+		}
+		cs = append(cs, cs[0], cs[2]) // listed twice
+		s2, cs2 := s.Clone(cs)
+		if cs2[n] != cs2[0] || cs2[n+1] != cs2[2] || cs2[0] == cs[0] {
+			t.Fatalf("n=%d: a Counter listed twice has two copies, or the copy is the original", n)
+		}
+		if err := s2.Remove(cs2[0]); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < n; i++ {
+			_ = cs2[i].Write(1)
+		}
+		if got, want := s2.Queued(), (n+1)/2-1; got != want {
+			t.Errorf("n=%d: the copy has %d queued after the writes, want %d", n, got, want)
+		}
+		if s.Queued() != 0 || s.Len() != (n+1)/2 {
+			t.Errorf("n=%d: the original has %d queued and %d sources, want 0 and %d", n, s.Queued(), s.Len(), (n+1)/2)
+		}
+		if err := s2.Validate(); err != nil {
+			t.Error(err)
+		}
+	}
+}
