@@ -76,6 +76,18 @@
 // returns context.Canceled, which is what a cancelled context's Err
 // returns.
 //
+// # Concurrent histories
+//
+// A checker that searches the orders of a concurrent history, such as
+// porcupine, needs more of a Set than its calls:
+//   - [Set.Clone] copies a Set with its Counters. The checker steps the
+//     copy and keeps the state it stepped from.
+//   - [Set.Registration] and [Set.ReadyList] show what a Set holds, so
+//     that the checker can compare states.
+//   - [Counter.Mute] and [Set.Wake] split a call from its wakeup. A real
+//     source tells its Sets after its own unlock, so a Set may see the
+//     change before it hears of it.
+//
 // # Validate
 //
 // Each model has a Validate method that checks the model's own

@@ -132,7 +132,9 @@ type Counter struct {
 	warmed bool   // a Writable channel is out and has not fired yet
 	wfires uint64 // how many times an armed Writable channel has fired
 
-	sets []*Set // the Sets it is in, told of its wakeups
+	sets  []*Set // the Sets it is in, told of its wakeups
+	muted bool   // Mute: the wakeups are held, not told
+	held  Events // the events of the wakeups held since Mute
 }
 
 // NewSemaphore returns a model of semaphore.New(initial, WithLimit(limit)).
@@ -479,8 +481,12 @@ func (c *Counter) Close() {
 }
 
 // wake tells the Sets c is in of a wakeup with events ev (none: no
-// wakeup).
+// wakeup), or holds the events while c is muted.
 func wake(c *Counter, ev Events) {
+	if c.muted {
+		c.held |= ev
+		return
+	}
 	for _, s := range c.sets {
 		s.wake(c, ev)
 	}
