@@ -80,13 +80,14 @@
 //
 // A checker that searches the orders of a concurrent history, such as
 // porcupine, needs more of a Set than its calls:
-//   - [Set.Clone] copies a Set with its Counters. The checker steps the
-//     copy and keeps the state it stepped from.
+//   - [CloneSet] copies a Set with its sources of every kind and its
+//     clock. The checker steps the copy and keeps the state it stepped
+//     from.
 //   - [Set.Registration] and [Set.ReadyList] show what a Set holds, so
 //     that the checker can compare states.
-//   - [Counter.Mute] and [Set.Wake] split a call from its wakeup. A real
-//     source tells its Sets after its own unlock, so a Set may see the
-//     change before it hears of it.
+//   - [Mute], [Unmute] and [Set.Wake] split a source's call from its
+//     wakeup. A real source tells its Sets after its own unlock, so a Set
+//     may see the change before it hears of it.
 //
 // # Validate
 //
