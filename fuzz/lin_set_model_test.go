@@ -12,14 +12,14 @@ import (
 )
 
 // The model of TestSetLinearizable is model.Set over model.Counters, the
-// sources, stepped on copies (model.Set.Clone) and compared by what the
+// sources, stepped on copies (model.CloneSet) and compared by what the
 // calls can observe. It follows the real Set's locking, which makes some
 // calls more than one step:
 //
 //   - A source call changes the source under the source's lock, and tells
 //     the Set after its unlock. So its wakeup is an operation of its own
 //     (setLinWake), after the change and before the call returns. The
-//     change is made with the source muted (model.Counter.Mute), and the
+//     change is made with the source muted (model.Mute), and the
 //     wakeup delivered with model.Set.Wake. A Set may poll the change, and
 //     report the source, before the wakeup comes. Then the wakeup may
 //     queue the source again: an edge source is reported once more, as
@@ -64,7 +64,7 @@ type setWaiting struct {
 }
 
 // A setPending is the wakeup of source call id, with the events that the
-// call held back (model.Counter.Unmute). A real source tells its Sets of a
+// call held back (model.Unmute). A real source tells its Sets of a
 // change only if a registration was armed when it made it: sure says the
 // model's was. If it was not, the real one may still have been, for a
 // moment: a Wait arms a queued edge registration before it polls it, and
@@ -115,7 +115,7 @@ func (w *setWorld) fingerprint() setFP {
 		}
 	}
 	for i, c := range w.set.ReadyList() {
-		fp.ready[i] = int8(1 + slices.Index(w.src, c))
+		fp.ready[i] = int8(1 + slices.Index(w.src, c.(*model.Counter)))
 	}
 	if w.set.Closed() {
 		fp.closed |= setFPClosed
@@ -151,7 +151,7 @@ func (w *setWorld) seal() *setWorld {
 
 // clone returns an unsealed copy of w, to step.
 func (w *setWorld) clone() *setWorld {
-	s, src := w.set.Clone(w.src)
+	s, src := model.CloneSet(w.set, w.src)
 	return &setWorld{set: s, src: src, pending: slices.Clone(w.pending), base: w.base, recent: slices.Clone(w.recent), waits: slices.Clone(w.waits)}
 }
 
@@ -370,9 +370,9 @@ func setLinSetStep(w *setWorld, c setLinCall, o setLinOut) []any {
 func setLinSourceStep(w *setWorld, c setLinCall, o setLinOut) []any {
 	n := w.clone()
 	src := n.src[c.src]
-	src.Mute()
+	model.Mute(src)
 	legal := setLinApply(src, c, o)
-	ev := src.Unmute()
+	ev := model.Unmute(src)
 	switch {
 	case !legal:
 		return nil
@@ -389,9 +389,9 @@ func setLinSourceStep(w *setWorld, c setLinCall, o setLinOut) []any {
 	}
 	if len(n.recent) > setLinMaxRecent { // fold the oldest into base
 		b, c := n.base.locked(), n.recent[0]
-		b.src[c.src].Mute()
+		model.Mute(b.src[c.src])
 		setLinApply(b.src[c.src], c, setLinOut{})
-		b.src[c.src].Unmute()
+		model.Unmute(b.src[c.src])
 		n.base, n.recent = b.seal(), n.recent[1:]
 	}
 	return []any{n.seal()}
@@ -584,7 +584,7 @@ func setLinHarvest(w *setWorld, call int64, harvest func(x *setWorld) bool) []an
 // order[i] saw the first cuts[i] recent calls: it makes it on a copy of
 // w's base with each source so far, then brings each source up to date.
 // It returns nil if the harvest's output does not match.
-func setLinHarvestAt(w *setWorld, order []*model.Counter, cuts []int, harvest func(x *setWorld) bool) *setWorld {
+func setLinHarvestAt(w *setWorld, order []any, cuts []int, harvest func(x *setWorld) bool) *setWorld {
 	x := w.base.locked()
 	x.pending, x.waits = slices.Clone(w.pending), slices.Clone(w.waits)
 	seen := make([]int, setLinSources) // how many recent calls each source has seen
@@ -592,14 +592,14 @@ func setLinHarvestAt(w *setWorld, order []*model.Counter, cuts []int, harvest fu
 		seen[i] = len(w.recent) // a source the harvest does not poll
 	}
 	for i, c := range order {
-		seen[slices.Index(w.src, c)] = cuts[i]
+		seen[slices.Index(w.src, c.(*model.Counter))] = cuts[i]
 	}
 	replay := func(lo func(int) int, hi func(int) int) {
 		for j, c := range w.recent {
 			if lo(c.src) <= j && j < hi(c.src) {
-				x.src[c.src].Mute()
+				model.Mute(x.src[c.src])
 				setLinApply(x.src[c.src], c, setLinOut{})
-				x.src[c.src].Unmute()
+				model.Unmute(x.src[c.src])
 			}
 		}
 	}

@@ -106,7 +106,7 @@ type setLinCall struct {
 // wakeup, which a real source delivers after its own unlock. It is an
 // operation of its own, with the call's client and times, so it may take
 // effect at any moment after the call's change and before it returns
-// (see model.Counter.Mute).
+// (see model.Mute).
 type setLinWake struct {
 	id, src int
 }
