@@ -34,10 +34,12 @@
 // which TestCorpusCoverage checks. run.sh runs each target in turn.
 //
 // The linearizability tests record concurrent histories of semaphore,
-// limiter (strict and eventually fair), signal, readyq and workqueue
-// calls with internal/testsupport/lincheck and check them with porcupine
-// against sequential models. For the counters that is the count (with the limit
+// limiter (strict and eventually fair), signal, readyq, workqueue and
+// poll.Set calls with internal/testsupport/lincheck and check them with
+// porcupine against sequential models. For the counters that is the count (with the limit
 // and the debt for the semaphore, and the permits given back for the
 // limiter). For the two queues it is the queue order, the items in
-// flight, their kept-aside marks and (workqueue) the delayed items.
+// flight, their kept-aside marks and (workqueue) the delayed items. For
+// poll.Set it is package model's Set over its Counters, stepped on
+// copies, with the wakeups still to come.
 package fuzz

@@ -24,7 +24,8 @@ func call(client int, in any, out output, callAt, retAt int64) porcupine.Operati
 // that the first are rejected (with a visualisation written) and the
 // second accepted: the linearizability tests can fail. The semaphore's
 // newer calls are in lin_semaphore_test.go, the limiter's in
-// lin_limiter_test.go, the readyq histories in lin_readyq_test.go.
+// lin_limiter_test.go, the readyq histories in lin_readyq_test.go, the
+// poll.Set histories in lin_set_test.go.
 func TestModelsRejectBrokenHistories(t *testing.T) {
 	acq := func(n uint64) semCall { return semCall{op: semAcquire, n: n} }
 	rel := func(n uint64) semCall { return semCall{op: semRelease, n: n} }
@@ -105,7 +106,7 @@ func TestModelsRejectBrokenHistories(t *testing.T) {
 			call(1, add(1), ok, 3, 4), // a signal refuses every write after Close
 		}, false},
 	}
-	for _, c := range slices.Concat(cases, semBrokenHistories(), limBrokenHistories(), readyqBrokenHistories()) {
+	for _, c := range slices.Concat(cases, semBrokenHistories(), limBrokenHistories(), readyqBrokenHistories(), setBrokenHistories()) {
 		var ft lincheck.Capture
 		res := lincheck.Check(&ft, c.name, c.model, c.ops, linTimeout)
 		switch {

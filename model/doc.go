@@ -76,6 +76,19 @@
 // returns context.Canceled, which is what a cancelled context's Err
 // returns.
 //
+// # Concurrent histories
+//
+// A checker that searches the orders of a concurrent history, such as
+// porcupine, needs more of a Set than its calls:
+//   - [CloneSet] copies a Set with its sources of every kind and its
+//     clock. The checker steps the copy and keeps the state it stepped
+//     from.
+//   - [Set.Registration] and [Set.ReadyList] show what a Set holds, so
+//     that the checker can compare states.
+//   - [Mute], [Unmute] and [Set.Wake] split a source's call from its
+//     wakeup. A real source tells its Sets after its own unlock, so a Set
+//     may see the change before it hears of it.
+//
 // # Validate
 //
 // Each model has a Validate method that checks the model's own

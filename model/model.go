@@ -132,7 +132,7 @@ type Counter struct {
 	warmed bool   // a Writable channel is out and has not fired yet
 	wfires uint64 // how many times an armed Writable channel has fired
 
-	sets []*Set // the Sets it is in, told of its wakeups
+	sets setList // the Sets it is in, told of its wakeups
 }
 
 // NewSemaphore returns a model of semaphore.New(initial, WithLimit(limit)).
@@ -479,12 +479,8 @@ func (c *Counter) Close() {
 }
 
 // wake tells the Sets c is in of a wakeup with events ev (none: no
-// wakeup).
-func wake(c *Counter, ev Events) {
-	for _, s := range c.sets {
-		s.wake(c, ev)
-	}
-}
+// wakeup), or holds the events while c is muted.
+func wake(c *Counter, ev Events) { c.sets.wake(c, ev) }
 
 // A Ticket names the channel that one call of Ready or Writable returned.
 // The model's Fired or WritableFired reports whether that channel is

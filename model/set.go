@@ -192,7 +192,7 @@ func (s *Set) Add(src any, key int, events Events, m Mode) error {
 	r := &setReg{key: src, src: x, id: key, events: events, mode: m, seq: s.added}
 	s.regs[src] = r
 	if l := x.sets(); l != nil {
-		*l = append(*l, s)
+		l.sets = append(l.sets, s)
 	}
 	if r.has(s) != 0 {
 		s.queue(r)
@@ -239,7 +239,7 @@ func (s *Set) Remove(src any) error {
 	}
 	delete(s.regs, src)
 	if l := r.src.sets(); l != nil {
-		*l = slices.DeleteFunc(*l, func(x *Set) bool { return x == s })
+		l.sets = slices.DeleteFunc(l.sets, func(x *Set) bool { return x == s })
 	}
 	if r.queued {
 		s.ready = slices.DeleteFunc(s.ready, func(x *setReg) bool { return x == r })
@@ -406,7 +406,7 @@ func (s *Set) Validate() error {
 		if r.key != key || r.queued != seen[r] || (r.disarmed && r.mode != OneShot) || r.seq == 0 || r.seq > s.added {
 			return errSet
 		}
-		if l := r.src.sets(); l != nil && !slices.Contains(*l, s) {
+		if l := r.src.sets(); l != nil && !slices.Contains(l.sets, s) {
 			return errSet
 		}
 	}

@@ -10,7 +10,7 @@ type source interface {
 	poll(s *Set) Events
 	// sets returns the list of Sets the source wakes, or nil for a
 	// Deadline, which only its Set's clock wakes.
-	sets() *[]*Set
+	sets() *setList
 }
 
 // sourceOf returns src as a source, known by its exact type as poll knows
@@ -50,15 +50,27 @@ func (x counterSource) poll(*Set) Events {
 }
 
 // sets returns the Sets the Counter is in.
-func (x counterSource) sets() *[]*Set { return &x.c.sets }
+func (x counterSource) sets() *setList { return &x.c.sets }
 
-// wakeAll tells the Sets of list of a wakeup of the source key with
-// events ev. A wakeup with no event is none.
-func wakeAll(list []*Set, key any, ev Events) {
+// A setList is what a source that wakes its Sets keeps of them: the
+// Sets it is in, and the wakeups Mute holds back.
+type setList struct {
+	sets  []*Set // the Sets it is in
+	muted bool   // Mute: the wakeups are held, not told
+	held  Events // the events of the wakeups held since Mute
+}
+
+// wake tells the Sets of l of a wakeup of the source key with events ev,
+// or holds the events while l is muted. A wakeup with no event is none.
+func (l *setList) wake(key any, ev Events) {
 	if ev &= In | Out | Hup; ev == 0 {
 		return
 	}
-	for _, s := range list {
+	if l.muted {
+		l.held |= ev
+		return
+	}
+	for _, s := range l.sets {
 		s.wake(key, ev)
 	}
 }
@@ -79,7 +91,7 @@ func wakeAll(list []*Set, key any, ev Events) {
 type Source struct {
 	events Events
 	made   bool
-	list   []*Set // the Sets it is in
+	list   setList // the Sets it is in
 }
 
 // NewSource returns a Source that reports no events.
@@ -97,7 +109,7 @@ func (s *Source) Events() Events { return s.events }
 // the events ev. A registration that is armed and asks for one of them
 // (Hup always counts) is queued. Bits other than In, Out and Hup are
 // ignored, so a Notify(0) wakes nothing.
-func (s *Source) Notify(ev Events) { wakeAll(s.list, s, ev) }
+func (s *Source) Notify(ev Events) { s.list.wake(s, ev) }
 
 // userSource is a Source as a source.
 type userSource struct{ s *Source }
@@ -106,7 +118,7 @@ type userSource struct{ s *Source }
 func (x userSource) poll(*Set) Events { return x.s.events & (In | Out | Hup) }
 
 // sets returns the Sets the Source is in.
-func (x userSource) sets() *[]*Set { return &x.s.list }
+func (x userSource) sets() *setList { return &x.s.list }
 
 // A DoneSource models a poll.Done: a source that reports In|Hup once its
 // context has ended, and nothing before. Make one with NewDoneSource; the
@@ -125,8 +137,8 @@ func (x userSource) sets() *[]*Set { return &x.s.list }
 type DoneSource struct {
 	made    bool
 	ended   bool
-	stopped bool   // Stop kept End from happening
-	list    []*Set // the Sets it is in
+	stopped bool    // Stop kept End from happening
+	list    setList // the Sets it is in
 }
 
 // NewDoneSource returns a DoneSource whose context has not ended.
@@ -140,7 +152,7 @@ func (d *DoneSource) End() {
 		return
 	}
 	d.ended = true
-	wakeAll(d.list, d, In|Hup)
+	d.list.wake(d, In|Hup)
 }
 
 // Ended reports whether End has happened: whether the DoneSource reports
@@ -170,4 +182,4 @@ func (x doneSource) poll(*Set) Events {
 }
 
 // sets returns the Sets the DoneSource is in.
-func (x doneSource) sets() *[]*Set { return &x.d.list }
+func (x doneSource) sets() *setList { return &x.d.list }

@@ -42,7 +42,7 @@ func (x deadlineSource) poll(s *Set) Events {
 }
 
 // sets returns nil: only the Set's clock wakes a Deadline's registration.
-func (deadlineSource) sets() *[]*Set { return nil }
+func (deadlineSource) sets() *setList { return nil }
 
 // Now is the time on the Set's clock: 0 at first, moved on by Advance
 // and by WaitTimeout.
