@@ -126,17 +126,20 @@ func (s *Set[K]) arrange() {
 	}
 }
 
-// tick does what is due at now: it queues the armed Deadlines whose time
-// has come, ends the WaitTimeout calls whose time is up, and ends the
-// burst window if it is over. The caller settles.
+// tick does what is due at now: it queues the armed Deadlines whose
+// time has come, all of them before it serves the waiters, so one Wait
+// takes up to its max; it ends the WaitTimeout calls whose time is up,
+// and the burst window if it is over. The caller settles after.
 func (s *Set[K]) tick(now time.Time) {
 	t := &s.t
 	for len(t.dls) != 0 && !now.Before(t.dls[0].dl.at) {
 		r := t.dls[0]
 		t.remove(r)
 		s.n.wakeups++
-		s.queue(r)
+		s.disarm(r) // out of the heap already: this only counts it
+		s.link(r)
 	}
+	s.settle() // before the timed calls end: one whose time is up with a Deadline's takes it
 	for i := 0; i < len(t.timed); {
 		w := t.timed[i]
 		if now.Before(w.P.at) {
