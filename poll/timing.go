@@ -126,10 +126,15 @@ func (s *Set[K]) arrange() {
 	}
 }
 
-// tick does what is due at now: it queues the armed Deadlines whose
-// time has come, all of them before it serves the waiters, so one Wait
-// takes up to its max; it ends the WaitTimeout calls whose time is up,
-// and the burst window if it is over. The caller settles after.
+// tick does what is due at now, in this order:
+//   - it queues the armed Deadlines whose time has come, all of them
+//     before it serves the waiters, so one Wait takes up to its max
+//   - it ends the burst window if it is over, and serves the waiters
+//   - it ends the WaitTimeout calls whose time is up. One that is first in
+//     line takes what the burst window holds back, as epoll_wait reports
+//     what is ready at its timeout; the others end with nothing.
+//
+// The caller settles after.
 func (s *Set[K]) tick(now time.Time) {
 	t := &s.t
 	for len(t.dls) != 0 && !now.Before(t.dls[0].dl.at) {
@@ -139,6 +144,9 @@ func (s *Set[K]) tick(now time.Time) {
 		s.disarm(r) // out of the heap already: this only counts it
 		s.link(r)
 	}
+	if !t.burstAt.IsZero() && !now.Before(t.burstAt) {
+		t.burstDue = true
+	}
 	s.settle() // before the timed calls end: one whose time is up with a Deadline's takes it
 	for i := 0; i < len(t.timed); {
 		w := t.timed[i]
@@ -146,12 +154,17 @@ func (s *Set[K]) tick(now time.Time) {
 			i++
 			continue
 		}
+		t.untime(i)
+		if s.head != nil && s.waiters.Front() == w { // held back by the burst window
+			p := w.P
+			n := len(p.buf)
+			if p.buf = s.harvest(p.buf, p.max); len(p.buf) > n {
+				s.waiters.Grant(w, p)
+				continue
+			}
+		}
 		w.P.expired = true
 		s.waiters.Reject(w)
-		t.untime(i)
-	}
-	if !t.burstAt.IsZero() && !now.Before(t.burstAt) {
-		t.burstDue = true
 	}
 }
 
