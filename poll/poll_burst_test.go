@@ -3,6 +3,7 @@ package poll_test
 // Tests of WithBurst (options.go, timing.go): a Wait collects a burst.
 
 import (
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -18,9 +19,9 @@ type waitResult struct {
 	took time.Duration
 }
 
-// wait calls set.Wait in a goroutine and sends what it returns, with how
+// goWait calls set.Wait in a goroutine and sends what it returns, with how
 // long it took.
-func wait(set *poll.Set[int], max int) <-chan waitResult {
+func goWait(set *poll.Set[int], max int) <-chan waitResult {
 	c := make(chan waitResult, 1)
 	go func() {
 		start := time.Now()
@@ -50,7 +51,7 @@ func burstSet(t *testing.T, k int, d time.Duration, n int) (*poll.Set[int], []*s
 func TestBurstReturnsOnceKAreQueued(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		set, sigs := burstSet(t, 3, time.Second, 4)
-		c := wait(set, 8)
+		c := goWait(set, 8)
 		sigs[0].Add(1)
 		sigs[1].Add(1)
 		synctest.Wait()
@@ -70,7 +71,7 @@ func TestBurstReturnsOnceKAreQueued(t *testing.T) {
 func TestBurstReportsALoneEventWithinD(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		set, sigs := burstSet(t, 8, time.Second, 3)
-		c := wait(set, 8)
+		c := goWait(set, 8)
 		time.Sleep(250 * time.Millisecond)
 		sigs[0].Add(1) // opens the window: it ends at 1.25s
 		time.Sleep(500 * time.Millisecond)
@@ -84,7 +85,7 @@ func TestBurstReportsALoneEventWithinD(t *testing.T) {
 			t.Fatalf("Stats after = %+v, want no timer", st)
 		}
 		sigs[2].Add(1) // a new window, from now
-		r = <-wait(set, 8)
+		r = <-goWait(set, 8)
 		if r.err != nil || r.took != time.Second {
 			t.Fatalf("the next Wait = %v, %v after %v; want 1s", r.evs, r.err, r.took)
 		}
@@ -144,7 +145,7 @@ func TestBurstOff(t *testing.T) {
 	}{{1, time.Hour}, {0, time.Hour}, {-3, time.Hour}, {8, 0}, {8, -time.Second}} {
 		synctest.Test(t, func(t *testing.T) {
 			set, sigs := burstSet(t, o.k, o.d, 1)
-			c := wait(set, 8)
+			c := goWait(set, 8)
 			synctest.Wait()
 			sigs[0].Add(1)
 			if r := <-c; r.err != nil || len(r.evs) != 1 || r.took != 0 {
@@ -162,7 +163,7 @@ func TestBurstAndWaitTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		set, sigs := burstSet(t, 8, time.Second, 1)
 		sigs[0].Add(1)
-		r := <-waitTimeout(set, nil, 8, 100*time.Millisecond)
+		r := <-goWaitTimeout(set, nil, 8, 100*time.Millisecond)
 		if r.err != nil || r.took != 100*time.Millisecond {
 			t.Fatalf("WaitTimeout = %v, %v after %v; want the event after 100ms", r.evs, r.err, r.took)
 		}
@@ -170,9 +171,9 @@ func TestBurstAndWaitTimeout(t *testing.T) {
 	})
 	synctest.Test(t, func(t *testing.T) {
 		set, sigs := burstSet(t, 8, time.Second, 1)
-		first := wait(set, 8)
+		first := goWait(set, 8)
 		synctest.Wait()
-		second := waitTimeout(set, nil, 8, 100*time.Millisecond)
+		second := goWaitTimeout(set, nil, 8, 100*time.Millisecond)
 		synctest.Wait()
 		sigs[0].Add(1)
 		if r := <-second; r.err != nil || len(r.evs) != 0 || r.took != 100*time.Millisecond {
@@ -221,11 +222,27 @@ func TestBurstOnAFakeClock(t *testing.T) {
 }
 
 // TestBurstEndsAtClose: Close ends the window: a Wait blocked for the
-// burst gets what is queued, and no timer is left.
+// burst gets what is queued, and no timer is left. With no Wait blocked,
+// the timer is stopped at Close, and the next Wait takes what is queued
+// at once.
 func TestBurstEndsAtClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		set, sigs := burstSet(t, 8, time.Hour, 1)
-		c := wait(set, 8)
+		sigs[0].Add(1)
+		if st := set.Stats(); !st.Timer {
+			t.Fatalf("Stats with a window open = %+v, want its timer", st)
+		}
+		set.Close()
+		if st := set.Stats(); st.Timer {
+			t.Fatalf("Stats after Close = %+v, want no timer", st)
+		}
+		if r := <-goWait(set, 8); r.err != nil || len(r.evs) != 1 || r.took != 0 {
+			t.Fatalf("Wait after Close = %v, %v after %v; want the event at once", r.evs, r.err, r.took)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		set, sigs := burstSet(t, 8, time.Hour, 1)
+		c := goWait(set, 8)
 		sigs[0].Add(1)
 		synctest.Wait()
 		set.Close()
@@ -236,4 +253,39 @@ func TestBurstEndsAtClose(t *testing.T) {
 			t.Fatalf("Stats after Close = %+v, want no timer", st)
 		}
 	})
+}
+
+// A nowCounter is a still fake clock that counts its readings.
+type nowCounter struct {
+	*stillClock
+	nows atomic.Int64
+}
+
+// Now returns the clock's time.
+func (c *nowCounter) Now() time.Time {
+	c.nows.Add(1)
+	return c.stillClock.Now()
+}
+
+// TestBurstReadsTheClockPerBurst: the window costs a clock reading when
+// it opens, not one per event: 100 sources queued in one window read the
+// clock once.
+func TestBurstReadsTheClockPerBurst(t *testing.T) {
+	clk := &nowCounter{stillClock: newStillClock(epoch)}
+	set := poll.New[int](poll.WithBurst(1000, time.Second), poll.WithClock(clk))
+	defer set.Close()
+	sigs := make([]*signal.Signal, 100)
+	for i := range sigs {
+		sigs[i] = signal.New(0)
+		if err := set.Add(sigs[i], i, poll.In, poll.Edge); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := clk.nows.Load()
+	for _, s := range sigs {
+		s.Add(1)
+	}
+	if n := clk.nows.Load() - before; n != 1 {
+		t.Fatalf("100 events in one window read the clock %d times, want once", n)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 
 	"github.com/evsync/evsync/poll"
 )
@@ -312,5 +313,45 @@ func TestSourceBadArguments(t *testing.T) {
 	}
 	if st := set.Stats(); st != (poll.Stats{}) {
 		t.Fatalf("Stats after calls that failed = %+v, want zero", st)
+	}
+}
+
+// TestSourceLosesNoWakeup: producers put messages into a box and Notify
+// concurrently, while one consumer waits on a Set and takes them. Every
+// message is taken. A lost wakeup would leave the consumer blocked for
+// good, which synctest reports as a deadlock.
+func TestSourceLosesNoWakeup(t *testing.T) {
+	const producers, puts = 4, 500
+	for _, m := range []poll.Mode{poll.Edge, poll.Level, poll.OneShot} {
+		synctest.Test(t, func(t *testing.T) {
+			b := newBox(producers * puts)
+			var set poll.Set[int]
+			defer set.Close()
+			if err := set.Add(b.src, 1, poll.In, m); err != nil {
+				t.Fatal(err)
+			}
+			for range producers {
+				go func() {
+					for range puts {
+						b.put("m")
+					}
+				}()
+			}
+			taken := 0
+			for taken < producers*puts {
+				if _, err := set.Wait(bg, nil, 1); err != nil {
+					t.Fatal(err)
+				}
+				taken += len(b.take())
+				if m == poll.OneShot {
+					if err := set.Modify(b.src, 1, poll.In, poll.OneShot); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if taken != producers*puts {
+				t.Fatalf("took %d messages, want %d", taken, producers*puts)
+			}
+		})
 	}
 }

@@ -22,10 +22,10 @@ type timedResult struct {
 	took time.Duration
 }
 
-// waitTimeout calls set.WaitTimeout in a goroutine and sends what it
+// goWaitTimeout calls set.WaitTimeout in a goroutine and sends what it
 // returns, with how long it took on the wall clock (a bubble's, in a
 // synctest bubble).
-func waitTimeout(set *poll.Set[int], buf []poll.Event[int], max int, d time.Duration) <-chan timedResult {
+func goWaitTimeout(set *poll.Set[int], buf []poll.Event[int], max int, d time.Duration) <-chan timedResult {
 	c := make(chan timedResult, 1)
 	go func() {
 		start := time.Now()
@@ -74,7 +74,7 @@ func TestWaitTimeoutTimesOut(t *testing.T) {
 			t.Fatal(err)
 		}
 		buf := []poll.Event[int]{{Key: 9}}
-		r := <-waitTimeout(&set, buf, 4, 1500*time.Millisecond)
+		r := <-goWaitTimeout(&set, buf, 4, 1500*time.Millisecond)
 		if r.err != nil || len(r.evs) != 1 || &r.evs[0] != &buf[0] || r.took != 1500*time.Millisecond {
 			t.Fatalf("WaitTimeout = %v, %v after %v; want buf unchanged and nil after 1.5s", r.evs, r.err, r.took)
 		}
@@ -94,7 +94,7 @@ func TestWaitTimeoutGrantedBeforeItsEnd(t *testing.T) {
 		if err := set.Add(sig, 1, poll.In, poll.Edge); err != nil {
 			t.Fatal(err)
 		}
-		c := waitTimeout(&set, nil, 4, time.Hour)
+		c := goWaitTimeout(&set, nil, 4, time.Hour)
 		time.Sleep(time.Second)
 		synctest.Wait()
 		if st := set.Stats(); !st.Timer || st.Waiters != 1 {
@@ -122,18 +122,18 @@ func TestWaitTimeoutAndClose(t *testing.T) {
 		if err := set.Add(sig, 1, poll.In, poll.Level); err != nil {
 			t.Fatal(err)
 		}
-		c := waitTimeout(&set, nil, 4, time.Hour)
+		c := goWaitTimeout(&set, nil, 4, time.Hour)
 		synctest.Wait()
 		sig.Add(1) // granted to the blocked call; the level source is queued again
 		if r := <-c; r.err != nil || len(r.evs) != 1 {
 			t.Fatalf("WaitTimeout = %v, %v", r.evs, r.err)
 		}
-		c = waitTimeout(&set, nil, 4, time.Hour) // the source is queued: it returns at once
+		c = goWaitTimeout(&set, nil, 4, time.Hour) // the source is queued: it returns at once
 		if r := <-c; r.err != nil || len(r.evs) != 1 {
 			t.Fatalf("WaitTimeout = %v, %v", r.evs, r.err)
 		}
 		sig.Take()
-		c = waitTimeout(&set, nil, 4, time.Hour) // drops the source and blocks
+		c = goWaitTimeout(&set, nil, 4, time.Hour) // drops the source and blocks
 		synctest.Wait()
 		set.Close()
 		if r := <-c; r.err != poll.ErrClosed || len(r.evs) != 0 || r.took != 0 {
@@ -187,7 +187,7 @@ func TestTimedWaitsShareOneTimer(t *testing.T) {
 		defer set.Close()
 		var cs []<-chan timedResult
 		for _, d := range ends {
-			cs = append(cs, waitTimeout(&set, nil, 4, d))
+			cs = append(cs, goWaitTimeout(&set, nil, 4, d))
 		}
 		for i, c := range cs {
 			if r := <-c; r.err != nil || len(r.evs) != 0 || r.took != ends[i] {
@@ -201,7 +201,7 @@ func TestTimedWaitsShareOneTimer(t *testing.T) {
 		defer set.Close()
 		var cs []<-chan timedResult
 		for _, d := range ends {
-			cs = append(cs, waitTimeout(set, nil, 4, d))
+			cs = append(cs, goWaitTimeout(set, nil, 4, d))
 			synctest.Wait()
 		}
 		for elapsed := time.Second; elapsed <= 3*time.Second; elapsed += time.Second {
@@ -232,7 +232,7 @@ func TestWaitTimeoutsAndWaitsAreServedInOrder(t *testing.T) {
 		if err := set.Add(sig, 1, poll.In, poll.Edge); err != nil {
 			t.Fatal(err)
 		}
-		timed := waitTimeout(&set, nil, 4, time.Hour)
+		timed := goWaitTimeout(&set, nil, 4, time.Hour)
 		synctest.Wait()
 		plain := make(chan []poll.Event[int], 1)
 		go func() {
@@ -260,7 +260,7 @@ func TestWaitTimeoutForAges(t *testing.T) {
 		if err := set.Add(sig, 1, poll.In, poll.Edge); err != nil {
 			t.Fatal(err)
 		}
-		c := waitTimeout(&set, nil, 4, math.MaxInt64)
+		c := goWaitTimeout(&set, nil, 4, math.MaxInt64)
 		time.Sleep(24 * time.Hour)
 		synctest.Wait()
 		if len(c) != 0 {
@@ -334,7 +334,7 @@ func TestWithClockCallsCatchUp(t *testing.T) {
 			clk := newStillClock(epoch)
 			set := poll.New[int](poll.WithClock(clk))
 			defer set.Close()
-			c := waitTimeout(set, nil, 4, time.Second)
+			c := goWaitTimeout(set, nil, 4, time.Second)
 			synctest.Wait()
 			clk.Step(time.Second)
 			synctest.Wait()
@@ -363,7 +363,7 @@ func TestWithClockSetBack(t *testing.T) {
 			t.Fatal(err)
 		}
 		clk.Step(-time.Hour)
-		c := waitTimeout(set, nil, 4, time.Minute)
+		c := goWaitTimeout(set, nil, 4, time.Minute)
 		synctest.Wait()
 		clk.Step(time.Minute - time.Nanosecond)
 		if st := set.Stats(); st.Waiters != 1 || st.Queued != 0 {
