@@ -52,7 +52,8 @@ func ended() bool { return false }
 
 // end is the AfterFunc's function: the context is done.
 func (d *Done) end() {
-	d.done.Store(true)
+	d.done.Store(true) // before the load: an Add that arms after it polls and sees done
+	hook(pointEnd)
 	if d.armed.Load() != 0 {
 		d.list.Wake(watch.In | watch.Hup)
 	}

@@ -185,6 +185,7 @@ func (s *Set[K]) catchUp() {
 
 // fire is the timer's function.
 func (s *Set[K]) fire() {
+	hook(pointFire)
 	s.mu.Lock()
 	s.t.at = time.Time{} // this run is the timer's: arrange arms it again for the rest
 	s.t.dirty = true
