@@ -169,7 +169,7 @@ func TestSourceNotifyWithNothingArmedIsHarmless(t *testing.T) {
 	if err := set.Add(b.src, 2, poll.In, poll.Edge); err != nil {
 		t.Fatal(err)
 	}
-	wantEvents(t, "TryWait after a new Add", set.TryWait(nil, 4), poll.Event[int]{Key: 2, Events: poll.In}) // armed again
+	wantEvents(t, "TryWait after a new Add", set.TryWait(nil, 4), poll.Event[int]{Key: 2, Events: poll.In}) // the box still holds "a"
 	set.Close()
 	polls = b.polls.Load()
 	b.put("b")
@@ -269,11 +269,8 @@ func TestSourceInTwoSets(t *testing.T) {
 
 // Types of a user's that embed a Source. Neither is a source.
 type (
-	boxByPointer struct {
-		*poll.Source
-		msgs []string
-	}
-	boxByValue struct{ poll.Source }
+	boxByPointer struct{ *poll.Source }
+	boxByValue   struct{ poll.Source }
 )
 
 // TestSourceBadArguments: a Source not made by NewSource, one made with a
