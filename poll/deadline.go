@@ -17,7 +17,10 @@ import (
 //
 // A Set keeps its armed Deadlines in a heap and arms one timer for the
 // earliest. So a Set holds many Deadlines at the cost of one timer, and
-// an expiry costs a heap step. A Deadline costs nothing outside a Set.
+// an expiry costs a heap step. Deadlines whose time has come together
+// are queued together, in time order, before a waiter is served: one
+// Wait takes up to its max of them. A Deadline costs nothing outside a
+// Set.
 //
 // A Deadline's time never changes. To move it, Remove it and Add a new
 // one, or Modify the registration to re-arm a one-shot one.

@@ -33,15 +33,27 @@ type Done struct {
 // ErrInvalid.
 func OnDone(ctx context.Context) *Done {
 	d := new(Done)
-	if ctx != nil {
+	switch {
+	case ctx == nil:
+	case ctx.Err() != nil:
+		// Done already: AfterFunc would run end in a goroutine of its own,
+		// maybe after an Add and a Wait that should have seen the end.
+		d.done.Store(true)
+		d.stop = ended
+	default:
 		d.stop = context.AfterFunc(ctx, d.end)
 	}
 	return d
 }
 
+// ended is the stop function of a Done whose context was done already:
+// there is no function to keep from running.
+func ended() bool { return false }
+
 // end is the AfterFunc's function: the context is done.
 func (d *Done) end() {
-	d.done.Store(true)
+	d.done.Store(true) // before the load: an Add that arms after it polls and sees done
+	hook(pointEnd)
 	if d.armed.Load() != 0 {
 		d.list.Wake(watch.In | watch.Hup)
 	}
@@ -50,8 +62,8 @@ func (d *Done) end() {
 // Stop releases the function that OnDone registered with the context, as
 // the stop function of context.AfterFunc does. It reports whether it kept
 // that function from running. After a Stop that reports true, the Done
-// never reports anything. Stop of a Done made of a nil context reports
-// false.
+// never reports anything. Stop of a Done made of a nil context, or of a
+// context done already, reports false: OnDone registered no function.
 func (d *Done) Stop() bool {
 	if d.stop == nil {
 		return false

@@ -15,6 +15,8 @@ const (
 	PointModify   = pointModify
 	PointUnlocked = pointUnlocked
 	PointNest     = pointNest
+	PointEnd      = pointEnd
+	PointFire     = pointFire
 )
 
 // hooked is the function a test registered, or nil (see SetHook).

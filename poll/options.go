@@ -49,7 +49,10 @@ func WithClock[T clock.Timer](c clock.Clock[T]) Option {
 // per event, as io_uring's min_wait_usec does.
 //
 // It applies to Wait and WaitTimeout, and to what Ready reports. TryWait
-// takes what is queued at once. A k ≤ 1 or a d ≤ 0 turns the option off.
+// takes what is queued at once. A WaitTimeout call that is first in line
+// when its time is up takes what the window holds back, as epoll_wait
+// reports what is ready at its timeout. A k ≤ 1 or a d ≤ 0 turns the
+// option off.
 // The window needs a clock reading per burst, not per event.
 func WithBurst(k int, d time.Duration) Option {
 	return optionFunc(func(o *options) {

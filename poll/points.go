@@ -11,4 +11,6 @@ const (
 	pointModify                // Modify, a one-shot registration armed again and its source not yet polled, with the lock held
 	pointUnlocked              // unlock, the lock released and the Sets this one is in not yet told
 	pointNest                  // Add of a Set, the loop check passed and the registration not yet made, with nestMu held
+	pointEnd                   // Done.end, done stored and the armed count not yet loaded
+	pointFire                  // fire, the Set's timer fired and its function not yet holding the lock
 )

@@ -9,7 +9,7 @@ type Stats struct {
 	Queued int
 	// Armed is the number of registrations that wait for their source's
 	// next wakeup: neither queued, nor one-shot and reported. Armed
-	// Deadlines wait in the Set's timer heap.
+	// Deadlines not yet due wait in the Set's timer heap.
 	Armed int
 	// Waiters is the number of blocked Wait and WaitTimeout callers.
 	Waiters int

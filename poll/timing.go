@@ -125,9 +125,15 @@ func (s *Set[K]) arrange() {
 	}
 }
 
-// tick does what is due at now: it queues the armed Deadlines whose time
-// has come, ends the WaitTimeout calls whose time is up, and ends the
-// burst window if it is over. The caller settles.
+// tick does what is due at now, in this order:
+//   - it queues the armed Deadlines whose time has come, all of them
+//     before it serves the waiters, so one Wait takes up to its max
+//   - it ends the burst window if it is over, and serves the waiters
+//   - it ends the WaitTimeout calls whose time is up. One that is first in
+//     line takes what the burst window holds back, as epoll_wait reports
+//     what is ready at its timeout; the others end with nothing.
+//
+// The caller settles after.
 func (s *Set[K]) tick(now time.Time) {
 	t := &s.t
 	for r := t.dls.min(); r != nil && !now.Before(r.dl.at); r = t.dls.min() {
@@ -136,20 +142,30 @@ func (s *Set[K]) tick(now time.Time) {
 			continue // its time is a wakeup with In: one asking for Out alone absorbs it
 		}
 		s.n.wakeups++
-		s.queue(r)
+		s.disarm(r) // out of the heap already: this only counts it
+		s.link(r)
 	}
+	if !t.burstAt.IsZero() && !now.Before(t.burstAt) {
+		t.burstDue = true
+	}
+	s.settle() // before the timed calls end: one whose time is up with a Deadline's takes it
 	for i := 0; i < len(t.timed); {
 		w := t.timed[i]
 		if now.Before(w.P.at) {
 			i++
 			continue
 		}
+		t.untime(i)
+		if s.head != nil && s.waiters.Front() == w { // held back by the burst window
+			p := w.P
+			n := len(p.buf)
+			if p.buf = s.harvest(p.buf, p.max); len(p.buf) > n {
+				s.waiters.Grant(w, p)
+				continue
+			}
+		}
 		w.P.expired = true
 		s.waiters.Reject(w)
-		t.untime(i)
-	}
-	if !t.burstAt.IsZero() && !now.Before(t.burstAt) {
-		t.burstDue = true
 	}
 }
 
@@ -170,6 +186,7 @@ func (s *Set[K]) catchUp() {
 
 // fire is the timer's function.
 func (s *Set[K]) fire() {
+	hook(pointFire)
 	s.mu.Lock()
 	s.t.at = time.Time{} // this run is the timer's: arrange arms it again for the rest
 	s.t.dirty = true
