@@ -29,8 +29,14 @@ type Deadline struct{ at time.Time }
 // NewDeadline returns a Deadline that reports In from at on.
 func NewDeadline(at time.Time) *Deadline { return &Deadline{at} }
 
-// Time returns the Deadline's time.
-func (d *Deadline) Time() time.Time { return d.at }
+// Time returns the Deadline's time, or the zero time for a nil
+// *Deadline.
+func (d *Deadline) Time() time.Time {
+	if d == nil {
+		return time.Time{}
+	}
+	return d.at
+}
 
 // deadlineSource is a Deadline as a watch.Source. A Set handles it
 // itself (its timing), so it has no watch list and counts no arms.

@@ -64,8 +64,9 @@ func (d *Done) end() {
 // that function from running. After a Stop that reports true, the Done
 // never reports anything. Stop of a Done made of a nil context, or of a
 // context done already, reports false: OnDone registered no function.
+// So does Stop of a nil *Done.
 func (d *Done) Stop() bool {
-	if d.stop == nil {
+	if d == nil || d.stop == nil {
 		return false
 	}
 	return d.stop()

@@ -352,3 +352,18 @@ func TestSourceLosesNoWakeup(t *testing.T) {
 		})
 	}
 }
+
+// TestNilPointersOfTheNewSourcesDoNotPanic: the methods of a nil
+// *Source, *Deadline and *Done do nothing and report nothing.
+func TestNilPointersOfTheNewSourcesDoNotPanic(t *testing.T) {
+	var s *poll.Source
+	s.Notify(poll.In)
+	var d *poll.Deadline
+	if !d.Time().IsZero() {
+		t.Errorf("Time of a nil *Deadline = %v, want the zero time", d.Time())
+	}
+	var done *poll.Done
+	if done.Stop() {
+		t.Error("Stop of a nil *Done reported true")
+	}
+}

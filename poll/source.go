@@ -52,9 +52,10 @@ func NewSource(poll func() Events) *Source { return &Source{poll: poll} }
 // and Hup are ignored.
 //
 // Call it after the change, with none of your own locks held. It costs
-// one atomic load while no registration waits for a change of s.
+// one atomic load while no registration waits for a change of s. Notify
+// of a nil *Source does nothing.
 func (s *Source) Notify(ev Events) {
-	if s.armed.Load() == 0 {
+	if s == nil || s.armed.Load() == 0 {
 		return
 	}
 	if ev &= In | Out | Hup; ev != 0 {
