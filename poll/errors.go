@@ -2,6 +2,7 @@ package poll
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/evsync/evsync/internal/watch"
 )
@@ -44,6 +45,11 @@ func badSource(op string, src any, known bool) error {
 	}
 	if t, ok := watch.Embedded(src); ok {
 		return invalid("%s: %T is not a source, though it embeds %v: pass that instead", op, src, t)
+	}
+	if t := reflect.TypeOf(src); t.Kind() != reflect.Pointer {
+		if _, ok := watch.Of(reflect.New(t).Interface()); ok {
+			return invalid("%s: %T is not a source, *%T is: pass a pointer", op, src, src)
+		}
 	}
 	return invalid("%s: %T is not a source", op, src)
 }

@@ -353,7 +353,7 @@ func TestDeadlineBadArguments(t *testing.T) {
 		want string
 	}{
 		{"a nil *Deadline", (*poll.Deadline)(nil), "nil *poll.Deadline"},
-		{"a Deadline by value", poll.Deadline{}, "poll.Deadline is not a source"},
+		{"a Deadline by value", poll.Deadline{}, "poll.Deadline is not a source, *poll.Deadline is: pass a pointer"},
 		{"a type embedding a Deadline", &deadlineOwner{name: "x"}, "*poll_test.deadlineOwner is not a source, though it embeds *poll.Deadline: pass that instead"},
 	} {
 		for op, err := range map[string]error{

@@ -194,7 +194,7 @@ func TestDoneBadArguments(t *testing.T) {
 		{"OnDone(nil)", ofNil, notMade},
 		{"a zero Done", &poll.Done{}, notMade},
 		{"a nil *Done", (*poll.Done)(nil), "nil *poll.Done"},
-		{"a Done by value", poll.Done{}, "poll.Done is not a source"},
+		{"a Done by value", poll.Done{}, "poll.Done is not a source, *poll.Done is: pass a pointer"},
 		{"a type embedding a Done", doneOwner{poll.OnDone(bg)}, "poll_test.doneOwner is not a source, though it embeds *poll.Done: pass that instead"},
 	} {
 		for op, err := range map[string]error{

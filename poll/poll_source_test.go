@@ -292,7 +292,7 @@ func TestSourceBadArguments(t *testing.T) {
 		{"NewSource(nil)", noFunc, notMade},
 		{"a zero Source", &poll.Source{}, notMade},
 		{"a nil *Source", (*poll.Source)(nil), "nil *poll.Source"},
-		{"a Source by value", poll.Source{}, "poll.Source is not a source"},
+		{"a Source by value", poll.Source{}, "poll.Source is not a source, *poll.Source is: pass a pointer"},
 		{"a type embedding a *Source", boxByPointer{Source: newBox(1).src}, "poll_test.boxByPointer is not a source, though it embeds *poll.Source: pass that instead"},
 		{"a pointer to a type embedding a *Source", &boxByPointer{}, "*poll_test.boxByPointer is not a source, though it embeds *poll.Source: pass that instead"},
 		{"a type embedding a Source by value", &boxByValue{}, "*poll_test.boxByValue is not a source, though it embeds *poll.Source: pass that instead"},
