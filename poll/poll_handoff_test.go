@@ -14,22 +14,6 @@ import (
 // The hand-off: an edge wakeup while nothing is queued goes straight to a
 // blocked Wait. These tests pin what must not change with it.
 
-// handAsync starts a Wait on set and returns the channel of its result.
-func handAsync(set *poll.Set[int], wait func() ([]poll.Event[int], error)) <-chan handResult {
-	out := make(chan handResult, 1)
-	go func() {
-		evs, err := wait()
-		out <- handResult{evs, err}
-	}()
-	return out
-}
-
-// handResult is what a Wait returned.
-type handResult struct {
-	evs []poll.Event[int]
-	err error
-}
-
 // TestALevelWakeupOfABlockedWaitIsQueuedAgain: a level source that stays
 // ready after it was reported to a blocked Wait is reported again by the
 // next TryWait. Only edge registrations are handed off; a level one goes
@@ -42,7 +26,7 @@ func TestALevelWakeupOfABlockedWaitIsQueuedAgain(t *testing.T) {
 		if err := set.Add(sig, 1, poll.In, poll.Level); err != nil {
 			t.Fatal(err)
 		}
-		done := handAsync(&set, func() ([]poll.Event[int], error) { return set.Wait(context.Background(), nil, 4) })
+		done := goWait(&set, 4)
 		synctest.Wait() // blocked
 		if err := sig.Add(1); err != nil {
 			t.Fatal(err)
@@ -67,7 +51,7 @@ func TestAWaitTimeoutServedByAWakeupStopsTheTimer(t *testing.T) {
 		if err := set.Add(sig, 1, poll.In, poll.Edge); err != nil {
 			t.Fatal(err)
 		}
-		done := handAsync(&set, func() ([]poll.Event[int], error) { return set.WaitTimeout(nil, 4, time.Hour) })
+		done := goWaitTimeout(&set, nil, 4, time.Hour)
 		synctest.Wait()
 		if !set.Stats().Timer {
 			t.Fatal("a blocked WaitTimeout armed no timer")
@@ -103,7 +87,7 @@ func TestABurstHoldsALoneWakeupOfABlockedWait(t *testing.T) {
 		if err := set.Add(sig, 1, poll.In, poll.Edge); err != nil {
 			t.Fatal(err)
 		}
-		done := handAsync(set, func() ([]poll.Event[int], error) { return set.Wait(context.Background(), nil, 4) })
+		done := goWait(set, 4)
 		synctest.Wait()
 		start := time.Now()
 		if err := sig.Add(1); err != nil {
