@@ -28,9 +28,9 @@ import (
 //
 // A Set calls the poll function with its own lock held, and a Notify
 // takes that lock. So the poll function must not block, must not call
-// the Set, and must not take a lock that is held around Notify. A poll
-// function that takes the type's own lock is fine, if Notify is called
-// after that lock is released.
+// the Set, must not panic, and must not take a lock that is held around
+// Notify. A poll function that takes the type's own lock is fine, if
+// Notify is called after that lock is released.
 //
 // A Source must not be copied after first use. A value of a type that
 // embeds a Source or a *Source is not a source: pass the *Source.
