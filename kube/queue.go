@@ -241,8 +241,9 @@ var errGetNilCtx = fmt.Errorf("kube: get: nil context: %w", workqueue.ErrInvalid
 // errors.Is(err, context.Canceled) works.
 //
 // It waits through workqueue.Queue.Wait, with a context that ends with
-// ctx or at ShutDown. Without Config.Lossless, a call that waits makes a
-// few allocations for that context. Get makes none.
+// ctx or at ShutDown. A call that finds an item queued makes one
+// allocation, as Get does. Without Config.Lossless, a call that has to
+// wait makes a few more, for that context.
 func (w *Queue[T]) GetContext(ctx context.Context) (item T, shutdown bool, err error) {
 	if ctx == nil {
 		return item, false, errGetNilCtx
@@ -253,6 +254,11 @@ func (w *Queue[T]) GetContext(ctx context.Context) (item T, shutdown bool, err e
 	if w.gets.Err() != nil { // shut down already: nothing to wait for
 		item, shutdown = w.afterShutDown()
 		return item, shutdown, nil
+	}
+	// An item queued needs no wait, and so no merged context: hand it out
+	// as Wait would, oldest first. Only a call that must wait pays for one.
+	if items := w.q.TryTake(1); len(items) == 1 {
+		return items[0], false, nil
 	}
 	wait := ctx
 	if !w.lossless {

@@ -228,3 +228,24 @@ func TestGetContextLosesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestGetContextOfAQueuedItemAllocatesAsGet: a call that finds an item
+// queued hands it out without the merged context a wait needs, so it
+// allocates no more than Get.
+func TestGetContextOfAQueuedItemAllocatesAsGet(t *testing.T) {
+	q := newQueue(t)
+	ctx := context.Background()
+	get := testing.AllocsPerRun(1000, func() {
+		q.Add("a")
+		item, _ := q.Get()
+		q.Done(item)
+	})
+	getContext := testing.AllocsPerRun(1000, func() {
+		q.Add("a")
+		item, _, _ := q.GetContext(ctx)
+		q.Done(item)
+	})
+	if getContext > get {
+		t.Fatalf("Add, GetContext, Done: %v allocations; want at most Add, Get, Done's %v", getContext, get)
+	}
+}
