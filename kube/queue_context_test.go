@@ -146,6 +146,23 @@ func TestGetContextShutDown(t *testing.T) {
 	})
 }
 
+// TestGetContextShutDownWithAnItemAddedAgain is client-go's shutdown: a
+// waiting GetContext reports shutdown at ShutDown even while a worker
+// holds an item that was added again, which Done would queue.
+func TestGetContextShutDownWithAnItemAddedAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := newQueue(t)
+		q.Add("a")
+		a := get(t, q)
+		q.Add("a")
+		w := parkGetContext(context.Background(), q)
+		testkit.Pending(t, w)
+		q.ShutDown()
+		wantCtxGot(t, "the waiting GetWithPriorityContext at ShutDown", <-w, ctxGot{got: got{"", 0, true}})
+		q.Done(a)
+	})
+}
+
 // TestGetContextAfterShutDownHandsOutWhatIsQueued: after ShutDown,
 // GetContext hands out the queued items without waiting, then reports
 // shutdown. With Lossless, it reports shutdown once nothing is queued.
