@@ -33,6 +33,8 @@
 //	Add, AddAfter, AddRateLimited      Add, AddAfter, AddRateLimited
 //	AddWithOpts(o, items...)           AddWith(item, AddOpts{After, RateLimited, *Priority}) per item
 //	Get, GetWithPriority               Wait(ctx, 1), ctx ended by ShutDown; then TryTake(1)
+//	(none) GetContext(ctx)             the same, ctx also ended by the caller's ctx
+//	(none) GetWithPriorityContext(ctx) the same, with Priority
 //	Done                               Done
 //	Forget, NumRequeues                Forget, NumRequeues (the rate limiter's)
 //	Len                                Len (queued items only)
@@ -80,6 +82,12 @@
 // of controller-runtime takes the priority of a mark made during
 // processing as it is. GetWithPriority reports the item's priority
 // (evsync's Queue.Priority).
+//
+// A Get with a context. Neither client-go nor controller-runtime has one
+// (kubernetes#131185). GetContext and GetWithPriorityContext return when
+// the caller's context ends, with its error. So a controller can stop
+// some of its workers without a ShutDown of the queue. A call whose
+// context ends takes nothing. An item it was handed is returned.
 //
 // Metrics. Only a queue given both a Name and a MetricsProvider reports
 // metrics, since there is no global provider. Retries count the

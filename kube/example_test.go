@@ -121,3 +121,29 @@ func ExampleNewQueueFunc() {
 	// busy/b
 	// busy/c
 }
+
+// A worker stops when its own context ends, while the queue stays open
+// for the others: scaling workers down needs no ShutDown.
+func ExampleQueue_GetContext() {
+	q := kube.New[string](nil, kube.Config[string]{})
+	defer q.ShutDown()
+	q.Add("a")
+	ctx, stop := context.WithCancel(context.Background())
+	worker := func() error {
+		for {
+			item, shutdown, err := q.GetContext(ctx)
+			if shutdown || err != nil {
+				return err
+			}
+			fmt.Println("processed", item)
+			q.Done(item)
+			stop() // this worker is told to stop after one item
+		}
+	}
+	fmt.Println("worker returned:", worker())
+	fmt.Println("shutting down:", q.ShuttingDown())
+	// Output:
+	// processed a
+	// worker returned: context canceled
+	// shutting down: false
+}

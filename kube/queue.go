@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -202,11 +203,84 @@ func (w *Queue[T]) Get() (item T, shutdown bool) {
 	case err == workqueue.ErrClosed:
 		return item, true
 	}
-	// ShutDown ended the wait, so hand out what is queued without waiting.
+	return w.afterShutDown()
+}
+
+// afterShutDown is Get once ShutDown has ended its wait: it hands out
+// what is queued without waiting, or reports shutdown.
+func (w *Queue[T]) afterShutDown() (item T, shutdown bool) {
 	if items := w.q.TryTake(1); len(items) == 1 {
 		return items[0], false
 	}
 	return item, true
+}
+
+// errGetNilCtx is GetContext's error for a nil context, built once.
+var errGetNilCtx = fmt.Errorf("kube: get: nil context: %w", workqueue.ErrInvalid)
+
+// GetContext is Get that also returns when ctx ends, so that a worker can
+// stop without a ShutDown of the queue (kubernetes#131185). It returns:
+//   - the item, false and nil, as Get does
+//   - the zero T, true and nil once Get would report shutdown
+//   - the zero T, false and ctx.Err() at once if ctx is already done, or
+//     when ctx ends while it waits; it then takes nothing, even if items
+//     are queued or the queue is shut down
+//   - the zero T, false and an error matching workqueue.ErrInvalid at
+//     once for a nil ctx
+//
+// An item handed out to the call is returned, even if ctx ends at the
+// same moment. So no item is lost to a cancellation: the caller holds
+// each item it is given and must call Done for it.
+//
+// Why this shape. client-go's interface fixes Get() without arguments, so
+// the context takes a new name, as net.Dialer's DialContext does.
+// controller-runtime's GetWithPriority is fixed too, hence
+// GetWithPriorityContext. Get's results keep their places and the error
+// comes last. So a worker loop that used Get adds one check, and a
+// shutdown needs no error of its own. The error is ctx's, so
+// errors.Is(err, context.Canceled) works.
+//
+// It waits through workqueue.Queue.Wait, with a context that ends with
+// ctx or at ShutDown. A call that finds an item queued makes one
+// allocation, as Get does. Without Config.Lossless, a call that has to
+// wait makes a few more, for that context.
+func (w *Queue[T]) GetContext(ctx context.Context) (item T, shutdown bool, err error) {
+	if ctx == nil {
+		return item, false, errGetNilCtx
+	}
+	if err := ctx.Err(); err != nil {
+		return item, false, err
+	}
+	if w.gets.Err() != nil { // shut down already: nothing to wait for
+		item, shutdown = w.afterShutDown()
+		return item, shutdown, nil
+	}
+	// An item queued needs no wait, and so no merged context: hand it out
+	// as Wait would, oldest first. Only a call that must wait pays for one.
+	if items := w.q.TryTake(1); len(items) == 1 {
+		return items[0], false, nil
+	}
+	wait := ctx
+	if !w.lossless {
+		// Wait takes one context, so end it with ctx or with w.gets.
+		// Both are cancelCtx chains from Background here, so AfterFunc
+		// starts no goroutine unless w.gets ends first.
+		var cancel context.CancelFunc
+		wait, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(w.gets, cancel)()
+	}
+	items, err := w.q.Wait(wait, 1)
+	switch {
+	case err == nil:
+		return items[0], false, nil
+	case err == workqueue.ErrClosed:
+		return item, true, nil
+	case ctx.Err() != nil: // Wait took nothing
+		return item, false, ctx.Err()
+	}
+	item, shutdown = w.afterShutDown()
+	return item, shutdown, nil
 }
 
 // GetWithPriority is Get that also returns the item's priority. That is
@@ -217,6 +291,17 @@ func (w *Queue[T]) GetWithPriority() (item T, priority int, shutdown bool) {
 		priority, _ = w.q.Priority(item)
 	}
 	return item, priority, shutdown
+}
+
+// GetWithPriorityContext is GetContext that also returns the item's
+// priority, as GetWithPriority does. Its outcomes are GetContext's, with
+// priority 0 whenever no item is returned.
+func (w *Queue[T]) GetWithPriorityContext(ctx context.Context) (item T, priority int, shutdown bool, err error) {
+	item, shutdown, err = w.GetContext(ctx)
+	if !shutdown && err == nil {
+		priority, _ = w.q.Priority(item)
+	}
+	return item, priority, shutdown, err
 }
 
 // Done marks item as processed. If it was added while being processed,

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math/rand/v2"
 	"time"
 
 	"github.com/evsync/evsync/internal/evserr"
@@ -19,6 +20,8 @@ import (
 //	NewWithConfig(Config{Fairness: t,          NewWorkQueueWith(WorkQueueConfig{
 //	  RateLimiter:                               Fairness: t,
 //	    ExponentialRateLimiter(b, x)})           BaseDelay: b, MaxDelay: x})
+//	  ExponentialRateLimiterWith(Backoff{        the same with Jitter: j, Rand: r',
+//	    Base: b, Max: x, Jitter: j, Rand: r})    r' a source that repeats r's values
 //	Add(k), AddMode(k, m)                      Add(k), AddMode(k, Mode(m))
 //	AddAfter(k, d)                             AddAfter(k, d)
 //	AddWith(k, o)                              AddWith(k, AddOpts(o))
@@ -41,7 +44,10 @@ import (
 // its timer's goroutine has run.
 //
 // The model's rate limiter is the per-item exponential one,
-// workqueue.ExponentialRateLimiter. A queue with workqueue.DefaultRateLimiter
+// workqueue.ExponentialRateLimiter, jittered as
+// workqueue.ExponentialRateLimiterWith's is if WorkQueueConfig.Jitter is
+// set. Given sources that return the same values, the two draw one value
+// per retry, in the same calls, and agree on every delay. A queue with workqueue.DefaultRateLimiter
 // also has a token bucket of 10 retries a second, bursts of 100. It
 // matches the model only while the bucket has tokens left.
 //
@@ -57,6 +63,8 @@ type wqCore struct {
 	tenantOf func(int) string // nil: no fair share
 	base     time.Duration    // the limiter's first delay
 	maxDelay time.Duration    // and its cap
+	jitter   float64          // the fraction of a delay cut off at most
+	rand     func() float64   // u of each cut, only with jitter
 	now      time.Duration    // the model's clock
 	seqs     uint64           // ready times set so far
 	retries  uint64
@@ -74,6 +82,12 @@ type WorkQueueConfig struct {
 	// ExponentialRateLimiter(BaseDelay, MaxDelay). Zero stands for
 	// DefaultBaseDelay and DefaultMaxDelay.
 	BaseDelay, MaxDelay time.Duration
+
+	// Jitter and Rand are workqueue.Backoff's: each retry's delay d becomes
+	// d·(1 − Jitter·u) for the next u from Rand. Jitter 0 (the default)
+	// never calls Rand. A nil Rand is math/rand/v2's Float64.
+	Jitter float64
+	Rand   func() float64
 }
 
 // NewWorkQueue returns a model of a queue of the given mode and recheck
@@ -84,15 +98,22 @@ func NewWorkQueue(mode Mode, recheck func(int) bool) *WorkQueue {
 }
 
 // NewWorkQueueWith returns a model of workqueue.NewWithConfig with the Config
-// that o describes. It panics for an unknown mode, a negative delay, or a
-// MaxDelay below BaseDelay.
+// that o describes. It panics for an unknown mode, a negative delay, a
+// MaxDelay below BaseDelay, or a Jitter outside [0, 1].
 func NewWorkQueueWith(o WorkQueueConfig) *WorkQueue {
 	rq := newCore(ReadyQConfig{Mode: o.Mode, Recheck: o.Recheck})
 	base, maxDelay := cmpOr(o.BaseDelay, DefaultBaseDelay), cmpOr(o.MaxDelay, DefaultMaxDelay)
 	if base < 0 || maxDelay < base {
 		panic("model: workqueue limiter delays out of order")
 	}
-	return &WorkQueue{wqCore{rq: rq, tenantOf: o.Fairness, base: base, maxDelay: maxDelay}}
+	if !(o.Jitter >= 0 && o.Jitter <= 1) {
+		panic("model: workqueue limiter jitter outside [0, 1]")
+	}
+	w := wqCore{rq: rq, tenantOf: o.Fairness, base: base, maxDelay: maxDelay, jitter: o.Jitter, rand: o.Rand}
+	if w.rand == nil {
+		w.rand = rand.Float64
+	}
+	return &WorkQueue{w}
 }
 
 func cmpOr(d, def time.Duration) time.Duration {
@@ -172,7 +193,7 @@ func (w *wqCore) add(k int, m Mode, o AddOpts) bool {
 	}
 	d := o.After
 	if o.RateLimited {
-		if b := backoff(w.base, w.maxDelay, fails); o.After <= 0 || b < o.After {
+		if b := w.retryDelay(fails); o.After <= 0 || b < o.After {
 			d = b
 		}
 		fails++

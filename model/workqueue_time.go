@@ -38,6 +38,33 @@ func backoff(base, max time.Duration, n int) time.Duration {
 	return min(d, max)
 }
 
+// retryDelay is the limiter's delay for an item that has failed n times
+// before: the backoff, cut by the jitter. It draws one u from the source
+// when there is jitter, as the real limiter's When does.
+func (w *wqCore) retryDelay(n int) time.Duration {
+	d := backoff(w.base, w.maxDelay, n)
+	if w.jitter == 0 {
+		return d
+	}
+	return jitterCut(d, w.jitter, w.rand())
+}
+
+// jitterCut is d·(1 − f·u), u clamped to [0, 1] (NaN: 0), never below 0
+// (workqueue.Backoff's Jitter).
+func jitterCut(d time.Duration, f, u float64) time.Duration {
+	switch {
+	case math.IsNaN(u) || u <= 0:
+		return d
+	case u > 1:
+		u = 1
+	}
+	c := float64(d) * (f * u)
+	if c >= float64(d) {
+		return 0
+	}
+	return d - time.Duration(c)
+}
+
 // Now is the model's clock, the sum of every Advance, at most the largest
 // Duration.
 func (q *WorkQueue) Now() time.Duration { return q.w.now }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
@@ -152,7 +153,7 @@ func newCtrlMachine(t *rapid.T, withMetrics bool) *ctrlMachine {
 		cm.defaultLimiter = true
 	} else {
 		mo.BaseDelay, mo.MaxDelay = l[0], l[1]
-		c.RateLimiter = workqueue.ExponentialRateLimiter[int](l[0], l[1])
+		c.RateLimiter = ctrlLimiter(t, &mo)
 	}
 	if withMetrics {
 		cm.metrics = &ctrlMetrics{}
@@ -162,6 +163,25 @@ func newCtrlMachine(t *rapid.T, withMetrics bool) *ctrlMachine {
 	cm.q, cm.step = workqueue.NewWithConfig(c, opts...), step
 	cm.m = model.NewWorkQueueWith(mo)
 	return cm
+}
+
+// ctrlLimiter returns the exponential limiter of mo's delays, with a
+// jitter drawn for both it and mo. The two get sources of the same seed,
+// so they cut each retry by the same u.
+func ctrlLimiter(t *rapid.T, mo *model.WorkQueueConfig) workqueue.RateLimiter[int] {
+	mo.Jitter = rapid.SampledFrom([]float64{0, 0.1, 0.5, 1}).Draw(t, "jitter")
+	if mo.Jitter == 0 {
+		return workqueue.ExponentialRateLimiter[int](mo.BaseDelay, mo.MaxDelay)
+	}
+	seed := rapid.Uint64().Draw(t, "jitter seed")
+	mo.Rand = rand.New(rand.NewPCG(seed, 0)).Float64
+	l, err := workqueue.ExponentialRateLimiterWith[int](workqueue.Backoff{
+		Base: mo.BaseDelay, Max: mo.MaxDelay, Jitter: mo.Jitter, Rand: rand.New(rand.NewPCG(seed, 0)).Float64,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
 
 // key draws one of the run's items.

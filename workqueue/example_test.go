@@ -67,3 +67,26 @@ func ExampleConfig_fairness() {
 	// Output:
 	// [big/urgent big/1 small/1 big/2 big/3 big/4]
 }
+
+// Jitter cuts up to a fraction of each delay, drawn from a source that a
+// test can fix. Here the source returns 0, 0.5 and 1 in turn, with a
+// jitter of 0.2: the doubling's 100, 200 and 400 ms become 100, 180 and
+// 320 ms. Use a seeded math/rand/v2 source, such as
+// rand.New(rand.NewPCG(1, 2)).Float64, for delays that vary but repeat.
+func ExampleExponentialRateLimiterWith() {
+	us := []float64{0, 0.5, 1}
+	l, err := workqueue.ExponentialRateLimiterWith[string](workqueue.Backoff{
+		Base: 100 * time.Millisecond, Max: time.Second, Jitter: 0.2,
+		Rand: func() float64 { u := us[0]; us = us[1:]; return u },
+	})
+	if err != nil {
+		panic(err)
+	}
+	for range 3 {
+		fmt.Println(l.When("ns/a"))
+	}
+	// Output:
+	// 100ms
+	// 180ms
+	// 320ms
+}

@@ -1,6 +1,7 @@
 package workqueue
 
 import (
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -95,7 +96,7 @@ func defaultRateLimiter[T comparable](c clk.Clock) RateLimiter[T] {
 // doubling passes max, every retry waits max, however many failures
 // follow (max from the first retry if base is above it). It keeps one
 // count per item between a failure and its Forget. It panics if base or
-// max is not positive.
+// max is not positive. ExponentialRateLimiterWith adds jitter.
 func ExponentialRateLimiter[T comparable](base, max time.Duration) RateLimiter[T] {
 	if base <= 0 || max <= 0 {
 		panic("workqueue: ExponentialRateLimiter needs a positive base and max")
@@ -103,19 +104,99 @@ func ExponentialRateLimiter[T comparable](base, max time.Duration) RateLimiter[T
 	return &exponential[T]{base: base, max: max, failures: make(map[T]int)}
 }
 
+// Backoff configures ExponentialRateLimiterWith. The zero Jitter is
+// ExponentialRateLimiter(Base, Max), without jitter.
+type Backoff struct {
+	// Base is the first retry's delay and Max the cap, as in
+	// ExponentialRateLimiter. Both must be positive.
+	Base, Max time.Duration
+
+	// Jitter is the fraction of each delay that may be cut off at random,
+	// from 0 (none, the default) to 1. A retry whose delay d comes from
+	// the doubling then waits d·(1 − Jitter·u), for a u from Rand in
+	// [0, 1). So it waits between d·(1 − Jitter) and d, never past Max.
+	// Jitter 1 is AWS's "full jitter", a delay spread over [0, d).
+	Jitter float64
+
+	// Rand returns the u of each jittered retry. It is called with the
+	// limiter's lock held, once per When, so it need not be safe for
+	// concurrent use if nothing else calls it. A seeded source gives the
+	// same delays run after run: rand.New(rand.NewPCG(1, 2)).Float64
+	// (math/rand/v2). A value outside [0, 1) counts as the nearer end of
+	// [0, 1]. Nil is math/rand/v2's Float64. Without Jitter it is not called.
+	Rand func() float64
+}
+
+// ExponentialRateLimiterWith returns the exponential limiter that b
+// describes: ExponentialRateLimiter(b.Base, b.Max) whose delays are
+// jittered as b.Jitter says. Jitter spreads the retries of items that
+// failed together, so they do not all come back at the same moment.
+//
+// Jitter only shortens a delay. client-go's wait.Jitter lengthens one,
+// by up to its factor, which can take a retry past the cap; client-go's
+// and controller-runtime's queue limiters have no jitter at all. Cutting
+// keeps Max a true cap, and Jitter 1 is the full jitter of AWS's
+// "Exponential Backoff And Jitter".
+//
+// It returns nil and an error matching ErrInvalid, which says which, if
+// b.Base or b.Max is not positive, or b.Jitter is not in [0, 1].
+func ExponentialRateLimiterWith[T comparable](b Backoff) (RateLimiter[T], error) {
+	switch {
+	case b.Base <= 0:
+		return nil, badBackoff("base", b.Base)
+	case b.Max <= 0:
+		return nil, badBackoff("max", b.Max)
+	case !(b.Jitter >= 0 && b.Jitter <= 1): // NaN too
+		return nil, invalid("exponential rate limiter: jitter %v is not in [0, 1]", b.Jitter)
+	}
+	r := &exponential[T]{base: b.Base, max: b.Max, failures: make(map[T]int), jitter: b.Jitter, rand: b.Rand}
+	if r.rand == nil {
+		r.rand = rand.Float64
+	}
+	return r, nil
+}
+
+// badBackoff explains the ErrInvalid of a delay that is not positive.
+func badBackoff(what string, d time.Duration) error {
+	return invalid("exponential rate limiter: %s %v is not positive", what, d)
+}
+
 type exponential[T comparable] struct {
 	mu        sync.Mutex
 	base, max time.Duration
 	failures  map[T]int
+	jitter    float64        // the fraction cut off at most; 0: none
+	rand      func() float64 // u for the cut, only with mu held
 }
 
-// When returns base·2ⁿ for the n-th retry of item (at most max) and counts it.
+// When returns base·2ⁿ for the n-th retry of item (at most max), cut by
+// the jitter, and counts it. It draws from rand before it counts, so a
+// panicking rand changes nothing.
 func (r *exponential[T]) When(item T) time.Duration {
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	u := 0.0
+	if r.jitter > 0 {
+		u = r.rand()
+	}
 	n := r.failures[item]
 	r.failures[item] = n + 1
-	r.mu.Unlock()
-	return backoff(r.base, r.max, n)
+	return jittered(backoff(r.base, r.max, n), r.jitter, u)
+}
+
+// jittered returns d cut by the fraction f·u of itself (f in [0, 1]), u
+// taken as 0 if below 0 or NaN, and as 1 if above. The result is in
+// [0, d], whatever the rounding: float64(d) may round d up, so a cut
+// that reaches it leaves 0 rather than a negative delay.
+func jittered(d time.Duration, f, u float64) time.Duration {
+	if !(u > 0) || f == 0 {
+		return d
+	}
+	cut := float64(d) * (f * min(u, 1))
+	if cut >= float64(d) {
+		return 0
+	}
+	return d - time.Duration(cut)
 }
 
 // backoff returns base·2ⁿ, or max if that is more. It compares before it
