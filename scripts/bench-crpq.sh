@@ -26,34 +26,4 @@
 # else go run golang.org/x/perf/cmd/benchstat@latest.
 set -euo pipefail
 
-n=${1:-6}
-out=${2:-bench-crpq.txt}
-case $n in
-'' | *[!0-9]* | 0)
-  echo "bench-crpq.sh: N must be a positive number of rounds, not '$n'" >&2
-  exit 2
-  ;;
-esac
-case $out in
-/*) ;;
-*) out=$PWD/$out ;;
-esac
-cd "$(dirname "$0")/.."
-
-bench=${BENCH:-'^Benchmark(AddGetDone|AddOnly|AddLockContended)$'}
-benchtime=${BENCHTIME:-1s}
-: >"$out"
-start=$SECONDS
-for i in $(seq "$n"); do
-  printf 'round %d/%d at %d s, load average %s\n' "$i" "$n" $((SECONDS - start)) \
-    "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)" >&2
-  go -C bench test -run='^$' -bench="$bench" -benchmem -count=1 -benchtime="$benchtime" \
-    -timeout=30m . >>"$out"
-done
-printf 'done in %d s; results in %s\n\n' $((SECONDS - start)) "$out" >&2
-
-if command -v benchstat >/dev/null; then
-  benchstat -col /impl "$out"
-else
-  go run golang.org/x/perf/cmd/benchstat@latest -col /impl "$out"
-fi
+exec bash "$(dirname "$0")/bench-rounds.sh" bench-crpq bench . '^Benchmark(AddGetDone|AddOnly|AddLockContended)$' 1s "$@"

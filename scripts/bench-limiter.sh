@@ -28,34 +28,4 @@
 # go run golang.org/x/perf/cmd/benchstat@latest.
 set -euo pipefail
 
-n=${1:-6}
-out=${2:-bench-limiter.txt}
-case $n in
-'' | *[!0-9]* | 0)
-  echo "bench-limiter.sh: N must be a positive number of rounds, not '$n'" >&2
-  exit 2
-  ;;
-esac
-case $out in
-/*) ;;
-*) out=$PWD/$out ;;
-esac
-cd "$(dirname "$0")/.."
-
-bench=${BENCH:-'^Benchmark(ReleaseThenWork|Grid|LimiterContended|LimiterAcquireRelease)$'}
-benchtime=${BENCHTIME:-300ms}
-: >"$out"
-start=$SECONDS
-for i in $(seq "$n"); do
-  printf 'round %d/%d at %d s, load average %s\n' "$i" "$n" $((SECONDS - start)) \
-    "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)" >&2
-  go test -run='^$' -bench="$bench" -benchmem -count=1 -benchtime="$benchtime" \
-    -timeout=30m ./semaphore >>"$out"
-done
-printf 'done in %d s; results in %s\n\n' $((SECONDS - start)) "$out" >&2
-
-if command -v benchstat >/dev/null; then
-  benchstat -col /impl "$out"
-else
-  go run golang.org/x/perf/cmd/benchstat@latest -col /impl "$out"
-fi
+exec bash "$(dirname "$0")/bench-rounds.sh" bench-limiter . ./semaphore '^Benchmark(ReleaseThenWork|Grid|LimiterContended|LimiterAcquireRelease)$' 300ms "$@"
