@@ -36,10 +36,77 @@ type Config[T comparable] struct {
 	// queue calls Fairness outside the lock at every mark, and keeps its
 	// first answer while it knows the item. If it panics, the mark panics
 	// with nothing changed and the queue stays usable. If Fairness is nil,
-	// there is no fair share.
+	// there is no fair share. Fairness is FairShare with one dimension and
+	// every weight 1. NewWithConfig panics if both are set.
 	Fairness func(T) string
+
+	// FairShare shares the hand-outs between tenants over several
+	// dimensions, with weights (see FairShare). Its zero value is no fair
+	// share.
+	FairShare FairShare[T]
 
 	// Metrics receives what the queue measures (see Metrics and
 	// Running). If it is nil, the queue reads no clock and counts nothing.
 	Metrics Metrics
+}
+
+// MaxDims is the largest number of dimensions a FairShare may have.
+const MaxDims = 4
+
+// FairShare is a fair share of the hand-outs over one or more dimensions,
+// with weights. A multi-cluster controller, say, is fair first across
+// clusters (dimension 0), then across the namespaces of each cluster
+// (dimension 1). Its zero value is no fair share.
+//
+// The tenants of one priority form a tree. Its root's children are the
+// keys of dimension 0. Below each key of dimension d are the keys of
+// dimension d+1 that items share it with. A leaf is a tenant, the items
+// with the same Dims keys, and a FIFO.
+//
+// A hand-out of a priority serves the root. A node serves its children
+// that have queued items by weighted round robin.
+//   - The child at the cursor gets a turn of w hand-outs in a row, w its
+//     weight, each served by the child's own subtree.
+//   - The turn ends early if the child runs out of queued items.
+//   - The cursor then moves to the next child.
+//   - A child that gets its first queued item joins just before the
+//     cursor. So it is served last in the current round.
+//
+// One dimension with every weight 1 is Config.Fairness, round robin one
+// item per tenant per turn.
+//
+// The bound. Let an item x be the oldest queued item of its tenant at its
+// priority, and let no higher priority have a queued item. Its path from
+// the root is a₁ … a_D, D = Dims, a_D its tenant. Let w_i be a_i's weight
+// and O_i the sum of the weights of a_i's siblings that have a queued
+// item at some time while x waits. Then x is handed out within T₀
+// hand-outs of its priority, where T_D = 1 and
+//
+//	T_{i−1} = T_i + ⌈T_i / w_i⌉ · O_i.
+//
+// That holds however many items the other tenants queue meanwhile. With
+// one dimension and weights 1 it is one hand-out per other tenant, plus
+// x's own.
+type FairShare[T comparable] struct {
+	// Dims is the number of dimensions, 1 to MaxDims. 0 means 1.
+	// NewWithConfig panics if it is outside [0, MaxDims].
+	Dims int
+
+	// Key returns item's key in dimension dim, 0 ≤ dim < Dims, outermost
+	// first. Every item has Dims keys: an item that lacks a dimension
+	// may use "" for it. The queue calls Key outside its lock at every
+	// mark, and keeps the item's first answers while it knows the item.
+	// If it panics, the mark panics with nothing changed and the queue
+	// stays usable. If Key is nil, there is no fair share, and
+	// NewWithConfig panics if Dims or Weight is set.
+	Key func(item T, dim int) string
+
+	// Weight returns the weight of key in dimension dim: its share of its
+	// parent's turns. An answer ≤ 0 means 1. The queue calls it with
+	// Key, outside its lock at every mark, and keeps the item's answers
+	// with its keys. A node of the tree takes the weight of the item that
+	// makes it, and keeps it while it has queued items. If Weight
+	// panics, the mark panics with nothing changed. If Weight is nil,
+	// every weight is 1.
+	Weight func(dim int, key string) int
 }

@@ -103,13 +103,14 @@ func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
 	if s.pub.closed.Load() { // refused: no retry to count (mark handles a Close that comes next)
 		return false
 	}
-	tenant := s.cfg.tenantOf(item) // first: if it panics, no retry is counted
+	var tenant path
+	s.cfg.pathOf(item, &tenant) // first: if it panics, no retry is counted
 	if o.retried {
 		o.after = s.cfg.retryAfter(item, o.after)
 	}
 	s.mu.Lock()
 	s.promote()
-	ok := s.mark(item, m, o, tenant)
+	ok := s.mark(item, m, o, &tenant)
 	if ok {
 		if s.cfg.metrics != nil {
 			s.mail.posting().adds++
@@ -120,18 +121,9 @@ func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
 	return ok
 }
 
-// tenantOf returns item's tenant with fair share, "" without. It runs the
-// user's function, so callers call it before the lock and before any
-// change.
-func (c *settings[T]) tenantOf(item T) string {
-	if c.tenant == nil {
-		return ""
-	}
-	return c.tenant(item)
-}
-
-// mark records a mark of item (see Add and AddWith). Only with mu held.
-func (s *state[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
+// mark records a mark of item, whose tenant is tenant (see Add and
+// AddWith). Only with mu held.
+func (s *state[T]) mark(item T, m Mode, o markOpts, tenant *path) bool {
 	e, h := s.items.Find(&s.slab, item)
 	if o.retried { // When counted a failure, so the limiter forgets it with the item
 		if e != nil {
@@ -148,7 +140,7 @@ func (s *state[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 		e = s.slab.Alloc() // a recycled entry, or one in a new slot
 		e.Item, e.Mode = item, rq.Mode(m)
 		s.items.Add(e, h)
-		s.extras.fresh(e, o, tenant, s.cfg.tenant != nil)
+		s.extras.fresh(e, o, tenant)
 		s.admit(e, o.after)
 		return true
 	}
@@ -160,7 +152,7 @@ func (s *state[T]) mark(item T, m Mode, o markOpts, tenant string) bool {
 		return true
 	case e.Flags&removed != 0: // in flight and Removed, so known again, in mode m
 		e.Mode, e.Flags = rq.Mode(m), 0
-		s.extras.fresh(e, o, tenant, s.cfg.tenant != nil)
+		s.extras.fresh(e, o, tenant)
 		s.keepAside(e, o)
 		return true
 	}

@@ -2,21 +2,29 @@ package workqueue
 
 import "slices"
 
-// A lane is a FIFO of the queued items of one priority and tenant.
+// A lane is a node of a level's tree of tenants (see FairShare). A leaf
+// is a tenant's FIFO of queued items. An inner node serves its children
+// that have queued items by weighted round robin. Without fair share a
+// level's root is its one leaf. A node is in its parent's kids and ring
+// while it has queued items.
 type lane[T comparable] struct {
-	list   fifo[T]
-	prio   int
-	tenant string
-	level  *level[T] // its level
+	list   fifo[T]             // a leaf's queued items
+	live   int                 // queued items in its subtree
+	key    string              // its key among its parent's kids
+	weight int                 // the length of its turn in its parent's round, ≥ 1
+	up     *lane[T]            // its parent, or nil for a level's root
+	level  *level[T]           // its level
+	kids   map[string]*lane[T] // an inner node's children, by key; nil for a leaf
+	ring   []*lane[T]          // those children in round-robin order
+	cur    int                 // the ring's next child
+	used   int                 // hand-outs ring[cur] has had in its current turn
 }
 
-// A level is the lanes of one priority.
+// A level is the queued items of one priority, on a tree whose root it
+// is. Its live counts them.
 type level[T comparable] struct {
-	prio    int
-	ring    []*lane[T] // lanes with queued items, in round-robin order
-	cur     int        // the ring's next lane
-	tenants map[string]*lane[T]
-	live    int  // queued items on its lanes
+	lane[T]      // the root
+	prio    int  // its priority
 	shown   int  // live as the metrics last noted it (metrics.go)
 	touched bool // on the metrics' touched list
 }
@@ -26,19 +34,21 @@ type level[T comparable] struct {
 // held.
 //
 // Priorities and fair share put queued items on lanes other than the
-// ready list l.list. There is one lane per priority, or with
-// Config.Fairness one lane per priority and tenant. The list l.list is
-// the lane of priority 0 without fair share. So a queue that uses neither
-// never looks at a lane, and keeps its O(1) splice (see internal/rq/fifo.go).
+// ready list l.list. There is one level per priority. Without fair share
+// its root is its one lane. With Config.Fairness or Config.FairShare the
+// root is the root of a tree of tenants whose leaves are the lanes, one
+// per tenant (see FairShare). The list l.list is the lane of priority 0
+// without fair share. So a queue that uses neither never looks at a
+// lane, and keeps its O(1) splice (see internal/rq/fifo.go).
 //
 // A hand-out takes the levels from the highest priority down, with l.list
-// in its place among them. A level is the lanes of one priority. Within
-// a level the hand-out goes round the lanes' ring, one item per lane per
-// turn. A lane that gets its first queued item joins the ring just before
-// the cursor. So it is served last in the current round. An item of a
-// new tenant thus waits for at most one hand-out per tenant ahead of it.
-// A lane leaves the ring, and a level the list, when it has nothing
-// queued.
+// in its place among them. Within a level the hand-out goes down the
+// tree. Each node serves the child at its ring's cursor, for a turn of
+// as many hand-outs in a row as the child's weight. Then the cursor moves
+// on. A node that gets its first queued item joins its parent's ring
+// just before the cursor. So it is served last in the current round. A
+// node leaves the ring, and a level the list, when it has nothing queued.
+// One dimension with weights 1 is one item per tenant per turn.
 //
 // Items handed out from a lane are marked in flight one by one. The
 // lane's positions cannot tell in-flight items apart, since lanes come
@@ -48,7 +58,7 @@ type lanes[T comparable] struct {
 	list   fifo[T] // the queued items of priority 0, without fair share (internal/rq/fifo.go)
 	levels []*level[T]
 	live   int       // queued items on all lanes
-	fair   bool      // Config.Fairness is set, so every item goes to a lane
+	fair   bool      // Config.Fairness or Config.FairShare is set, so every item goes to a lane
 	watch  *gauge[T] // with metrics, where count notes the levels whose count changes
 }
 
@@ -80,15 +90,9 @@ func (l *lanes[T]) push(e *entry[T], xs *extras[T]) {
 		e.Seq, e.State = l.list.Push(e.Item), listed
 		return
 	}
-	l.enqueue(e, x)
-}
-
-// enqueue queues e's item, whose extra part is x, at the tail of the lane
-// of x's priority and tenant.
-func (l *lanes[T]) enqueue(e *entry[T], x *extra[T]) {
-	ln := l.lane(x.prio, x.tenant)
+	ln := l.leaf(x.prio, xs, e.X)
 	e.Seq, e.State, x.lane = ln.list.Push(e.Item), queued, ln
-	l.count(ln.level, 1)
+	l.fill(ln, 1)
 }
 
 // unqueue takes the queued item e off its lane (Remove, a raised
@@ -102,10 +106,7 @@ func (l *lanes[T]) unqueue(e *entry[T], xs *extras[T]) {
 	ln := x.lane
 	ln.list.Kill(e.Seq)
 	x.lane = nil // its state is set by the enqueue or forget that follows
-	l.count(ln.level, -1)
-	if ln.list.Live == 0 {
-		l.drop(ln) // its priority, not the item's: a raise unqueues first with the new one set
-	}
+	l.drain(ln, 1)
 }
 
 // queued is the number of queued items.
@@ -123,25 +124,103 @@ func (l *lanes[T]) count(lv *level[T], d int) {
 	}
 }
 
-// lane returns the lane of prio and tenant, making it (and its level) if
-// need be. A new lane joins its level's ring last.
-func (l *lanes[T]) lane(prio int, tenant string) *lane[T] {
+// leaf returns the lane of priority prio and the tenant of the extra part
+// x, whose keys xs holds. It makes the lane, the nodes above it and the
+// level if need be. They join their rings when they get an item (fill).
+func (l *lanes[T]) leaf(prio int, xs *extras[T], x int32) *lane[T] {
 	i, found := slices.BinarySearchFunc(l.levels, prio, byPrio)
 	if !found {
-		l.levels = slices.Insert(l.levels, i, &level[T]{prio: prio})
+		lv := &level[T]{prio: prio}
+		lv.level = lv
+		l.levels = slices.Insert(l.levels, i, lv)
 	}
-	lv := l.levels[i]
-	if ln := lv.tenants[tenant]; ln != nil {
-		return ln
+	n := &l.levels[i].lane
+	for d := range xs.dims {
+		st := xs.step(x, d)
+		c := n.kids[st.key]
+		if c == nil {
+			c = &lane[T]{key: st.key, weight: st.weight, up: n, level: n.level}
+			if n.kids == nil {
+				n.kids = make(map[string]*lane[T])
+			}
+			n.kids[st.key] = c
+		}
+		n = c
 	}
-	ln := &lane[T]{prio: prio, tenant: tenant, level: lv}
-	if lv.tenants == nil {
-		lv.tenants = make(map[string]*lane[T])
+	return n
+}
+
+// fill counts d > 0 more queued items on the lane n and the nodes above
+// it. A node that had none joins its parent's ring.
+func (l *lanes[T]) fill(n *lane[T], d int) {
+	lv := n.level
+	for ; n.up != nil; n = n.up {
+		n.live += d
+		if n.live == d {
+			n.up.join(n)
+		}
 	}
-	lv.tenants[tenant] = ln
-	lv.ring = slices.Insert(lv.ring, lv.cur, ln)
-	lv.cur = (lv.cur + 1) % len(lv.ring)
-	return ln
+	l.count(lv, d)
+}
+
+// drain counts d fewer queued items on the lane n and the nodes above it,
+// none of whose turns it ends (Remove). A node left with none leaves its
+// parent's ring, and an empty level the list.
+func (l *lanes[T]) drain(n *lane[T], d int) {
+	lv := n.level
+	for ; n.up != nil; n = n.up {
+		n.live -= d
+		if n.live == 0 {
+			n.up.leave(n)
+		}
+	}
+	l.count(lv, -d)
+	l.dropIfEmpty(lv)
+}
+
+// served counts the k items just handed out from the lane n, which the
+// cursors of the nodes above it named. Each node's child on n's path
+// goes on with its turn. The turn ends after the child's weight of
+// hand-outs, or when the child has nothing queued left.
+func (l *lanes[T]) served(n *lane[T], k int) {
+	lv := n.level
+	for ; n.up != nil; n = n.up {
+		p := n.up
+		n.live -= k
+		switch p.used += k; {
+		case n.live == 0:
+			p.leave(n) // the cursor now names the next child
+		case p.used >= n.weight:
+			p.used, p.cur = 0, (p.cur+1)%len(p.ring)
+		}
+	}
+	l.count(lv, -k)
+	l.dropIfEmpty(lv)
+}
+
+// join puts the child c, which just got a queued item, into p's ring
+// just before the cursor: last in the current round.
+func (p *lane[T]) join(c *lane[T]) {
+	p.ring = slices.Insert(p.ring, p.cur, c)
+	p.cur = (p.cur + 1) % len(p.ring)
+}
+
+// leave takes the child c, which has nothing queued left, out of p's
+// ring and kids. If c had the cursor, the next child has it, with a turn
+// of its own.
+func (p *lane[T]) leave(c *lane[T]) {
+	j := slices.Index(p.ring, c)
+	p.ring = slices.Delete(p.ring, j, j+1)
+	delete(p.kids, c.key)
+	switch {
+	case j < p.cur:
+		p.cur--
+	case j == p.cur:
+		p.used = 0
+		if p.cur == len(p.ring) {
+			p.cur = 0
+		}
+	}
 }
 
 // byPrio orders levels by descending priority.
@@ -155,22 +234,13 @@ func byPrio[T comparable](lv *level[T], prio int) int {
 	return 0
 }
 
-// drop takes the empty lane ln out of its level's ring, and the level out
-// of the list if it was its last lane.
-func (l *lanes[T]) drop(ln *lane[T]) {
-	i, _ := slices.BinarySearchFunc(l.levels, ln.prio, byPrio)
-	lv := l.levels[i]
-	j := slices.Index(lv.ring, ln)
-	lv.ring = slices.Delete(lv.ring, j, j+1)
-	delete(lv.tenants, ln.tenant)
-	switch {
-	case len(lv.ring) == 0:
-		l.levels = slices.Delete(l.levels, i, i+1)
-	case j < lv.cur:
-		lv.cur--
-	case lv.cur == len(lv.ring):
-		lv.cur = 0
+// dropIfEmpty takes lv out of the list if it has nothing queued.
+func (l *lanes[T]) dropIfEmpty(lv *level[T]) {
+	if lv.live != 0 {
+		return
 	}
+	i, _ := slices.BinarySearchFunc(l.levels, lv.prio, byPrio)
+	l.levels = slices.Delete(l.levels, i, i+1)
 }
 
 // handOut takes up to max queued items, highest priority first, appends
@@ -222,21 +292,24 @@ func (l *lanes[T]) takeLevel(lv *level[T], buf []T, max int, ix *index[T], sl *s
 	return buf
 }
 
-// take takes up to max items off the lanes of level lv, round-robin, one
-// item per lane per turn, and appends them to buf. The caller marks them
-// in flight.
+// take takes up to max items off the lanes of level lv and appends them
+// to buf. The caller marks them in flight. It goes down the tree by the
+// cursors, and takes from the lane it reaches as many items in a row as
+// every turn on the way still allows.
 func (l *lanes[T]) take(lv *level[T], buf []T, max int) []T {
-	for ; max > 0 && len(lv.ring) > 0; max-- {
-		ln := lv.ring[lv.cur]
-		arr := ln.list.Arr
-		lo, hi := ln.list.Splice(1)
-		buf = arr.CopyOut(buf, lo, hi)
-		l.count(lv, -1)
-		if ln.list.Live == 0 {
-			l.drop(ln) // the cursor now names the next lane
-		} else {
-			lv.cur = (lv.cur + 1) % len(lv.ring)
+	for max > 0 && lv.live > 0 {
+		n, k := &lv.lane, max
+		for n.kids != nil {
+			c := n.ring[n.cur]
+			k = min(k, c.weight-n.used)
+			n = c
 		}
+		k = min(k, n.list.Live)
+		arr := n.list.Arr
+		lo, hi := n.list.Splice(k)
+		buf = arr.CopyOut(buf, lo, hi)
+		max -= k
+		l.served(n, k)
 	}
 	return buf
 }

@@ -182,7 +182,8 @@ type settings[T comparable] struct {
 	keys    rq.Keys[T]     // whether items are probed before the lock (internal/rq/keys.go)
 	mode    Mode           // Config.Mode
 	recheck func(T) bool   // Config.Recheck, or nil if level items stay ready
-	tenant  func(T) string // Config.Fairness, or nil for no fair share
+	tenant  func(T) string // Config.Fairness, or nil
+	share   FairShare[T]   // Config.FairShare, with Dims set, or the zero value
 	metrics Metrics        // Config.Metrics
 	gauge   *gauge[T]      // the depths reported, with metrics (metrics.go)
 	lim     RateLimiter[T] // Config.RateLimiter, or the default made at first use
@@ -209,17 +210,22 @@ func New[T comparable](opts ...Option) *Queue[T] {
 }
 
 // NewWithConfig returns an empty queue configured by c (see Config) and
-// the options opts. It panics if c.Mode is not a Mode, the one setting the
-// compiler cannot check.
+// the options opts. It panics for the settings the compiler cannot check:
+//   - c.Mode is not a Mode;
+//   - c.Fairness and c.FairShare are both set;
+//   - c.FairShare.Dims is outside [0, MaxDims];
+//   - c.FairShare has Dims or Weight set but no Key.
 func NewWithConfig[T comparable](c Config[T], opts ...Option) *Queue[T] {
 	if !validMode(c.Mode) {
 		panic("workqueue: Config.Mode is not a Mode")
 	}
+	dims := c.dims()
 	o := apply(opts)
 	q := new(Queue[T])
 	s := &q.s
-	s.cfg = settings[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, lim: c.RateLimiter, metrics: c.Metrics, clock: timebaseOf(o.clock)}
-	s.lanes.fair = c.Fairness != nil
+	s.cfg = settings[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, share: c.FairShare, lim: c.RateLimiter, metrics: c.Metrics, clock: timebaseOf(o.clock)}
+	s.cfg.share.Dims = dims
+	s.lanes.fair, s.extras.dims = dims > 0, dims
 	if c.Metrics != nil {
 		s.cfg.gauge = new(gauge[T])
 		s.lanes.watch = s.cfg.gauge
