@@ -25,8 +25,8 @@ type extra[T comparable] struct {
 // tenant too, dims steps in a row in steps.
 type extras[T comparable] struct {
 	parts paged[extra[T]]
-	free  []int32 // released parts' numbers
-	used  int     // slots handed out at least once
+	free  []int32     // released parts' numbers
+	used  int         // slots handed out at least once
 	dims  int         // the steps of each part: the fair share's dimensions, or 0
 	steps paged[step] // part x's are at (x-1)·dims …
 }
