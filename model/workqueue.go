@@ -78,6 +78,10 @@ type WorkQueueConfig struct {
 	Recheck  func(int) bool   // Config.Recheck; nil: level items stay ready
 	Fairness func(int) string // Config.Fairness; nil: no fair share
 
+	// FairShare is Config.FairShare. Set with Fairness, NewWorkQueueWith
+	// panics as workqueue.NewWithConfig does.
+	FairShare FairShare
+
 	// The delays of the rate limiter, as in
 	// ExponentialRateLimiter(BaseDelay, MaxDelay). Zero stands for
 	// DefaultBaseDelay and DefaultMaxDelay.
@@ -113,6 +117,7 @@ func NewWorkQueueWith(o WorkQueueConfig) *WorkQueue {
 	if w.rand == nil {
 		w.rand = rand.Float64
 	}
+	w.shareFair(o)
 	return &WorkQueue{w}
 }
 
