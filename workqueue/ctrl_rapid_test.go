@@ -107,7 +107,7 @@ type ctrlMachine struct {
 	// defaultLimiter: the queue has DefaultRateLimiter, whose token bucket
 	// (burst 100) the model does not have; retries stay below the burst.
 	defaultLimiter bool
-	fair           bool            // Config.Fairness
+	fair           bool            // Config.Fairness or Config.FairShare
 	keys           int             // items 0 … keys-1, at most ctrlKeys
 	delays         []time.Duration // what AddAfter and AddWith draw from
 
@@ -132,11 +132,15 @@ func newCtrlMachine(t *rapid.T, withMetrics bool) *ctrlMachine {
 		mo.Recheck = func(k int) bool { return !cm.notReady[k] }
 		c.Recheck = mo.Recheck
 	}
-	switch rapid.IntRange(0, 2).Draw(t, "fairness") {
+	switch rapid.IntRange(0, 3).Draw(t, "fairness") {
 	case 1:
 		mo.Fairness = func(k int) string { return fmt.Sprint(k % 3) }
 	case 2:
 		mo.Fairness = func(int) string { return "" } // one tenant: every item on a lane
+	case 3:
+		mo.FairShare = drawFairShare(t)
+		c.FairShare = workqueue.FairShare[int](mo.FairShare)
+		cm.fair = true
 	}
 	if mo.Fairness != nil {
 		cm.fair = true
@@ -163,6 +167,25 @@ func newCtrlMachine(t *rapid.T, withMetrics bool) *ctrlMachine {
 	cm.q, cm.step = workqueue.NewWithConfig(c, opts...), step
 	cm.m = model.NewWorkQueueWith(mo)
 	return cm
+}
+
+// drawFairShare draws a FairShare of 1 to 3 dimensions over the run's
+// items: each item's key in each dimension is "a" or "b", and each key's
+// weight 1 to 3 (or 0 or less, which is 1).
+func drawFairShare(t *rapid.T) model.FairShare {
+	dims := rapid.IntRange(1, 3).Draw(t, "dims")
+	keys := rapid.SliceOfN(rapid.SampledFrom([]string{"a", "b"}), ctrlKeys*dims, ctrlKeys*dims).Draw(t, "keys")
+	weights := map[string]int{}
+	for d := range dims {
+		for _, k := range []string{"a", "b"} {
+			weights[fmt.Sprint(d, k)] = rapid.IntRange(-1, 3).Draw(t, "weight")
+		}
+	}
+	f := model.FairShare{Dims: dims, Key: func(k, dim int) string { return keys[k*dims+dim] }}
+	if rapid.Bool().Draw(t, "weighted") {
+		f.Weight = func(dim int, key string) int { return weights[fmt.Sprint(dim, key)] }
+	}
+	return f
 }
 
 // ctrlLimiter returns the exponential limiter of mo's delays, with a
