@@ -14,8 +14,8 @@ type lane[T comparable] struct {
 	weight int                 // the length of its turn in its parent's round, ≥ 1
 	up     *lane[T]            // its parent, or nil for a level's root
 	level  *level[T]           // its level
-	kids   map[string]*lane[T] // an inner node's children, by key; nil for a leaf
-	ring   []*lane[T]          // those children in round-robin order
+	kids   map[string]*lane[T] // an inner node's children with queued items, by key
+	ring   []*lane[T]          // those children in round-robin order; empty for a lane
 	cur    int                 // the ring's next child
 	used   int                 // hand-outs ring[cur] has had in its current turn
 }
@@ -60,7 +60,17 @@ type lanes[T comparable] struct {
 	live   int       // queued items on all lanes
 	fair   bool      // Config.Fairness or Config.FairShare is set, so every item goes to a lane
 	watch  *gauge[T] // with metrics, where count notes the levels whose count changes
+
+	// Emptied lanes and levels, kept for reuse, at most maxSpare each.
+	// A tenant that keeps up joins and leaves its round at every item.
+	// Reuse spares it the lane, its array and its map each time.
+	spare   []*lane[T]
+	spareLv []*level[T]
 }
+
+// maxSpare bounds the emptied lanes, and the emptied levels, that a
+// queue keeps for reuse.
+const maxSpare = 64
 
 // onLane reports whether the queued item e is on a lane, not on l.list.
 // Its state is then queued, not listed (see where).
@@ -130,16 +140,14 @@ func (l *lanes[T]) count(lv *level[T], d int) {
 func (l *lanes[T]) leaf(prio int, xs *extras[T], x int32) *lane[T] {
 	i, found := slices.BinarySearchFunc(l.levels, prio, byPrio)
 	if !found {
-		lv := &level[T]{prio: prio}
-		lv.level = lv
-		l.levels = slices.Insert(l.levels, i, lv)
+		l.levels = slices.Insert(l.levels, i, l.newLevel(prio))
 	}
 	n := &l.levels[i].lane
 	for d := range xs.dims {
 		st := xs.step(x, d)
 		c := n.kids[st.key]
 		if c == nil {
-			c = &lane[T]{key: st.key, weight: st.weight, up: n, level: n.level}
+			c = l.newLane(st, n)
 			if n.kids == nil {
 				n.kids = make(map[string]*lane[T])
 			}
@@ -148,6 +156,43 @@ func (l *lanes[T]) leaf(prio int, xs *extras[T], x int32) *lane[T] {
 		n = c
 	}
 	return n
+}
+
+// newLevel returns an empty level of priority prio, a spare one if there
+// is one the metrics are done with (its last count noted: not touched).
+func (l *lanes[T]) newLevel(prio int) *level[T] {
+	if n := len(l.spareLv); n > 0 && !l.spareLv[n-1].touched {
+		lv := l.spareLv[n-1]
+		l.spareLv[n-1], l.spareLv = nil, l.spareLv[:n-1]
+		lv.prio = prio
+		return lv
+	}
+	lv := &level[T]{prio: prio}
+	lv.level = lv
+	return lv
+}
+
+// newLane returns an empty child of up, with the key and weight of st, a
+// spare one if there is one.
+func (l *lanes[T]) newLane(st *step, up *lane[T]) *lane[T] {
+	n := len(l.spare)
+	if n == 0 {
+		return &lane[T]{key: st.key, weight: st.weight, up: up, level: up.level}
+	}
+	c := l.spare[n-1]
+	l.spare[n-1], l.spare = nil, l.spare[:n-1]
+	c.key, c.weight, c.up, c.level = st.key, st.weight, up, up.level
+	return c
+}
+
+// keep keeps the lane c, which has just left its parent, for reuse if
+// there is room. Empty, it has no item and no child left. Its array,
+// map and ring keep their room.
+func (l *lanes[T]) keep(c *lane[T]) {
+	if len(l.spare) < maxSpare {
+		c.key, c.up, c.level = "", nil, nil
+		l.spare = append(l.spare, c)
+	}
 }
 
 // fill counts d > 0 more queued items on the lane n and the nodes above
@@ -168,11 +213,14 @@ func (l *lanes[T]) fill(n *lane[T], d int) {
 // parent's ring, and an empty level the list.
 func (l *lanes[T]) drain(n *lane[T], d int) {
 	lv := n.level
-	for ; n.up != nil; n = n.up {
+	for n.up != nil {
+		p := n.up
 		n.live -= d
 		if n.live == 0 {
-			n.up.leave(n)
+			p.leave(n)
+			l.keep(n)
 		}
+		n = p
 	}
 	l.count(lv, -d)
 	l.dropIfEmpty(lv)
@@ -184,15 +232,17 @@ func (l *lanes[T]) drain(n *lane[T], d int) {
 // hand-outs, or when the child has nothing queued left.
 func (l *lanes[T]) served(n *lane[T], k int) {
 	lv := n.level
-	for ; n.up != nil; n = n.up {
+	for n.up != nil {
 		p := n.up
 		n.live -= k
 		switch p.used += k; {
 		case n.live == 0:
 			p.leave(n) // the cursor now names the next child
+			l.keep(n)
 		case p.used >= n.weight:
 			p.used, p.cur = 0, (p.cur+1)%len(p.ring)
 		}
+		n = p
 	}
 	l.count(lv, -k)
 	l.dropIfEmpty(lv)
@@ -234,13 +284,17 @@ func byPrio[T comparable](lv *level[T], prio int) int {
 	return 0
 }
 
-// dropIfEmpty takes lv out of the list if it has nothing queued.
+// dropIfEmpty takes lv out of the list if it has nothing queued, and
+// keeps it for reuse if there is room.
 func (l *lanes[T]) dropIfEmpty(lv *level[T]) {
 	if lv.live != 0 {
 		return
 	}
 	i, _ := slices.BinarySearchFunc(l.levels, lv.prio, byPrio)
 	l.levels = slices.Delete(l.levels, i, i+1)
+	if len(l.spareLv) < maxSpare {
+		l.spareLv = append(l.spareLv, lv)
+	}
 }
 
 // handOut takes up to max queued items, highest priority first, appends
@@ -299,7 +353,7 @@ func (l *lanes[T]) takeLevel(lv *level[T], buf []T, max int, ix *index[T], sl *s
 func (l *lanes[T]) take(lv *level[T], buf []T, max int) []T {
 	for max > 0 && lv.live > 0 {
 		n, k := &lv.lane, max
-		for n.kids != nil {
+		for len(n.ring) > 0 { // an inner node: a lane's ring is empty
 			c := n.ring[n.cur]
 			k = min(k, c.weight-n.used)
 			n = c
