@@ -75,8 +75,8 @@
 //
 // # A controller work queue
 //
-// AddAfter, AddRateLimited, AddWith and Config's RateLimiter, Fairness and
-// Metrics add what client-go's workqueue and controller-runtime's
+// AddAfter, AddRateLimited, AddWith and Config's RateLimiter, Fairness,
+// FairShare and Metrics add what client-go's workqueue and controller-runtime's
 // priority queue give a controller loop. One de-duplication covers the
 // places an item can be, which are queued, delayed (waiting for its ready
 // time) and in flight. The earliest ready time and the highest priority
@@ -96,6 +96,23 @@
 // lookup per item. The rate limiter (client-go's shape) is asked outside
 // the lock. The queue tells it to forget an item when the item leaves the
 // queue, so its bookkeeping never outgrows the queue.
+//
+// # Fair share
+//
+// Priorities come first. Within one priority, fair share keeps a tenant's
+// flood from delaying the others.
+//   - Config.Fairness names one tenant per item (a namespace). Tenants
+//     take turns, one item each.
+//   - Config.FairShare names up to MaxDims keys per item, outermost first
+//     (a cluster, then a namespace), each with a weight. Each level of
+//     the tree takes turns by weight: a key of weight 3 gets three
+//     hand-outs in a row for each one of a key of weight 1.
+//
+// Each tenant's items go out FIFO. A tenant that gets its first queued
+// item joins its round last. So its item waits for a bounded number of
+// hand-outs, however many items the others queue (FairShare gives the
+// bound). The tree costs a map lookup per dimension at each mark that
+// queues, and a lookup per item handed out.
 //
 // # Where an item is
 //

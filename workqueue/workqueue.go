@@ -54,6 +54,7 @@ func validMode(m Mode) bool { return m <= OneShot }
 //   - Recheck tests at Done the level items that may stop being ready.
 //   - RateLimiter gives retries a backoff unlike client-go's default.
 //   - Fairness keeps the floods of tenants from delaying one another.
+//   - FairShare does so over several dimensions, with weights.
 //   - Metrics watches the depth, the latency and the retries.
 //
 // The option WithClock runs the queue's time on a fake clock in tests.
