@@ -50,7 +50,9 @@ type Config[T comparable] struct {
 	Metrics Metrics
 }
 
-// MaxDims is the largest number of dimensions a FairShare may have.
+// MaxDims is the largest number of dimensions a FairShare may have. The
+// bound lets a mark hold an item's keys on its stack, so that Add
+// allocates nothing for them.
 const MaxDims = 4
 
 // FairShare is a fair share of the hand-outs over one or more dimensions,
@@ -75,18 +77,22 @@ const MaxDims = 4
 // One dimension with every weight 1 is Config.Fairness, round robin one
 // item per tenant per turn.
 //
-// The bound. Let an item x be the oldest queued item of its tenant at its
-// priority, and let no higher priority have a queued item. Its path from
-// the root is a₁ … a_D, D = Dims, a_D its tenant. Let w_i be a_i's weight
-// and O_i the sum of the weights of a_i's siblings that have a queued
-// item at some time while x waits. Then x is handed out within T₀
-// hand-outs of its priority, where T_D = 1 and
+// The bound, as an implication. Let x be the oldest queued item of its
+// tenant at its priority. Its path from the root is a₁ … a_D, D = Dims,
+// a_D its tenant. Let w_i be a_i's weight, and O_i the sum of the
+// weights of a_i's siblings that have a queued item at some time while x
+// waits (a sibling that leaves and comes back counts once, with its
+// largest weight). Then, counted from when x became its tenant's oldest,
+// x is handed out within T₀ hand-outs of its priority, its own included,
+// where T_D = 1 and
 //
 //	T_{i−1} = T_i + ⌈T_i / w_i⌉ · O_i.
 //
-// That holds however many items the other tenants queue meanwhile. With
-// one dimension and weights 1 it is one hand-out per other tenant, plus
-// x's own.
+// That holds however many items the other tenants queue meanwhile.
+//   - One dimension, weights 1: T₀ = 1 + O₁, one hand-out per other
+//     tenant, as with Config.Fairness.
+//   - Two dimensions, weights 1: T₀ = (1 + O₂)(1 + O₁), O₂ the other
+//     namespaces of x's cluster and O₁ the other clusters.
 type FairShare[T comparable] struct {
 	// Dims is the number of dimensions, 1 to MaxDims. 0 means 1.
 	// NewWithConfig panics if it is outside [0, MaxDims].
