@@ -390,6 +390,10 @@ var targets = []target{
 			// mark and kept at Done.
 			"priorities": "12" + "H1001H2001H400+H500_A3A6A0H3002H7203P2T3T8" +
 				"H1006A1D11A2T8D44731D42605T1D12" + "A0A3A1A4A2T8",
+			// FairShare of two dimensions with weights (bit 16): turns
+			// of 3 for key 0, spread over its two keys below; a batch
+			// that ends in a turn; a tenant that joins last in a turn.
+			"fairshare": "1@" + "A0A2A4A6A1A3A5A7T2T3A0T8",
 			// Level with a recheck, metrics and the short limiter: depth,
 			// adds, retries, waits and work times reported and Running
 			// while items are in flight; a retry of a queued item; a level
@@ -439,7 +443,7 @@ func readyqWant() []string {
 		"Ready/fired", "Ready/armed", "Ready/fired later",
 		"Close/ok", "Close/again", "SetReady/false",
 		"DoneLong/an item held at both ends", "DoneLong/other",
-		"New/fairness", "New/metrics", "New/short limiter",
+		"New/fairness", "New/fair share", "New/metrics", "New/short limiter",
 		"AddAfter/delayed", "AddAfter/queued", "AddAfter/duplicate", "AddAfter/delayed, the earliest time kept",
 		"AddAfter/delay cut short", "AddAfter/kept aside", "AddAfter/mark absorbed", "AddAfter/refused after Close",
 		"Add/delay cut short",

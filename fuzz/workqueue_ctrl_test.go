@@ -72,11 +72,17 @@ type rqCtrl struct {
 	worked time.Duration         // Σ of their times in flight
 }
 
-// construct applies the option bits 2, 4 and 8 (see FuzzWorkqueue) to the
-// queue's configuration qc and the model's options mo.
+// construct applies the option bits 2, 4, 8 and 16 (see FuzzWorkqueue)
+// to the queue's configuration qc and the model's options mo.
 func (c *rqCtrl) construct(tl tally, flags int, mo *model.WorkQueueConfig, qc *workqueue.Config[int]) {
 	c.start = map[int]time.Duration{}
-	if flags&2 != 0 {
+	switch {
+	case flags&16 != 0:
+		c.fair = true
+		mo.FairShare = fuzzFairShare
+		qc.FairShare = workqueue.FairShare[int](mo.FairShare)
+		tl.hit("New", "fair share")
+	case flags&2 != 0:
 		c.fair = true
 		mo.Fairness = func(k int) string { return fmt.Sprint(k % 3) }
 		qc.Fairness = mo.Fairness
@@ -94,6 +100,28 @@ func (c *rqCtrl) construct(tl tally, flags int, mo *model.WorkQueueConfig, qc *w
 	} else {
 		c.defaultLimiter = true
 	}
+}
+
+// fuzzFairShare is option bit 16's fair share: two dimensions, item k's
+// keys k%2 and k/2%2, key "0" of dimension 0 of weight 3, key "1" of
+// dimension 1 of weight 2, the others of weight 1.
+var fuzzFairShare = model.FairShare{
+	Dims: 2,
+	Key: func(k, dim int) string {
+		if dim == 0 {
+			return fmt.Sprint(k % 2)
+		}
+		return fmt.Sprint(k / 2 % 2)
+	},
+	Weight: func(dim int, key string) int {
+		switch {
+		case dim == 0 && key == "0":
+			return 3
+		case dim == 1 && key == "1":
+			return 2
+		}
+		return 1
+	},
 }
 
 // ctrlStep makes the operation F, H, I, J, O or P (i = 0…5).

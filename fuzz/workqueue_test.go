@@ -22,10 +22,10 @@ import (
 // Input: a construction byte ('0' the zero value, '1' New(), or
 // NewWithConfig if an option bit is set, '2' NewWithConfig with Mode
 // Edge, '3' Level, '4' OneShot), a byte of option bits (the byte minus
-// '0', so '0'…'9' then ':' … '?' for 10…15; none for the zero value):
+// '0', so '0'…'9' then ':' … 'O' for 10…31; none for the zero value):
 // the Config fields 1 Recheck, 2 Fairness (tenant k%3), 4 Metrics, 8
 // RateLimiter (ExponentialRateLimiter(1ms, 8ms)), else the default
-// limiter; then operations, each a letter of rqCodes with its operands. An item k is one byte taken modulo
+// limiter, 16 FairShare instead of Fairness (see rqCtrl.construct); then operations, each a letter of rqCodes with its operands. An item k is one byte taken modulo
 // rqKeys ('0'…'7' are 0…7), a list is a count '0'…'4' followed by that
 // many items, a max is one byte ('0'…'9', '-' for -1, '_' for
 // math.MinInt, '+' for math.MaxInt, anything else -1…6), a mode is
@@ -186,7 +186,7 @@ func (r *rqRun) stop() {
 
 func (r *rqRun) construct(d *decoder) {
 	kind := d.choice(5)
-	flags := int(d.byte()-'0') % 16
+	flags := int(d.byte()-'0') % 32
 	if kind == 0 {
 		flags = 0
 	}
