@@ -46,7 +46,8 @@ type delays struct {
 }
 
 // AddAfter marks item ready d from now: it becomes queued then, unless a
-// mark makes it ready sooner (the earliest ready time wins). It reports
+// mark makes it ready sooner (the earliest ready time wins; AddWith with
+// AddOpts.Replace sets the time instead, later or earlier). It reports
 // whether the mark is new:
 //
 //   - an item not queued, not delayed and not in flight is delayed: true;
