@@ -214,16 +214,16 @@ func (w *wqCore) add(k int, m Mode, o AddOpts) bool {
 		fails++
 		w.retries++
 	}
-	ok := w.mark(k, m, mark{at: w.readyAt(d), prio: o.Priority, replace: o.Replace}, tenant)
+	ok := w.mark(k, m, markOpts{at: w.readyAt(d), prio: o.Priority, replace: o.Replace}, tenant)
 	q.items[k].fails = fails
 	q.settle()
 	return ok
 }
 
-// A mark is what one mark carries besides its item and mode: its ready
-// time (≤ now: now), its priority, and whether its time replaces the
-// item's (AddOpts.Replace).
-type mark struct {
+// markOpts are what one mark carries besides its item and mode: its
+// ready time (≤ now: now), its priority, and whether its time replaces
+// the item's (AddOpts.Replace).
+type markOpts struct {
 	at      time.Duration
 	prio    int
 	replace bool
@@ -233,7 +233,7 @@ type mark struct {
 // reports whether the mark queued, delayed or kept aside k where nothing
 // did before. These are the ready list's marks with a ready time and a
 // priority.
-func (w *wqCore) mark(k int, m Mode, o mark, tenant string) bool {
+func (w *wqCore) mark(k int, m Mode, o markOpts, tenant string) bool {
 	q := &w.rq
 	at, prio := o.at, o.prio
 	it, known := q.items[k]
