@@ -403,6 +403,9 @@ var targets = []target{
 			// time, delayed by Rearm; re-armed in flight with a mark still
 			// to come, delayed at Done.
 			"oneshot-delays": "44" + "A1T1D11F12E1P2T1E1F13D11P0T1D11",
+			// Replace: a delayed item's time moved later, a queued item
+			// delayed, each then queued at its new time.
+			"replace": "10" + "F17H1820" + "A2H2720" + "P0T8D12P0T8D11",
 		},
 		want: readyqWant(),
 	},
@@ -448,6 +451,7 @@ func readyqWant() []string {
 		"AddAfter/delay cut short", "AddAfter/kept aside", "AddAfter/mark absorbed", "AddAfter/refused after Close",
 		"Add/delay cut short",
 		"AddWith/delayed", "AddWith/queued", "AddWith/duplicate", "AddWith/rate limited", "AddWith/raised a queued item",
+		"AddWith/replace: a delayed item's time moved", "AddWith/replace: a queued item delayed",
 		"AddRateLimited/delayed", "AddRateLimited/kept aside", "AddRateLimited/duplicate", "AddRateLimited/refused after Close",
 		"Forget/had retries", "Forget/none", "NumRequeues/0", "NumRequeues/1", "NumRequeues/2",
 		"Advance/nothing due", "Advance/queued delayed items", "Advance/handed to a parked Wait",

@@ -133,7 +133,8 @@ func (r *rqRun) ctrlStep(i int, d *decoder) string {
 			return r.q.AddAfter(k, after), r.m.AddAfter(k, after)
 		}) + fmt.Sprintf(" (item %d, after %v)", k, after)
 	case 1:
-		return r.addWith(d.key(), d.delay(), d.byte()&1 == 1, d.priority())
+		k, after, f := d.key(), d.delay(), d.byte()
+		return r.addWith(k, after, f&1 == 1, f&2 != 0, d.priority())
 	case 2:
 		k := d.key()
 		if !r.retryAllowed() {
@@ -165,13 +166,14 @@ func (r *rqRun) ctrlStep(i int, d *decoder) string {
 	return r.advance(d.delay())
 }
 
-func (r *rqRun) addWith(k int, after time.Duration, limited bool, prio int) string {
+func (r *rqRun) addWith(k int, after time.Duration, limited, replace bool, prio int) string {
 	if limited && !r.retryAllowed() {
 		limited = false
 	}
-	o := workqueue.AddOpts{After: after, RateLimited: limited, Priority: prio}
+	o := workqueue.AddOpts{After: after, RateLimited: limited, Priority: prio, Replace: replace}
 	p, _ := r.m.Priority(k)
 	raises := slices.Contains(r.m.Queue(), k) && prio > p
+	before := r.where(k)
 	desc := r.mark("AddWith", k, r.mode, prio, func() (bool, bool) {
 		return r.q.AddWith(k, o), r.m.AddWith(k, model.AddOpts(o))
 	})
@@ -180,6 +182,12 @@ func (r *rqRun) addWith(k int, after time.Duration, limited bool, prio int) stri
 	}
 	if raises {
 		r.tl.hit("AddWith", "raised a queued item")
+	}
+	switch after := r.where(k); {
+	case replace && before == rqDelayed && after == rqDelayed:
+		r.tl.hit("AddWith", "replace: a delayed item's time moved")
+	case replace && before == rqQueued && after == rqDelayed:
+		r.tl.hit("AddWith", "replace: a queued item delayed")
 	}
 	return desc + fmt.Sprintf(" (item %d, %+v)", k, o)
 }

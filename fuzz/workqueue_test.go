@@ -53,7 +53,8 @@ import (
 //	            go past it, to the next parked Wait or to the queue
 //	S k         toggle what the recheck function reports for k
 //	F k d       AddAfter(k, d)
-//	H k d f p   AddWith(k, AddOpts{After: d, RateLimited: f is odd, Priority: p})
+//	H k d f p   AddWith(k, AddOpts{After: d, RateLimited: f&1 != 0, Replace: f&2 != 0,
+//	            Priority: p})
 //	I k         AddRateLimited(k)
 //	J k         Forget(k)
 //	O k         NumRequeues(k)

@@ -32,6 +32,7 @@
 //	client-go / controller-runtime     evsync's workqueue
 //	Add, AddAfter, AddRateLimited      Add, AddAfter, AddRateLimited
 //	AddWithOpts(o, items...)           AddWith(item, AddOpts{After, RateLimited, *Priority}) per item
+//	(none) AddWith(item, o)            AddWith(item, o), with every workqueue.AddOpts (Replace)
 //	Get, GetWithPriority               Wait(ctx, 1), ctx ended by ShutDown; then TryTake(1)
 //	(none) GetContext(ctx)             the same, ctx also ended by the caller's ctx
 //	(none) GetWithPriorityContext(ctx) the same, with Priority
@@ -88,6 +89,11 @@
 // the caller's context ends, with its error. So a controller can stop
 // some of its workers without a ShutDown of the queue. A call whose
 // context ends takes nothing. An item it was handed is returned.
+//
+// A postponed check. In client-go and controller-runtime the earliest
+// ready time of a key wins, so a later AddAfter cannot postpone it
+// (kubernetes#133560). AddWith with workqueue.AddOpts's Replace sets the
+// key's ready time, later or earlier, in one step.
 //
 // Metrics. Only a queue given both a Name and a MetricsProvider reports
 // metrics, since there is no global provider. Retries count the

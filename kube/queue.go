@@ -176,6 +176,15 @@ func (w *Queue[T]) AddWithOpts(o priorityqueue.AddOpts, items ...T) {
 	}
 }
 
+// AddWith marks item with workqueue's options o, and reports whether the
+// mark is new (workqueue.Queue.AddWith). It says what
+// controller-runtime's AddOpts cannot. With o.Replace the mark's ready
+// time replaces the item's, later or earlier, in one step. So a
+// controller postpones a delayed check to d from now (kubernetes#133560),
+// which AddAfter cannot do. After ShutDown it does nothing and returns
+// false.
+func (w *Queue[T]) AddWith(item T, o workqueue.AddOpts) bool { return w.q.AddWith(item, o) }
+
 // Forget clears item's retry state in the rate limiter. The queue also
 // forgets it by itself once the item has left the queue (see the package
 // documentation).

@@ -134,6 +134,7 @@ type AddOpts struct {
 	After       time.Duration // the delay, none if ≤ 0
 	RateLimited bool          // delay by the limiter, or by After if sooner
 	Priority    int           // higher is handed out first
+	Replace     bool          // the mark's ready time replaces the item's
 }
 
 // Add models Add(k). It is AddMode(k, m) with the queue's mode m.
@@ -180,6 +181,20 @@ func (q *WorkQueue) AddRateLimited(k int) bool {
 // and o.Priority. A queued item it raises moves to the tail of its new
 // priority, and AddWith still returns false. After Close it returns false
 // and changes nothing.
+//
+// With o.Replace the mark's ready time t (Now()+d, d the delay above)
+// replaces k's, later or earlier. By k's state:
+//   - unknown, idle, in flight and Removed, or in flight without a mark:
+//     as without Replace
+//   - delayed: k is delayed until t, false; for t ≤ Now() it is queued
+//     now, true
+//   - queued, t after Now(): k leaves the queue and is delayed until t,
+//     false; otherwise nothing changes, false
+//   - in flight or disarmed with a mark: the mark's ready time becomes t,
+//     false
+//
+// Every ready time Replace sets takes a new sequence number, so it comes
+// after the ready times already set for the same moment.
 func (q *WorkQueue) AddWith(k int, o AddOpts) bool { return q.w.add(k, q.w.rq.mode, o) }
 
 // add is every mark. The tenant function runs first, so that if it panics
@@ -204,18 +219,28 @@ func (w *wqCore) add(k int, m Mode, o AddOpts) bool {
 		fails++
 		w.retries++
 	}
-	ok := w.mark(k, m, w.readyAt(d), o.Priority, tenant)
+	ok := w.mark(k, m, markOpts{at: w.readyAt(d), prio: o.Priority, replace: o.Replace}, tenant)
 	q.items[k].fails = fails
 	q.settle()
 	return ok
 }
 
-// mark applies one mark of mode m, ready at at (≤ now: now), priority
-// prio, to k, whose tenant is tenant. It reports whether the mark queued,
-// delayed or kept aside k where nothing did before. These are the ready
-// list's marks with a ready time and a priority.
-func (w *wqCore) mark(k int, m Mode, at time.Duration, prio int, tenant string) bool {
+// markOpts are what one mark carries besides its item and mode: its
+// ready time (≤ now: now), its priority, and whether its time replaces
+// the item's (AddOpts.Replace).
+type markOpts struct {
+	at      time.Duration
+	prio    int
+	replace bool
+}
+
+// mark applies one mark of mode m, o, to k, whose tenant is tenant. It
+// reports whether the mark queued, delayed or kept aside k where nothing
+// did before. These are the ready list's marks with a ready time and a
+// priority.
+func (w *wqCore) mark(k int, m Mode, o markOpts, tenant string) bool {
 	q := &w.rq
+	at, prio := o.at, o.prio
 	it, known := q.items[k]
 	switch {
 	case !known:
@@ -227,6 +252,11 @@ func (w *wqCore) mark(k int, m Mode, at time.Duration, prio int, tenant string) 
 		*it = rqItem{mode: m, state: rqInFlight, prio: prio, tenant: tenant}
 		w.keepAside(it, at)
 		return true
+	case it.state == rqQueued && o.replace && at > w.now: // a later ready time replaces now
+		q.order.remove(k)
+		it.prio = max(it.prio, prio)
+		it.state, it.at, it.seq = rqDelayed, at, w.stamp()
+		return false
 	case it.state == rqQueued:
 		if prio > it.prio {
 			q.order.remove(k)
@@ -244,7 +274,7 @@ func (w *wqCore) mark(k int, m Mode, at time.Duration, prio int, tenant string) 
 		q.enqueue(k, it)
 		return true
 	case it.state == rqDelayed:
-		if at < it.at {
+		if o.replace || at < it.at {
 			it.at, it.seq = at, w.stamp()
 		}
 		return false
@@ -252,7 +282,7 @@ func (w *wqCore) mark(k int, m Mode, at time.Duration, prio int, tenant string) 
 		w.keepAside(it, at)
 		return true
 	}
-	if at < it.markAt {
+	if o.replace || at < it.markAt {
 		it.markAt, it.markSeq = at, w.stamp()
 	}
 	return false

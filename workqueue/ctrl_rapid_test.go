@@ -41,7 +41,8 @@ func TestCtrlQueueMetricsModel(t *testing.T) {
 
 // TestCtrlQueueTiesModel is TestCtrlQueueModel narrowed to equal ready
 // times. It has three items and delays of a second or two. Its calls only
-// set ready times, keep marks aside, hand items out and move the clock.
+// set ready times (Replace among them), keep marks aside, hand items out
+// and move the clock.
 // So two items often fall due at the same moment, one of them through a
 // mark kept aside while in flight. They must come out in the order their
 // times were set. A Done that numbered such a mark anew was found by
@@ -59,7 +60,7 @@ func tiesProp(t *rapid.T) {
 		}
 	})
 	actions := map[string]func(*rapid.T){
-		"Add": cm.Add, "AddAfter": cm.AddAfter, "AddAfterBoth": cm.addAfterBoth, "TryTake": cm.TryTake,
+		"Add": cm.Add, "AddAfter": cm.AddAfter, "AddAfterBoth": cm.addAfterBoth, "Replace": cm.replace, "TryTake": cm.TryTake,
 		"Done": cm.Done, "DoneAll": cm.doneAll, "Rearm": cm.Rearm, "Advance": cm.Advance, "": cm.Check,
 	}
 	// A tie that Done gets wrong takes some seven steps in order, and a
@@ -77,6 +78,14 @@ func (cm *ctrlMachine) addAfterBoth(t *rapid.T) {
 	l := (k + rapid.IntRange(1, cm.keys-1).Draw(t, "other")) % cm.keys
 	cm.mark(t, fmt.Sprintf("AddAfter(%d, %v)", k, d), cm.q.AddAfter(k, d), cm.m.AddAfter(k, d))
 	cm.mark(t, fmt.Sprintf("AddAfter(%d, %v) next", l, d), cm.q.AddAfter(l, d), cm.m.AddAfter(l, d))
+}
+
+// replace sets an item's ready time, later or earlier (AddOpts.Replace).
+// Among ties it goes after the times set before it.
+func (cm *ctrlMachine) replace(t *rapid.T) {
+	k, d := cm.key(t), cm.delay(t)
+	o := workqueue.AddOpts{After: d, Replace: true}
+	cm.mark(t, fmt.Sprintf("AddWith(%d, %+v)", k, o), cm.q.AddWith(k, o), cm.m.AddWith(k, model.AddOpts(o)))
 }
 
 // FuzzCtrlQueueModel is TestCtrlQueueModel as a native fuzz target.
@@ -257,7 +266,8 @@ func (cm *ctrlMachine) AddWith(t *rapid.T) {
 	k, d := cm.key(t), cm.delay(t)
 	limited := rapid.Bool().Draw(t, "rate limited") && cm.retryAllowed()
 	p := rapid.SampledFrom(ctrlPriorities).Draw(t, "priority")
-	o := workqueue.AddOpts{After: d, RateLimited: limited, Priority: p}
+	replace := rapid.Bool().Draw(t, "replace")
+	o := workqueue.AddOpts{After: d, RateLimited: limited, Priority: p, Replace: replace}
 	cm.mark(t, fmt.Sprintf("AddWith(%d, %+v)", k, o), cm.q.AddWith(k, o), cm.m.AddWith(k, model.AddOpts(o)))
 }
 

@@ -46,7 +46,8 @@ type delays struct {
 }
 
 // AddAfter marks item ready d from now: it becomes queued then, unless a
-// mark makes it ready sooner (the earliest ready time wins). It reports
+// mark makes it ready sooner (the earliest ready time wins; AddWith with
+// AddOpts.Replace sets the time instead, later or earlier). It reports
 // whether the mark is new:
 //
 //   - an item not queued, not delayed and not in flight is delayed: true;
@@ -77,6 +78,12 @@ type AddOpts struct {
 	// priority. An item has the highest priority of its marks since the
 	// queue started to know it.
 	Priority int
+	// Replace makes the mark's ready time (After, or the limiter's with
+	// RateLimited) the item's, later or earlier, in one step, as
+	// time.Timer's Reset does. Without it the earliest ready time wins.
+	// It postpones an item already delayed, where Remove then AddAfter
+	// would let a worker take it in between.
+	Replace bool
 }
 
 // AddWith marks item ready with the options o. The mark takes the
@@ -86,8 +93,25 @@ type AddOpts struct {
 // reports false.
 // It is controller-runtime's AddWithOpts for one item: the earliest ready
 // time and the highest priority of the marks win.
+//
+// With o.Replace the mark's ready time wins instead, later or earlier.
+// Call it d the mark's delay. By the item's place, AddWith then:
+//
+//   - not queued, not delayed, not in flight: as without Replace (true);
+//   - delayed, d > 0: moves it to d from now, sooner or later: false;
+//   - delayed, d ≤ 0: queues it now, as Add does: true;
+//   - queued, d > 0: takes it off the queue and delays it by d: false;
+//   - queued, d ≤ 0: leaves it where it is: false;
+//   - in flight with a kept-aside mark: gives the mark the ready time d
+//     from now (due at once for d ≤ 0): false;
+//   - in flight without one: as without Replace (true);
+//   - after Close: nothing changes: false.
+//
+// So false still means the item had a mark already: the call only moved
+// its ready time. The priority rule does not change: the highest wins. A
+// disarmed one-shot item's mark is replaced as an in-flight item's is.
 func (q *Queue[T]) AddWith(item T, o AddOpts) bool {
-	return q.add(item, q.s.cfg.mode, markOpts{after: o.After, prio: o.Priority, retried: o.RateLimited})
+	return q.add(item, q.s.cfg.mode, markOpts{after: o.After, prio: o.Priority, retried: o.RateLimited, replace: o.Replace})
 }
 
 // next returns the next tie-break number: the order ready times are set.
@@ -128,6 +152,19 @@ func (d *delays) earlier(e int32, at int64) bool {
 	w.at, w.seq = at, d.next()
 	d.sooner(h, i)
 	return true
+}
+
+// move gives the wait of the delayed item in slot e the ready time at,
+// sooner or later than its own, and a new tie-break number (AddOpts's
+// Replace). The timer is the caller's.
+func (d *delays) move(e int32, at int64) {
+	if d.earlier(e, at) {
+		return
+	}
+	h, i := d.locate(e)
+	w := h.waits.At(i)
+	w.at, w.seq = at, d.next() // as late or later: after the waits of its time
+	d.postpone(h, i)
 }
 
 // del takes the wait of the delayed item in slot e out of its heap. The

@@ -54,3 +54,39 @@ func BenchmarkRetry(b *testing.B) {
 		b.Fatalf("Stats = %+v, want the item queued", st)
 	}
 }
+
+// BenchmarkPostpone measures how a controller postpones a delayed check
+// among 1024 others: AddWith with Replace (impl=replace), or Remove then
+// AddAfter (impl=remove-add), the way without Replace, which a worker can
+// come between. The item's time swings from before every other to after
+// every other and back, so each op moves it the height of the heap.
+func BenchmarkPostpone(b *testing.B) {
+	const n = 1024
+	for _, impl := range []string{"replace", "remove-add"} {
+		b.Run("impl="+impl, func(b *testing.B) {
+			q := workqueue.New[int]()
+			defer q.Close()
+			for k := range n {
+				q.AddAfter(k, time.Minute+time.Duration(k))
+			}
+			q.AddAfter(n, time.Hour)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				d := 30 * time.Second
+				if i++; i&1 == 0 {
+					d = time.Hour
+				}
+				if impl == "replace" {
+					q.AddWith(n, workqueue.AddOpts{After: d, Replace: true})
+				} else {
+					q.Remove(n)
+					q.AddAfter(n, d)
+				}
+			}
+			if st := q.Stats(); st.Delayed != n+1 {
+				b.Fatalf("Stats = %+v, want %d delayed", st, n+1)
+			}
+		})
+	}
+}

@@ -34,6 +34,10 @@ func (d *delays) push(w wait) { d.all.insert(d.spots(&d.all), w) }
 // just moved earlier.
 func (d *delays) sooner(h *heap, i int) { h.up(d.spots(h), i, *h.waits.At(i)) }
 
+// postpone puts back in order the wait at position i of h, whose time
+// has just moved later, or whose tie-break number has.
+func (d *delays) postpone(h *heap, i int) { h.down(d.spots(h), i, *h.waits.At(i)) }
+
 // spots returns where h writes the positions of its waits: d.pos, with i
 // itself for position i.
 func (d *delays) spots(*heap) spots { return spots{&d.pos, 0} }

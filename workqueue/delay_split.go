@@ -101,6 +101,20 @@ func (d *delays) sooner(h *heap, i int) {
 	h.up(d.spots(h), i, w)
 }
 
+// postpone puts back in order the wait at position i of h, whose time
+// has just moved later, or whose tie-break number has. A wait of near that
+// no longer comes before the bound moves to far: every wait of near must
+// come before every wait of far.
+func (d *delays) postpone(h *heap, i int) {
+	w := *h.waits.At(i)
+	if h == &d.near && !w.before(&d.bound) {
+		h.remove(d.spots(h), i)
+		d.far.insert(d.spots(&d.far), w)
+		return
+	}
+	h.down(d.spots(h), i, w)
+}
+
 // spots returns where h writes the positions of its waits: d.pos, with i
 // for position i in near and ^i in far.
 func (d *delays) spots(h *heap) spots {

@@ -404,12 +404,15 @@ func TestManyDelayedItemsComeOutInReadyTimeOrder(t *testing.T) {
 		n    int
 	}{{time.Millisecond, 5000}, {50 * time.Millisecond, 20000}} {
 		t.Run(fmt.Sprintf("delays=%v-%v", c.unit, 100*c.unit), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) { manyDelayed(t, c.unit, c.n) })
+			synctest.Test(t, func(t *testing.T) { manyDelayedWith(t, c.unit, c.n, false) })
 		})
 	}
 }
 
-func manyDelayed(t *testing.T, unit time.Duration, n int) {
+// manyDelayedWith runs the test above. With replace, every delay is an
+// AddWith with Replace, and the item's time is the last one set, later or
+// earlier.
+func manyDelayedWith(t *testing.T, unit time.Duration, n int, replace bool) {
 	type delay struct {
 		at        time.Duration // since start
 		set, item int
@@ -423,9 +426,13 @@ func manyDelayed(t *testing.T, unit time.Duration, n int) {
 	set, next := 0, 0
 	delayed := func(item int) {
 		d := time.Duration(1+rng.IntN(100)) * unit
-		q.AddAfter(item, d)
+		if replace {
+			q.AddWith(item, workqueue.AddOpts{After: d, Replace: true})
+		} else {
+			q.AddAfter(item, d)
+		}
 		at := time.Since(start) + d
-		if old, ok := ready[item]; !ok || at < old.at {
+		if old, ok := ready[item]; !ok || at < old.at || replace {
 			set++
 			ready[item] = delay{at, set, item}
 		}
@@ -446,7 +453,7 @@ func manyDelayed(t *testing.T, unit time.Duration, n int) {
 		got = append(got, q.TryTake(2*n)...)
 		for range 50 {
 			if item, ok := pick(); ok {
-				delayed(item) // the earlier time wins
+				delayed(item) // the earlier time wins, or the last with replace
 			}
 		}
 		for range 20 {

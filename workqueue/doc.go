@@ -82,7 +82,9 @@
 // time) and in flight. The earliest ready time and the highest priority
 // of an item's marks win. So a delayed and an immediate mark of one key
 // never run it twice. An item marked while in flight keeps its ready time
-// aside until Done.
+// aside until Done. AddWith with AddOpts.Replace sets an item's ready
+// time instead, later or earlier, in one step. It postpones a check
+// already delayed (kubernetes#133560).
 //
 // One timer per queue serves every delay. It is armed only while an item
 // is delayed, and the queue has no goroutine of its own. It is never
@@ -149,7 +151,10 @@
 // A disarmed item keeps a mark aside too. Rearm makes it idle, then acts
 // on the mark as an Add or AddAfter would. A mark of a queued item changes
 // at most its priority. AddAfter of a delayed item keeps the earlier of
-// the two ready times.
+// the two ready times. A mark with AddOpts.Replace is the one exception
+// to both. It sets a delayed item's ready time or a kept-aside mark's,
+// later or earlier. It takes a queued item back to delayed if its delay
+// is above 0.
 //
 // Done sends an item in flight to the place of the first row that fits
 // it.

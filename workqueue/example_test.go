@@ -52,6 +52,27 @@ func ExampleQueue_AddAfter() {
 	// 0 delayed, 1 queued
 }
 
+// A progress-deadline check, postponed. The check is delayed ten minutes.
+// Each time the object makes progress, Replace sets its ready time to ten
+// minutes from now, in one step, where AddAfter would keep the earlier
+// time. Replace with no delay queues it now.
+func ExampleAddOpts_replace() {
+	q := workqueue.New[string]()
+	defer q.Close()
+	q.AddAfter("deploy/web", 10*time.Minute)
+	// progress: postpone the check
+	fmt.Println(q.AddWith("deploy/web", workqueue.AddOpts{After: 10 * time.Minute, Replace: true}), q.Stats().Delayed, "delayed")
+	// a queued item can be postponed too
+	q.Add("deploy/api")
+	fmt.Println(q.AddWith("deploy/api", workqueue.AddOpts{After: time.Minute, Replace: true}), q.Len(), "queued")
+	// no delay: the check is due now
+	fmt.Println(q.AddWith("deploy/web", workqueue.AddOpts{Replace: true}), q.TryTake(8))
+	// Output:
+	// false 1 delayed
+	// false 0 queued
+	// true [deploy/web]
+}
+
 // With fair share, a tenant with many queued keys does not hold up
 // another tenant's key: hand-outs go round-robin across tenants, and
 // priorities come first.

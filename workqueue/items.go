@@ -93,6 +93,7 @@ type markOpts struct {
 	after   time.Duration // ready this long from now, or now if ≤ 0
 	prio    int
 	retried bool // AddRateLimited
+	replace bool // AddOpts.Replace: the mark's ready time replaces the item's
 }
 
 // add makes a mark. The user's code (the item's hash, the tenant
@@ -157,16 +158,14 @@ func (s *state[T]) mark(item T, m Mode, o markOpts, tenant *path) bool {
 		return true
 	}
 	raised := s.extras.raise(e, o.prio)
+	if p == queued && o.replace && o.after > 0 { // a later ready time replaces now
+		s.delayQueued(e, o.after)
+		return false
+	}
 	switch p {
 	case delayed:
 		if o.after > 0 {
-			n := s.delays.n
-			if s.delays.earlier(e.ID, s.cfg.clock.after(o.after)) {
-				s.arm()
-			}
-			if s.delays.n != n { // the timer's re-arm found items due: queued
-				s.settle()
-			}
+			s.retime(e.ID, s.cfg.clock.after(o.after), o.replace)
 			return false
 		}
 		s.delays.del(e.ID)
@@ -183,13 +182,40 @@ func (s *state[T]) mark(item T, m Mode, o markOpts, tenant *path) bool {
 	if e.Mark.N != 0 { // in flight or disarmed, marked already
 		if o.after <= 0 {
 			e.Mark.At = 0
-		} else if at := s.cfg.clock.after(o.after); at < e.Mark.At {
-			e.Mark.At, e.Mark.Seq = at, s.delays.next() // the earliest ready time wins (0: due at once)
+		} else if at := s.cfg.clock.after(o.after); o.replace || at < e.Mark.At {
+			e.Mark.At, e.Mark.Seq = at, s.delays.next() // the earliest ready time wins, or with Replace the last (0: due at once)
 		}
 		return false
 	}
 	s.keepAside(e, o) // in flight or disarmed, no mark yet
 	return true
+}
+
+// retime gives the delayed item in slot e the ready time at if it is
+// sooner, or in any case with replace (AddOpts.Replace). A time moved
+// later may leave the timer armed too soon. arm then sets it again, as it
+// would fire early otherwise (and would then arm itself for the rest).
+// Only with mu held.
+func (s *state[T]) retime(e int32, at int64, replace bool) {
+	n := s.delays.n
+	switch {
+	case replace:
+		s.delays.move(e, at)
+	case !s.delays.earlier(e, at):
+		return
+	}
+	s.arm()
+	if s.delays.n != n { // the timer's re-arm found items due: queued
+		s.settle()
+	}
+}
+
+// delayQueued takes the queued item e off its lane and delays it by
+// after, which is above 0 (AddOpts.Replace). Only with mu held.
+func (s *state[T]) delayQueued(e *entry[T], after time.Duration) {
+	s.lanes.unqueue(e, &s.extras)
+	s.schedule(e, s.cfg.clock.after(after), 0)
+	s.settle()
 }
 
 // keepAside gives the item e, in flight or disarmed, a kept-aside mark.
