@@ -88,7 +88,11 @@ type Config[T comparable] struct {
 	// Queue configures the workqueue.Queue underneath, for example with a
 	// fair share between namespaces. A rate limiter given to New (not nil)
 	// wins over Queue.RateLimiter. The metrics of a Name and a
-	// MetricsProvider win over Queue.Metrics.
+	// MetricsProvider win over Queue.Metrics. With Queue.Keep, an Add of
+	// a key the queue has seen makes no new entry. A Queue has no Remove,
+	// and Forget is the limiter's, so a kept key then stays until the
+	// queue goes. Set Keep only where the keys are bounded over the
+	// queue's life.
 	Queue workqueue.Config[T]
 }
 
