@@ -44,7 +44,7 @@ type Config[T comparable] struct {
 	Metrics Metrics
 
 	// Keep has the queue keep what it knew of an item it forgets at Done
-	// (rows 2 and 8 of the package doc's table), for the item's next mark.
+	// (row 8 of the package doc's table), for the item's next mark.
 	// That mark then finds the item's entry and makes none. A controller,
 	// whose keys come back again and again, moves up to 1.5 times the
 	// items per second with it (CHANGELOG). A kept item is still

@@ -427,7 +427,7 @@ func (s *state[T]) decide(item T, e *entry[T], i uint64, still bool) {
 	case e.Flags&removed != 0: // removed: forgotten
 		s.forget(item, e)
 	case back && s.discard && e.Mark.At > s.cfg.clock.now(): // marked, its time to come, delays dropped: forgotten
-		s.drop(item, e)
+		s.forget(item, e)
 	case back && s.later(e) && (e.Mode != rq.Level || !still): // marked for later, unless level and still ready: delayed
 		m := e.Mark
 		e.Mark, e.Flags = keptMark{}, 0
