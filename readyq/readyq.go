@@ -69,9 +69,9 @@ type Config[T comparable] struct {
 	Recheck func(T) bool
 	// Keep has the queue keep what it knew of an item it forgets at Done
 	// (row 6 of the package doc's table), for the item's next mark. That
-	// mark then finds the item's entry and makes none, so a queue whose
-	// items come back moves more of them per second (CHANGELOG). A kept
-	// item is still forgotten, as seen from outside:
+	// mark then finds the item's entry and makes none. So a Done and an
+	// Add of the same item skip the index's deletion and insertion. A
+	// kept item is still forgotten, as seen from outside:
 	//
 	//   - Len, InFlight and Stats do not count it, and Drain does not
 	//     wait for it.

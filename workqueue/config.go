@@ -45,10 +45,9 @@ type Config[T comparable] struct {
 
 	// Keep has the queue keep what it knew of an item it forgets at Done
 	// (row 8 of the package doc's table), for the item's next mark.
-	// That mark then finds the item's entry and makes none. A controller,
-	// whose keys come back again and again, moves up to 1.5 times the
-	// items per second with it (CHANGELOG). A kept item is still
-	// forgotten, as seen from outside:
+	// That mark then finds the item's entry and makes none. So a Done and
+	// an Add of the same key skip the index's deletion and insertion. A
+	// kept item is still forgotten, as seen from outside:
 	//
 	//   - Len, InFlight and Stats do not count it, and Drain does not wait
 	//     for it.
