@@ -88,7 +88,11 @@ type Config[T comparable] struct {
 	// Queue configures the workqueue.Queue underneath, for example with a
 	// fair share between namespaces. A rate limiter given to New (not nil)
 	// wins over Queue.RateLimiter. The metrics of a Name and a
-	// MetricsProvider win over Queue.Metrics.
+	// MetricsProvider win over Queue.Metrics. With Queue.Keep, an Add of
+	// a key the queue has seen makes no new entry. A Queue has no Remove,
+	// and Forget is the limiter's, so a kept key then stays until the
+	// queue goes. Set Keep only where the keys are bounded over the
+	// queue's life.
 	Queue workqueue.Config[T]
 }
 
@@ -205,7 +209,11 @@ func (w *Queue[T]) Len() int { return w.q.Len() }
 // Config.Lossless, it keeps waiting while an item being processed was
 // added again, since its Done queues it.
 func (w *Queue[T]) Get() (item T, shutdown bool) {
-	items, err := w.q.Wait(w.gets, 1)
+	if item, ok := w.tryOne(); ok {
+		return item, false
+	}
+	var one [1]T
+	items, err := w.q.WaitAppend(w.gets, one[:0], 1)
 	switch {
 	case err == nil:
 		return items[0], false
@@ -215,11 +223,24 @@ func (w *Queue[T]) Get() (item T, shutdown bool) {
 	return w.afterShutDown()
 }
 
+// tryOne hands out the oldest queued item, if any, without waiting. It
+// takes it into an array on its own stack, so that a Get that finds an
+// item queued allocates nothing. A blocked Get is owed nothing it could
+// take, since a caller only blocks while nothing is queued. So trying
+// first hands out what Wait would.
+func (w *Queue[T]) tryOne() (item T, ok bool) {
+	var one [1]T
+	if items := w.q.TryTakeAppend(one[:0], 1); len(items) == 1 {
+		return items[0], true
+	}
+	return item, false
+}
+
 // afterShutDown is Get once ShutDown has ended its wait: it hands out
 // what is queued without waiting, or reports shutdown.
 func (w *Queue[T]) afterShutDown() (item T, shutdown bool) {
-	if items := w.q.TryTake(1); len(items) == 1 {
-		return items[0], false
+	if item, ok := w.tryOne(); ok {
+		return item, false
 	}
 	return item, true
 }
@@ -250,9 +271,9 @@ var errGetNilCtx = fmt.Errorf("kube: get: nil context: %w", workqueue.ErrInvalid
 // errors.Is(err, context.Canceled) works.
 //
 // It waits through workqueue.Queue.Wait, with a context that ends with
-// ctx or at ShutDown. A call that finds an item queued makes one
-// allocation, as Get does. Without Config.Lossless, a call that has to
-// wait makes a few more, for that context.
+// ctx or at ShutDown. A call that finds an item queued allocates nothing,
+// as Get does. A call that has to wait makes one allocation for the
+// item, and without Config.Lossless a few more for that context.
 func (w *Queue[T]) GetContext(ctx context.Context) (item T, shutdown bool, err error) {
 	if ctx == nil {
 		return item, false, errGetNilCtx
@@ -266,8 +287,8 @@ func (w *Queue[T]) GetContext(ctx context.Context) (item T, shutdown bool, err e
 	}
 	// An item queued needs no wait, and so no merged context: hand it out
 	// as Wait would, oldest first. Only a call that must wait pays for one.
-	if items := w.q.TryTake(1); len(items) == 1 {
-		return items[0], false, nil
+	if item, ok := w.tryOne(); ok {
+		return item, false, nil
 	}
 	wait := ctx
 	if !w.lossless {
@@ -279,7 +300,8 @@ func (w *Queue[T]) GetContext(ctx context.Context) (item T, shutdown bool, err e
 		defer cancel()
 		defer context.AfterFunc(w.gets, cancel)()
 	}
-	items, err := w.q.Wait(wait, 1)
+	var one [1]T
+	items, err := w.q.WaitAppend(wait, one[:0], 1)
 	switch {
 	case err == nil:
 		return items[0], false, nil

@@ -266,3 +266,27 @@ func TestGetContextOfAQueuedItemAllocatesAsGet(t *testing.T) {
 		t.Fatalf("Add, GetContext, Done: %v allocations; want at most Add, Get, Done's %v", getContext, get)
 	}
 }
+
+// TestGetOfAQueuedItemAllocatesNothing: Get and GetContext take an item
+// already queued into an array on their own stack, so a controller's
+// Add, Get, Done cycle allocates nothing (controller-runtime's
+// BenchmarkAddGetDone).
+func TestGetOfAQueuedItemAllocatesNothing(t *testing.T) {
+	q := kube.New[int](nil, kube.Config[int]{})
+	defer q.ShutDown()
+	ctx := context.Background()
+	q.Add(1)
+	item, _ := q.Get() // the first cycle grows the queue's arrays
+	q.Done(item)
+	for name, get := range map[string]func() int{
+		"Get":        func() int { item, _ := q.Get(); return item },
+		"GetContext": func() int { item, _, _ := q.GetContext(ctx); return item },
+	} {
+		if n := testing.AllocsPerRun(1000, func() {
+			q.Add(1)
+			q.Done(get())
+		}); n != 0 {
+			t.Errorf("Add, %s, Done: %v allocations; want 0", name, n)
+		}
+	}
+}

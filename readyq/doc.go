@@ -132,7 +132,8 @@
 // Rows 2 and 3 put items back at the tail. The marks go first, in the
 // order they arrived, then the level items in the order Done got them.
 // Row 6 is an edge item not marked again, or a level item no longer
-// ready.
+// ready. With Config.Keep, row 6 keeps the item's entry for its next
+// mark. No call can tell a kept item from a forgotten one.
 //
 // # In a synctest bubble
 //

@@ -99,3 +99,18 @@ func ExampleQueue_WaitAppend() {
 	// [4]
 	// evsync: closed
 }
+
+// With Keep, an item Done keeps its entry for its next Add, which then
+// makes none. The queue still counts and reports it as forgotten.
+func ExampleConfig_keep() {
+	q := readyq.NewWithConfig(readyq.Config[int]{Keep: true})
+	for range 3 {
+		q.Add(7)
+		q.Done(q.TryTake(1)...)
+	}
+	fmt.Println(q.Stats())
+	fmt.Println("removed:", q.Remove(7)) // frees the entry; 7 was not known
+	// Output:
+	// readyq{queued=0 inflight=0 aside=0 disarmed=0 waiting=0 draining=0}
+	// removed: false
+}

@@ -38,3 +38,11 @@ func Locked[T comparable](q *Queue[T]) bool {
 // Probes reports whether q probes its items before it takes the lock
 // (internal/rq's Keys).
 func Probes[T comparable](q *Queue[T]) bool { return q.keys.Probes() }
+
+// Entries returns the number of entries q holds, kept ones included
+// (Config.Keep).
+func Entries[T comparable](q *Queue[T]) int {
+	l := q.lock()
+	defer q.mu.Unlock()
+	return l.Entries()
+}

@@ -67,6 +67,26 @@ type Config[T comparable] struct {
 	// the lock. An item it reports not ready is forgotten instead of
 	// queued again: the re-poll of a level-triggered file.
 	Recheck func(T) bool
+	// Keep has the queue keep what it knew of an item it forgets at Done
+	// (row 6 of the package doc's table), for the item's next mark. That
+	// mark then finds the item's entry and makes none. So a Done and an
+	// Add of the same item skip the index's deletion and insertion. A
+	// kept item is still forgotten, as seen from outside:
+	//
+	//   - Len, InFlight and Stats do not count it, and Drain does not
+	//     wait for it.
+	//   - Its next mark is a new item's, in the mode of that mark.
+	//   - Done and Rearm of it change nothing and report so.
+	//   - Remove frees what was kept and returns false.
+	//
+	// The cost is memory. A queue with Keep holds one entry for every
+	// item marked since its last Remove, queued or not: about 80 bytes
+	// for an int item, plus the item itself, which stays reachable. So
+	// Keep suits a queue whose items are few and come back, such as
+	// connections or a controller's keys. Remove each item that goes for
+	// good. Without Keep (the default), a queue's memory follows the
+	// items it holds at once, however many it has seen.
+	Keep bool
 }
 
 // A Queue is a ready queue of items of type T. It is a FIFO list in which
@@ -138,7 +158,9 @@ func NewWithConfig[T comparable](c Config[T]) *Queue[T] {
 	if !c.Mode.valid() {
 		panic("readyq: Config.Mode is not a Mode")
 	}
-	return &Queue[T]{mode: c.Mode, recheck: c.Recheck}
+	q := &Queue[T]{mode: c.Mode, recheck: c.Recheck}
+	q.sec.Keep = c.Keep
+	return q
 }
 
 // lock takes the lock and returns the state it guards. It is the only way

@@ -19,6 +19,7 @@ var impl = rqtest.Impl{
 	SetBigBatch:   readyq.SetBigBatch,
 	SetCopyHook:   readyq.SetCopyHook,
 	CopiesOutside: readyq.CopiesOutside,
+	Entries:       func(q rqtest.Queue[int]) int { return readyq.Entries(q.(*readyq.Queue[int])) },
 }
 
 // TestReadyList runs the ready list's behaviour suite (rqtest), which

@@ -48,6 +48,30 @@ type Config[T comparable] struct {
 	// Metrics receives what the queue measures (see Metrics and
 	// Running). If it is nil, the queue reads no clock and counts nothing.
 	Metrics Metrics
+
+	// Keep has the queue keep what it knew of an item it forgets at Done
+	// (row 8 of the package doc's table), for the item's next mark.
+	// That mark then finds the item's entry and makes none. So a Done and
+	// an Add of the same key skip the index's deletion and insertion. A
+	// kept item is still forgotten, as seen from outside:
+	//
+	//   - Len, InFlight and Stats do not count it, and Drain does not wait
+	//     for it.
+	//   - Priority reports it unknown, and the rate limiter forgets its
+	//     retries as for any forgotten item.
+	//   - Its next mark is a new item's, in the mode, priority and tenant
+	//     of that mark.
+	//   - Done and Rearm of it change nothing and report so.
+	//   - Remove frees what was kept and returns false.
+	//
+	// The cost is memory. A queue with Keep holds one entry for every
+	// item marked since its last Remove, queued or not: about 80 bytes
+	// for an int item, plus the item itself, which stays reachable. So
+	// Keep suits a queue whose items are few and come back, such as a
+	// controller's keys (the objects it watches). Remove each item that
+	// goes for good. Without Keep (the default), a queue's memory follows
+	// the items it holds at once, however many it has seen.
+	Keep bool
 }
 
 // MaxDims is the largest number of dimensions a FairShare may have. The

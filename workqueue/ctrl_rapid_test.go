@@ -135,7 +135,7 @@ var ctrlPriorities = []int{0, 0, 0, 1, -1, 2, math.MinInt, math.MaxInt}
 func newCtrlMachine(t *rapid.T, withMetrics bool) *ctrlMachine {
 	cm := &ctrlMachine{start: map[int]time.Duration{}, keys: ctrlKeys, delays: ctrlDelays}
 	mode := rapid.IntRange(0, 2).Draw(t, "mode")
-	c := workqueue.Config[int]{Mode: workqueue.Mode(mode)}
+	c := workqueue.Config[int]{Mode: workqueue.Mode(mode), Keep: rapid.Bool().Draw(t, "keep")} // invisible, so not the model's
 	mo := model.WorkQueueConfig{Mode: model.Mode(mode)}
 	if rapid.Bool().Draw(t, "recheck") {
 		mo.Recheck = func(k int) bool { return !cm.notReady[k] }

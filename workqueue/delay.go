@@ -294,7 +294,7 @@ func (q *Queue[T]) Priority(item T) (int, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.lookup(item)
-	if e == nil || e.Flags&removed != 0 {
+	if e == nil || e.Flags&removed != 0 || e.Kept() {
 		return 0, false
 	}
 	return s.extras.prio(e), true

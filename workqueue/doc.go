@@ -184,7 +184,8 @@
 // sooner. Rows 4 and 5 put items back at the tail. The marks go first,
 // in the order they arrived, then the level items in the order Done got
 // them. Row 8 is an edge item not marked again, or a level item no longer
-// ready.
+// ready. With Config.Keep, row 8 keeps the item's entry for its next
+// mark. No call can tell a kept item from a forgotten one.
 //
 // # In a poll set
 //

@@ -111,3 +111,21 @@ func ExampleExponentialRateLimiterWith() {
 	// 180ms
 	// 320ms
 }
+
+// A controller's keys come back again and again, so Keep suits its queue:
+// each key's entry is made once, not at every Add. A kept key is still
+// forgotten as seen from outside. Remove frees a key that goes for good.
+func ExampleConfig_keep() {
+	q := workqueue.NewWithConfig(workqueue.Config[string]{Keep: true})
+	for range 3 { // three reconciles of one key: one entry
+		q.Add("ns/a")
+		keys, _ := q.Wait(context.Background(), 1)
+		q.Done(keys...)
+	}
+	_, known := q.Priority("ns/a")
+	fmt.Println(q.Len(), "queued, known:", known)
+	fmt.Println("removed:", q.Remove("ns/a")) // freed; it was not known
+	// Output:
+	// 0 queued, known: false
+	// removed: false
+}

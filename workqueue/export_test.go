@@ -37,3 +37,11 @@ func Locked[T comparable](q *Queue[T]) bool {
 // Probes reports whether q probes its items before it takes the lock
 // (internal/rq/keys.go).
 func Probes[T comparable](q *Queue[T]) bool { return q.s.cfg.keys.Probes() }
+
+// Entries returns the number of entries q holds, kept ones included
+// (Config.Keep).
+func Entries[T comparable](q *Queue[T]) int {
+	q.s.mu.Lock()
+	defer q.s.mu.Unlock()
+	return q.s.slab.Live()
+}

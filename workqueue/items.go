@@ -147,6 +147,11 @@ func (s *state[T]) mark(item T, m Mode, o markOpts, tenant *path) bool {
 	}
 	p := s.where(e)
 	switch {
+	case e.Kept(): // known again, in mode m, as if new
+		e.Mode = rq.Mode(m)
+		s.extras.fresh(e, o, tenant)
+		s.admit(e, o.after)
+		return true
 	case p == idle:
 		s.extras.raise(e, o.prio)
 		s.admit(e, o.after)
@@ -455,8 +460,29 @@ func (s *state[T]) decide(item T, e *entry[T], i uint64, still bool) {
 		e.State, e.Flags = disarmed, 0 // with its mark, if any, until Rearm
 		s.disarmed++
 	default: // anything else: forgotten
-		s.forget(item, e)
+		s.drop(item, e)
 	}
+}
+
+// drop forgets item, Done, or with Config.Keep keeps its entry e idle
+// for the item's next mark (rq's Locked.drop). A kept entry is the item
+// and its slot only: the limiter forgets the item's retries as for a
+// forgotten one, and its priority and tenant go. Only with mu held.
+func (s *state[T]) drop(item T, e *entry[T]) {
+	if !s.cfg.keep && !rq.KeepAll {
+		s.forget(item, e)
+		return
+	}
+	if e.Retried {
+		e.Retried = false
+		p := s.mail.posting()
+		p.forgot = append(p.forgot, item)
+	}
+	if e.X != 0 {
+		s.extras.release(e.X)
+		e.X = 0
+	}
+	e.State, e.Flags, e.Mark = idle, 0, keptMark{}
 }
 
 // putLater notes e for putBack, which queues the items Done puts back in
@@ -522,6 +548,10 @@ func (q *Queue[T]) Remove(item T) bool {
 		s.disarmed--
 		s.forget(item, e)
 	case idle:
+		if e.Kept() { // not known: its entry is freed, and Remove reports so
+			s.forget(item, e)
+			return false
+		}
 		s.forget(item, e)
 	}
 	s.settle()

@@ -190,6 +190,7 @@ type settings[T comparable] struct {
 	lim     RateLimiter[T] // Config.RateLimiter, or the default made at first use
 	limOnce sync.Once
 	clock   timebase // WithClock's clock, or the wall clock (clock.go)
+	keep    bool     // Config.Keep: Done keeps the entries it would forget (drop)
 }
 
 // bigBatch is the largest hand-out copied under the lock. A larger one is
@@ -224,7 +225,7 @@ func NewWithConfig[T comparable](c Config[T], opts ...Option) *Queue[T] {
 	o := apply(opts)
 	q := new(Queue[T])
 	s := &q.s
-	s.cfg = settings[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, share: c.FairShare, lim: c.RateLimiter, metrics: c.Metrics, clock: timebaseOf(o.clock)}
+	s.cfg = settings[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, share: c.FairShare, lim: c.RateLimiter, metrics: c.Metrics, clock: timebaseOf(o.clock), keep: c.Keep}
 	s.cfg.share.Dims = dims
 	s.lanes.fair, s.extras.dims = dims > 0, dims
 	if c.Metrics != nil {

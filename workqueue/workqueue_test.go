@@ -62,6 +62,7 @@ var impl = rqtest.Impl{
 	SetBigBatch:   workqueue.SetBigBatch,
 	SetCopyHook:   workqueue.SetCopyHook,
 	CopiesOutside: workqueue.CopiesOutside,
+	Entries:       func(q rqtest.Queue[int]) int { return workqueue.Entries(q.(listed[int]).Queue) },
 }
 
 // TestReadyList runs the ready list's behaviour suite (rqtest), which
@@ -89,5 +90,5 @@ func (l listed[T]) Stats() readyq.Stats {
 
 // config is readyq's configuration as workqueue's.
 func config[T comparable](c readyq.Config[T]) workqueue.Config[T] {
-	return workqueue.Config[T]{Mode: c.Mode, Recheck: c.Recheck}
+	return workqueue.Config[T]{Mode: c.Mode, Recheck: c.Recheck, Keep: c.Keep}
 }

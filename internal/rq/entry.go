@@ -32,6 +32,11 @@ type Entry[T comparable] struct {
 	Mark    KeptMark // a mark kept aside for Done or Rearm, in flight or disarmed
 }
 
+// Kept reports whether e is a kept entry: an edge or level item that the
+// queue forgot, whose entry it keeps, idle, for the item's next mark
+// (Config.Keep). Idle one-shot items are armed, not kept.
+func (e *Entry[T]) Kept() bool { return e.State == Idle && e.Mode != OneShot }
+
 // A KeptMark is a mark made while its item is in flight or disarmed. It
 // is kept aside until Done or Rearm acts on it (epoll's overflow list).
 type KeptMark struct {

@@ -26,6 +26,10 @@ type Locked[T comparable] struct {
 	closed   bool
 	requeue  []Requeue // Finish's scratch space
 
+	// Keep is Config.Keep: Done keeps the entry of an item it would
+	// forget, idle, for the item's next mark (drop). Set before first use.
+	Keep bool
+
 	Waiters  waitq.Queue[Take[T]]  // blocked Wait callers
 	Drainers waitq.Queue[struct{}] // blocked Drain callers
 	Ready    waitq.Notifier        // the Ready channel
@@ -94,6 +98,9 @@ func (l *Locked[T]) Mark(item T, m Mode) bool {
 	case Queued:
 		return false
 	case Idle:
+		if e.Kept() { // known again, in mode m, as if new
+			e.Mode = m
+		}
 		l.enqueue(e)
 		return true
 	}
@@ -221,8 +228,20 @@ func (l *Locked[T]) decide(e *Entry[T], i uint64, still bool) {
 		e.State, e.Flags = Disarmed, 0
 		l.disarmed++
 	default: // anything else: forgotten
-		l.forget(e)
+		l.drop(e)
 	}
+}
+
+// drop forgets e, Done and not marked again, or with Keep keeps it idle.
+// A kept entry saves the item's next mark an insertion into the index
+// and the slab, and this Done their deletion. Its mode is an edge or
+// level item's, which tells it from an armed one-shot item (Entry.Kept).
+func (l *Locked[T]) drop(e *Entry[T]) {
+	if l.Keep || KeepAll {
+		e.State, e.Flags = Idle, 0
+		return
+	}
+	l.forget(e)
 }
 
 // putLater notes e for Finish to queue in key order. Until then e stores
@@ -254,6 +273,11 @@ func (l *Locked[T]) Remove(item T) bool {
 		return true
 	case Disarmed:
 		l.disarmed--
+	case Idle:
+		if e.Kept() { // not known: its entry is freed, and Remove reports so
+			l.forget(e)
+			return false
+		}
 	}
 	l.forget(e)
 	return true
@@ -356,6 +380,10 @@ func (l *Locked[T]) Aside() int { return l.aside }
 
 // Closed reports whether Close was called.
 func (l *Locked[T]) Closed() bool { return l.closed }
+
+// Entries returns the number of entries the list holds, kept ones
+// included, for tests.
+func (l *Locked[T]) Entries() int { return l.slab.Live() }
 
 // Slots returns the size of the list's array, for tests (0 before the
 // first item).

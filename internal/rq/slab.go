@@ -102,3 +102,13 @@ func (s *Slab[T]) Release(e *Entry[T]) {
 	*e = Entry[T]{ID: e.ID, Seq: uint64(s.free)}
 	s.free = e.ID + 1
 }
+
+// Live returns the number of entries in use: made and not released. It
+// walks the free list, so it is for tests.
+func (s *Slab[T]) Live() int {
+	n := s.used
+	for f := s.free; f != 0; f = int32(s.Entry(f - 1).Seq) {
+		n--
+	}
+	return n
+}

@@ -57,13 +57,13 @@ func newQueueMachine(t *rapid.T, x Impl) *queueMachine {
 	if rapid.Bool().Draw(t, "recheck") {
 		recheck = func(k int) bool { return !qm.notReady[k] }
 	}
+	// Keep is invisible but for memory, so the model has no such setting.
+	keep := rapid.Bool().Draw(t, "keep")
 	switch {
-	case mode == 0 && recheck == nil && rapid.Bool().Draw(t, "zero value"):
+	case mode == 0 && recheck == nil && !keep && rapid.Bool().Draw(t, "zero value"):
 		qm.q = x.Zero()
-	case recheck == nil:
-		qm.q = x.NewWith(readyq.Config[int]{Mode: readyq.Mode(mode)})
 	default:
-		qm.q = x.NewWith(readyq.Config[int]{Mode: readyq.Mode(mode), Recheck: recheck})
+		qm.q = x.NewWith(readyq.Config[int]{Mode: readyq.Mode(mode), Recheck: recheck, Keep: keep})
 	}
 	qm.m = model.NewReadyQ(model.Mode(mode), recheck)
 	// 1…3 copies even small batches outside the lock; 0 is the default.

@@ -38,7 +38,7 @@ type Impl struct {
 	Name string // the prefix of its String: "readyq" or "workqueue"
 
 	New           func() Queue[int]                           // New[int]()
-	NewWith       func(c readyq.Config[int]) Queue[int]       // NewWithConfig with c's Mode and Recheck
+	NewWith       func(c readyq.Config[int]) Queue[int]       // NewWithConfig with c's Mode, Recheck and Keep
 	NewStringWith func(c readyq.Config[string]) Queue[string] // the same for strings
 	Zero          func() Queue[int]                           // a zero Queue[int], not made by New
 	ZeroString    func() Queue[string]                        // a zero Queue[string], not made by New
@@ -46,6 +46,7 @@ type Impl struct {
 	SetBigBatch   func(n int)                                 // copy hand-outs over n after the unlock (0: the default)
 	SetCopyHook   func(f func())                              // run f while a large batch is copied out
 	CopiesOutside bool                                        // whether large hand-outs are copied after the unlock
+	Entries       func(q Queue[int]) int                      // the entries q holds, kept ones included
 }
 
 // Run runs every test of the suite on impl, each as a subtest named as
@@ -105,6 +106,9 @@ func Run(t *testing.T, impl Impl) {
 		{"CloseDuringTrafficReleasesEveryone", testCloseDuringTrafficReleasesEveryone},
 		{"SynctestNextAndReadyParkUntilAnAdd", testSynctestNextAndReadyParkUntilAnAdd},
 		{"SynctestBubblesShareNothing", testSynctestBubblesShareNothing},
+		{"KeepIsForgottenAsSeenFromOutside", testKeepIsForgottenAsSeenFromOutside},
+		{"KeepRemoveFreesTheEntries", testKeepRemoveFreesTheEntries},
+		{"ChurnOfDistinctItemsLeavesTheHeapBounded", testChurnOfDistinctItemsLeavesTheHeapBounded},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.f(t, impl) })
 	}
