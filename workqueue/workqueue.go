@@ -1,7 +1,6 @@
 package workqueue
 
 import (
-	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -354,18 +353,12 @@ func (q *Queue[T]) InFlight() int { return int(q.s.pub.inflight.Load()) }
 // is told. The other order could miss both.
 func (s *state[T]) publish() {
 	queued := s.lanes.queued()
-	store(&s.pub.queued, queued)
-	store(&s.pub.delayed, s.delays.n)
-	store(&s.pub.inflight, s.inflight)
-	store(&s.pub.disarmed, s.disarmed)
+	rq.Store(&s.pub.queued, queued)
+	rq.Store(&s.pub.delayed, s.delays.n)
+	rq.Store(&s.pub.inflight, s.inflight)
+	rq.Store(&s.pub.disarmed, s.disarmed)
 	hook(pointArmed)
 	s.pub.tell = queued > 0 && s.pub.armed.Load() != 0
-}
-
-func store(a *atomic.Int64, v int) {
-	if a.Load() != int64(v) {
-		a.Store(int64(v))
-	}
 }
 
 // Stats is a snapshot of a queue's state.
@@ -412,17 +405,7 @@ func (q *Queue[T]) Stats() Stats {
 func (q *Queue[T]) String() string { return q.Stats().String() }
 
 // String formats the snapshot.
-func (st Stats) String() string {
-	closed, delayed := "", ""
-	if st.Closed {
-		closed = " closed"
-	}
-	if st.Delayed != 0 {
-		delayed = fmt.Sprintf(" delayed=%d", st.Delayed)
-	}
-	return fmt.Sprintf("workqueue{queued=%d%s inflight=%d aside=%d disarmed=%d waiting=%d draining=%d%s}",
-		st.Queued, delayed, st.InFlight, st.Aside, st.Disarmed, st.Waiting, st.Draining, closed)
-}
+func (st Stats) String() string { return rq.Counts(st).Format("workqueue") }
 
 // noCopy lets go vet's copylocks check flag copies of a Queue.
 type noCopy struct{}
