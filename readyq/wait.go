@@ -112,15 +112,11 @@ func (q *Queue[T]) waitAndUnlock(l *rq.Locked[T], ctx context.Context, buf []T, 
 	}
 	w := l.Waiters.Push(ctx.Done(), rq.Take[T]{Buf: buf, Max: max})
 	q.unlock(l)
-	woke := w.Sleep()
-	p, r := l.Waiters.Finish((*owner[T])(q), w, woke)
-	switch r {
-	case waitq.Closed:
-		return buf, ErrClosed
-	case waitq.Cancelled:
-		return buf, ctx.Err()
+	p, err := l.Waiters.Await(ctx, (*owner[T])(q), w)
+	if err != nil {
+		return buf, err
 	}
-	return p.Buf, nil // granted, also if ctx ended after the hand-over
+	return p.Buf, nil
 }
 
 // TryTake hands out up to max queued items, oldest first, without

@@ -115,15 +115,11 @@ func (q *Queue[T]) waitAndUnlock(ctx context.Context, buf []T, max int) ([]T, er
 	}
 	w := s.waiters.Push(ctx.Done(), take[T]{buf, max})
 	s.unlock()
-	woke := w.Sleep()
-	p, r := s.waiters.Finish((*owner[T])(s), w, woke)
-	switch r {
-	case waitq.Closed:
-		return buf, ErrClosed
-	case waitq.Cancelled:
-		return buf, ctx.Err()
+	p, err := s.waiters.Await(ctx, (*owner[T])(s), w)
+	if err != nil {
+		return buf, err
 	}
-	return p.buf, nil // granted, also if ctx ended after the hand-over
+	return p.buf, nil
 }
 
 // A take is a blocked Wait caller's payload. The granter appends up to max
