@@ -79,24 +79,15 @@ func validMode(m Mode) bool { return m <= OneShot }
 // returns the item next. Every change synchronizes before the Drain and
 // Ready wake-ups it causes.
 //
-// Fairness: items are handed out in the order they were first marked. A
-// mark kept aside while the item was in flight counts from the Done that
-// queues it. Blocked Wait callers are served in FIFO order, each with up
-// to its max items at once. TryTake never takes items a blocked caller is
-// owed, because a caller only blocks while nothing is queued. Level items
-// go back to the tail at Done, so no ready item is starved.
-//
-// Cancel safety: a Wait, WaitAppend or Drain that returns ctx.Err()
-// changed nothing. A call whose context is already done when it starts
-// returns ctx.Err() at once, even if items are queued. A done context is
-// a request to stop, so a consumer loop ends even while work keeps
-// arriving. TryTake still takes what is there, and Next still finishes
-// its done items. Items are never handed to a caller whose context is
-// already done. They go to the next caller or stay queued. Items may be
-// handed over while the context is still live, and the context may end
-// before the caller wakes. Then the call took effect first and returns
-// the items with a nil error. So no item is lost between the queue and a
-// caller that gives up.
+// Fairness and cancel safety are readyq.Queue's, whose doc argues each
+// in full. In short:
+//   - Items are handed out in the order they were first marked. Blocked
+//     Wait callers are served in FIFO order, and TryTake never takes
+//     items a blocked caller is owed.
+//   - A Wait, WaitAppend or Drain that returns ctx.Err() changed nothing.
+//     One whose context is already done when it starts returns ctx.Err()
+//     at once, even if items are queued. Items handed over just as the
+//     context ends are returned with a nil error, so none is lost.
 type Queue[T comparable] struct {
 	_ noCopy
 	s state[T] // everything the queue holds; its methods are the steps of the calls
