@@ -567,7 +567,7 @@ func (s *Set[K]) Wait(ctx context.Context, buf []Event[K], max int) ([]Event[K],
 		return buf, err
 	}
 	s.mu.Lock()
-	buf, done, err := s.harvestOrUnlock(buf, max, false)
+	buf, done, err := harvestOrUnlock(s, buf, max, false)
 	if done {
 		return buf, err
 	}
@@ -589,8 +589,9 @@ func (s *Set[K]) Wait(ctx context.Context, buf []Event[K], max int) ([]Event[K],
 // open (now: even in a burst window). If that gave events, or the Set is
 // closed, it releases mu and returns done with the call's answer.
 // Otherwise mu is still held and the caller goes on to wait with the buf
-// returned.
-func (s *Set[K]) harvestOrUnlock(buf []Event[K], max int, now bool) ([]Event[K], bool, error) {
+// returned. It is a function, as handOff is, to keep Set's method set
+// within the layout test's bound.
+func harvestOrUnlock[K comparable](s *Set[K], buf []Event[K], max int, now bool) ([]Event[K], bool, error) {
 	s.catchUp()
 	n := len(buf)
 	if s.open() || now {
@@ -623,7 +624,7 @@ func (s *Set[K]) WaitTimeout(buf []Event[K], max int, d time.Duration) ([]Event[
 		return buf, badMax(max)
 	}
 	s.mu.Lock()
-	buf, done, err := s.harvestOrUnlock(buf, max, d <= 0)
+	buf, done, err := harvestOrUnlock(s, buf, max, d <= 0)
 	if done {
 		return buf, err
 	}
