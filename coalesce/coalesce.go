@@ -239,7 +239,7 @@ func (w *Waker) Wait(ctx context.Context) (events uint64, err error) {
 
 // errWaitNilCtx is Wait's error for a nil context. It is built once, so
 // that returning it allocates nothing.
-var errWaitNilCtx = fmt.Errorf("coalesce: wait: nil context: %w", ErrInvalid)
+var errWaitNilCtx = evserr.Invalid("coalesce", "wait: nil context")
 
 // received is what Wait returns for a token it received from C. The flag
 // open is false once C is closed. It returns the events, or ErrClosed once

@@ -2,32 +2,14 @@
 
 package coalesce
 
-import "sync/atomic"
+import "github.com/evsync/evsync/internal/hooks"
 
-// Point is point as the tests name it, with the points below. They exist
-// only in builds with the evsynchooks tag.
-type Point = point
-
-// PointDelivered is Deliver's window: the wakeup stored, the poll sets'
-// armed count not yet loaded.
-const PointDelivered = pointDelivered
-
-// hooked is the function a test registered, or nil (see SetHook).
-var hooked atomic.Pointer[func(point)]
+// hooked holds the function a window test registered (internal/hooks).
+var hooked hooks.Site[point]
 
 // hook calls the registered function on the caller's goroutine.
-func hook(p point) {
-	if f := hooked.Load(); f != nil {
-		(*f)(p)
-	}
-}
+func hook(p point) { hooked.Run(p) }
 
 // SetHook registers f to run at every point hook marks, or none if f is
 // nil. It exists only in builds with the evsynchooks tag.
-func SetHook(f func(point)) {
-	if f == nil {
-		hooked.Store(nil)
-		return
-	}
-	hooked.Store(&f)
-}
+func SetHook(f func(point)) { hooked.Set(f) }

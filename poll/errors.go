@@ -1,18 +1,15 @@
 package poll
 
 import (
-	"fmt"
 	"reflect"
 
+	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/watch"
 )
 
 // invalid returns an error that says what was wrong with a call's
-// arguments and matches ErrInvalid with errors.Is. Only error paths call
-// it, so a call that succeeds builds nothing.
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("poll: %s: %w", fmt.Sprintf(format, args...), ErrInvalid)
-}
+// arguments and matches ErrInvalid with errors.Is (evserr.Invalid).
+func invalid(format string, args ...any) error { return evserr.Invalid("poll", format, args...) }
 
 // errWaitNilCtx is Wait's error for a nil context, built once.
 var errWaitNilCtx = invalid("wait: nil context")

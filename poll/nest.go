@@ -38,24 +38,14 @@ type setSourceOf interface {
 // Sets are sources too. The finder takes a *Set[K] of any K by its exact
 // type (watch.Is), never a type that embeds a Set.
 func init() {
-	watch.Register(func(v any) (watch.Source, bool) {
-		if !watch.Is(v, pkgPath, "Set") {
-			return nil, false
-		}
-		return v.(interface{ asSource() watch.Source }).asSource(), true
+	watch.RegisterGeneric(reflect.TypeFor[*Set[int]](), func(v any) watch.Source {
+		return v.(interface{ asSource() watch.Source }).asSource()
 	})
 }
 
-// pkgPath is this package's import path, for watch.Is.
-var pkgPath = reflect.TypeFor[Set[int]]().PkgPath()
-
-// asSource returns s as a source, or nil for a nil s.
-func (s *Set[K]) asSource() watch.Source {
-	if s == nil {
-		return nil
-	}
-	return setSource[K]{s}
-}
+// asSource returns s as a source. Only the finder above calls it, on a
+// non-nil *Set[K] itself (watch.RegisterGeneric).
+func (s *Set[K]) asSource() watch.Source { return setSource[K]{s} }
 
 // nested returns the Sets that s holds.
 func (s *Set[K]) nested() []nestable {

@@ -567,17 +567,9 @@ func (s *Set[K]) Wait(ctx context.Context, buf []Event[K], max int) ([]Event[K],
 		return buf, err
 	}
 	s.mu.Lock()
-	s.catchUp()
-	n := len(buf)
-	if s.open() {
-		if buf = s.harvest(buf, max); len(buf) > n {
-			s.unlock()
-			return buf, nil
-		}
-	}
-	if s.closed {
-		s.unlock()
-		return buf, ErrClosed
+	buf, done, err := harvestOrUnlock(s, buf, max, false)
+	if done {
+		return buf, err
 	}
 	if err := ctx.Err(); err != nil {
 		s.unlock()
@@ -585,15 +577,34 @@ func (s *Set[K]) Wait(ctx context.Context, buf []Event[K], max int) ([]Event[K],
 	}
 	w := s.waiters.Push(ctx.Done(), take[K]{buf: buf, max: max})
 	s.unlock()
-	woke := w.Sleep()
-	p, r := s.waiters.Finish((*owner[K])(s), w, woke)
-	switch r {
-	case waitq.Closed:
-		return buf, ErrClosed
-	case waitq.Cancelled:
-		return buf, ctx.Err()
+	p, err := s.waiters.Await(ctx, (*owner[K])(s), w)
+	if err != nil {
+		return buf, err
 	}
-	return p.buf, nil // granted, also if ctx ended after the hand-over
+	return p.buf, nil
+}
+
+// harvestOrUnlock is the locked start of Wait and WaitTimeout, with mu
+// held. It catches up with the clock and harvests into buf if the Set is
+// open (now: even in a burst window). If that gave events, or the Set is
+// closed, it releases mu and returns done with the call's answer.
+// Otherwise mu is still held and the caller goes on to wait with the buf
+// returned. It is a function, as handOff is, to keep Set's method set
+// within the layout test's bound.
+func harvestOrUnlock[K comparable](s *Set[K], buf []Event[K], max int, now bool) ([]Event[K], bool, error) {
+	s.catchUp()
+	n := len(buf)
+	if s.open() || now {
+		if buf = s.harvest(buf, max); len(buf) > n {
+			s.unlock()
+			return buf, true, nil
+		}
+	}
+	if s.closed {
+		s.unlock()
+		return buf, true, ErrClosed
+	}
+	return buf, false, nil
 }
 
 // WaitTimeout is Wait with a time limit d instead of a context, as
@@ -613,17 +624,9 @@ func (s *Set[K]) WaitTimeout(buf []Event[K], max int, d time.Duration) ([]Event[
 		return buf, badMax(max)
 	}
 	s.mu.Lock()
-	s.catchUp()
-	n := len(buf)
-	if s.open() || d <= 0 {
-		if buf = s.harvest(buf, max); len(buf) > n {
-			s.unlock()
-			return buf, nil
-		}
-	}
-	if s.closed {
-		s.unlock()
-		return buf, ErrClosed
+	buf, done, err := harvestOrUnlock(s, buf, max, d <= 0)
+	if done {
+		return buf, err
 	}
 	if d <= 0 {
 		s.unlock()

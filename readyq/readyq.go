@@ -198,16 +198,10 @@ func (q *Queue[T]) unlock(l *rq.Locked[T]) {
 
 // publish stores the counters that changed. Only with mu held.
 func (q *Queue[T]) publish(l *rq.Locked[T]) {
-	store(&q.pub.queued, l.Queued())
-	store(&q.pub.inflight, l.InFlight())
-	store(&q.pub.disarmed, l.Disarmed())
-	store(&q.pub.aside, l.Aside())
-}
-
-func store(a *atomic.Int64, v int) {
-	if a.Load() != int64(v) {
-		a.Store(int64(v))
-	}
+	rq.Store(&q.pub.queued, l.Queued())
+	rq.Store(&q.pub.inflight, l.InFlight())
+	rq.Store(&q.pub.disarmed, l.Disarmed())
+	rq.Store(&q.pub.aside, l.Aside())
 }
 
 // watch starts the publishing of the counters, at the first call that

@@ -1,6 +1,6 @@
 package readyq
 
-import "fmt"
+import "github.com/evsync/evsync/internal/rq"
 
 // Stats is a snapshot of a queue's state.
 type Stats struct {
@@ -51,10 +51,6 @@ func (q *Queue[T]) String() string { return q.Stats().String() }
 
 // String formats st as Queue.String does.
 func (st Stats) String() string {
-	closed := ""
-	if st.Closed {
-		closed = " closed"
-	}
-	return fmt.Sprintf("readyq{queued=%d inflight=%d aside=%d disarmed=%d waiting=%d draining=%d%s}",
-		st.Queued, st.InFlight, st.Aside, st.Disarmed, st.Waiting, st.Draining, closed)
+	return rq.Counts{Queued: st.Queued, InFlight: st.InFlight, Aside: st.Aside, Disarmed: st.Disarmed,
+		Waiting: st.Waiting, Draining: st.Draining, Closed: st.Closed}.Format("readyq")
 }

@@ -22,9 +22,9 @@ import (
 func (q *Queue[T]) Wait(ctx context.Context, max int) ([]T, error) {
 	switch {
 	case ctx == nil:
-		return nil, errWaitNilCtx
+		return nil, errs.WaitNilCtx
 	case max <= 0:
-		return nil, badMax("wait", max)
+		return nil, errs.BadMax("wait", max)
 	}
 	items, err := q.WaitAppend(ctx, nil, max)
 	if len(items) == 0 {
@@ -40,9 +40,9 @@ func (q *Queue[T]) Wait(ctx context.Context, max int) ([]T, error) {
 func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error) {
 	switch {
 	case ctx == nil:
-		return buf, errWaitAppendNilCtx
+		return buf, errs.WaitAppendNilCtx
 	case max <= 0:
-		return buf, badMax("wait append", max)
+		return buf, errs.BadMax("wait append", max)
 	}
 	if err := ctx.Err(); err != nil {
 		return buf, err
@@ -76,9 +76,9 @@ func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error
 func (q *Queue[T]) Next(ctx context.Context, done []T, max int) ([]T, error) {
 	switch {
 	case ctx == nil:
-		return done, errNextNilCtx
+		return done, errs.NextNilCtx
 	case max <= 0:
-		return done, badMax("next", max)
+		return done, errs.BadMax("next", max)
 	}
 	if q.recheck != nil { // the recheck runs outside the lock
 		q.Done(done...)
@@ -112,15 +112,11 @@ func (q *Queue[T]) waitAndUnlock(l *rq.Locked[T], ctx context.Context, buf []T, 
 	}
 	w := l.Waiters.Push(ctx.Done(), rq.Take[T]{Buf: buf, Max: max})
 	q.unlock(l)
-	woke := w.Sleep()
-	p, r := l.Waiters.Finish((*owner[T])(q), w, woke)
-	switch r {
-	case waitq.Closed:
-		return buf, ErrClosed
-	case waitq.Cancelled:
-		return buf, ctx.Err()
+	p, err := l.Waiters.Await(ctx, (*owner[T])(q), w)
+	if err != nil {
+		return buf, err
 	}
-	return p.Buf, nil // granted, also if ctx ended after the hand-over
+	return p.Buf, nil
 }
 
 // TryTake hands out up to max queued items, oldest first, without
@@ -193,7 +189,7 @@ var copyHook func()
 // with queued items and no consumer, does not drain by itself.
 func (q *Queue[T]) Drain(ctx context.Context) error {
 	if ctx == nil {
-		return errDrainNilCtx
+		return errs.DrainNilCtx
 	}
 	if err := ctx.Err(); err != nil {
 		return err

@@ -1,13 +1,10 @@
 package semaphore
 
-import "fmt"
+import "github.com/evsync/evsync/internal/evserr"
 
 // invalid returns an error that says what was wrong with a call's
-// arguments and matches ErrInvalid with errors.Is. Only error paths call
-// it, so a call that succeeds allocates nothing for it.
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("semaphore: %s: %w", fmt.Sprintf(format, args...), ErrInvalid)
-}
+// arguments and matches ErrInvalid with errors.Is (evserr.Invalid).
+func invalid(format string, args ...any) error { return evserr.Invalid("semaphore", format, args...) }
 
 // The errors for bad arguments that need no figures. Each is built once,
 // so that the calls that return them stay small enough to be inlined.

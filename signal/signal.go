@@ -105,11 +105,8 @@ func (s *Signal) Add(n uint64) error {
 }
 
 // invalid returns an error that says what was wrong with a call's
-// arguments and matches ErrInvalid with errors.Is. Only error paths call
-// it, so a call that succeeds allocates nothing for it.
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("signal: %s: %w", fmt.Sprintf(format, args...), ErrInvalid)
-}
+// arguments and matches ErrInvalid with errors.Is (evserr.Invalid).
+func invalid(format string, args ...any) error { return evserr.Invalid("signal", format, args...) }
 
 // AddWait adds n, waiting while count+n would pass Max, as a blocking
 // eventfd write does. It returns:

@@ -1,28 +1,16 @@
 package workqueue
 
-import "fmt"
-
-// invalid returns an error that says what was wrong with a call's
-// arguments and matches ErrInvalid with errors.Is. Only error paths call
-// it, so a call that succeeds allocates nothing for it.
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("workqueue: %s: %w", fmt.Sprintf(format, args...), ErrInvalid)
-}
-
-// The errors for a nil context. Each is built once, so that returning
-// one allocates nothing and adds no call to the caller.
-var (
-	errWaitNilCtx       = invalid("wait: nil context")
-	errWaitAppendNilCtx = invalid("wait append: nil context")
-	errNextNilCtx       = invalid("next: nil context")
-	errDrainNilCtx      = invalid("drain: nil context")
+import (
+	"github.com/evsync/evsync/internal/evserr"
+	"github.com/evsync/evsync/internal/rq"
 )
 
-// badMax explains the ErrInvalid of a max ≤ 0 given to the call op. It
-// is never inlined, so that its formatting stays out of the calls that
-// check max: they pay one test and keep their size.
-//
-//go:noinline
-func badMax(op string, max int) error {
-	return invalid("%s: max %d is not above 0", op, max)
+// invalid returns an error that says what was wrong with a call's
+// arguments and matches ErrInvalid with errors.Is (evserr.Invalid).
+func invalid(format string, args ...any) error {
+	return evserr.Invalid("workqueue", format, args...)
 }
+
+// errs are the errors for the bad arguments of the waiting calls, as
+// readyq's (internal/rq/errors.go).
+var errs = rq.NewErrs("workqueue")

@@ -21,9 +21,9 @@ import (
 func (q *Queue[T]) Wait(ctx context.Context, max int) ([]T, error) {
 	switch {
 	case ctx == nil:
-		return nil, errWaitNilCtx
+		return nil, errs.WaitNilCtx
 	case max <= 0:
-		return nil, badMax("wait", max)
+		return nil, errs.BadMax("wait", max)
 	}
 	items, err := q.WaitAppend(ctx, nil, max)
 	if len(items) == 0 {
@@ -40,9 +40,9 @@ func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error
 	s := &q.s
 	switch {
 	case ctx == nil:
-		return buf, errWaitAppendNilCtx
+		return buf, errs.WaitAppendNilCtx
 	case max <= 0:
-		return buf, badMax("wait append", max)
+		return buf, errs.BadMax("wait append", max)
 	}
 	if err := ctx.Err(); err != nil {
 		return buf, err
@@ -79,9 +79,9 @@ func (q *Queue[T]) Next(ctx context.Context, done []T, max int) ([]T, error) {
 	s := &q.s
 	switch {
 	case ctx == nil:
-		return done, errNextNilCtx
+		return done, errs.NextNilCtx
 	case max <= 0:
-		return done, badMax("next", max)
+		return done, errs.BadMax("next", max)
 	}
 	if s.cfg.recheck != nil { // the recheck runs outside the lock
 		q.Done(done...)
@@ -115,15 +115,11 @@ func (q *Queue[T]) waitAndUnlock(ctx context.Context, buf []T, max int) ([]T, er
 	}
 	w := s.waiters.Push(ctx.Done(), take[T]{buf, max})
 	s.unlock()
-	woke := w.Sleep()
-	p, r := s.waiters.Finish((*owner[T])(s), w, woke)
-	switch r {
-	case waitq.Closed:
-		return buf, ErrClosed
-	case waitq.Cancelled:
-		return buf, ctx.Err()
+	p, err := s.waiters.Await(ctx, (*owner[T])(s), w)
+	if err != nil {
+		return buf, err
 	}
-	return p.buf, nil // granted, also if ctx ended after the hand-over
+	return p.buf, nil
 }
 
 // A take is a blocked Wait caller's payload. The granter appends up to max
@@ -242,7 +238,7 @@ var copyHook func()
 func (q *Queue[T]) Drain(ctx context.Context) error {
 	s := &q.s
 	if ctx == nil {
-		return errDrainNilCtx
+		return errs.DrainNilCtx
 	}
 	if err := ctx.Err(); err != nil {
 		return err

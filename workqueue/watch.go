@@ -22,57 +22,32 @@ import (
 // the next call of the queue (Len, Stats, TryTake or any other). The set
 // sees it then, not before.
 func init() {
-	watch.Register(func(v any) (watch.Source, bool) {
-		if !watch.Is(v, pkgPath, "Queue") {
-			return nil, false // an embedding type too: not a source
-		}
-		return v.(interface{ pollSource() watch.Source }).pollSource(), true
+	watch.RegisterGeneric(reflect.TypeFor[*Queue[int]](), func(v any) watch.Source {
+		return v.(interface{ pollSource() watch.Source }).pollSource()
 	})
 }
 
-// pkgPath is this package's import path, for watch.Is.
-var pkgPath = reflect.TypeFor[Queue[int]]().PkgPath()
+// pollSource returns q as a watch.Source: the counters it publishes.
+// Only the finder above calls it, on a non-nil *Queue[T] itself
+// (watch.RegisterGeneric).
+func (q *Queue[T]) pollSource() watch.Source { return &q.s.pub }
 
-// pollSource returns q as a watch.Source, or nil for a nil q. Only the
-// finder above calls it, on a *Queue[T] itself: a type that embeds one
-// has the method too, promoted, and a call through a nil pointer it
-// embeds would panic.
-func (q *Queue[T]) pollSource() watch.Source {
-	if q == nil {
-		return nil
-	}
-	return source[T]{q}
-}
-
-// source is a Queue as a watch.Source. Arm counts with an atomic add, and
-// publish loads the count after it stored the counters, so a set that
-// arms, then polls, sees the items or is woken (by the unlock).
-type source[T comparable] struct{ q *Queue[T] }
+// The published counters are the queue as a watch.Source. Arm counts with
+// an atomic add, and publish loads the count after it stored the
+// counters, so a set that arms, then polls, sees the items or is woken
+// (by the unlock). A queue publishes its counters at every unlock, so it
+// need not be told it is observed.
 
 // Watchers returns the queue's watch list.
-func (s source[T]) Watchers() *watch.List { return &s.q.s.pub.watchers }
+func (p *published) Watchers() *watch.List { return &p.watchers }
 
-// Arm changes the count of armed registrations by d. A queue publishes
-// its counters at every unlock, so it need not be told it is observed.
-func (s source[T]) Arm(d int) {
-	if s.q.s.pub.armed.Add(int32(d)) < 0 {
-		panic("workqueue: more watchers disarmed than armed")
-	}
-}
+// Arm changes the count of armed registrations by d.
+func (p *published) Arm(d int) { watch.Count(&p.armed, d, "workqueue") }
 
 // Poll reads the published counters: In while items are queued, or once
 // closed with nothing aside; Hup once closed.
-func (s source[T]) Poll() watch.Events {
-	p := &s.q.s.pub
-	closed := p.closed.Load()
-	var ev watch.Events
-	if p.queued.Load() > 0 || closed && p.aside.Load() == 0 {
-		ev |= watch.In
-	}
-	if closed {
-		ev |= watch.Hup
-	}
-	return ev
+func (p *published) Poll() watch.Events {
+	return watch.QueueEvents(p.closed.Load(), &p.queued, &p.aside)
 }
 
 // hangUp wakes the poll sets with Hup, after the unlock of the section

@@ -1,7 +1,6 @@
 package workqueue
 
 import (
-	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -81,24 +80,15 @@ func validMode(m Mode) bool { return m <= OneShot }
 // returns the item next. Every change synchronizes before the Drain and
 // Ready wake-ups it causes.
 //
-// Fairness: items are handed out in the order they were first marked. A
-// mark kept aside while the item was in flight counts from the Done that
-// queues it. Blocked Wait callers are served in FIFO order, each with up
-// to its max items at once. TryTake never takes items a blocked caller is
-// owed, because a caller only blocks while nothing is queued. Level items
-// go back to the tail at Done, so no ready item is starved.
-//
-// Cancel safety: a Wait, WaitAppend or Drain that returns ctx.Err()
-// changed nothing. A call whose context is already done when it starts
-// returns ctx.Err() at once, even if items are queued. A done context is
-// a request to stop, so a consumer loop ends even while work keeps
-// arriving. TryTake still takes what is there, and Next still finishes
-// its done items. Items are never handed to a caller whose context is
-// already done. They go to the next caller or stay queued. Items may be
-// handed over while the context is still live, and the context may end
-// before the caller wakes. Then the call took effect first and returns
-// the items with a nil error. So no item is lost between the queue and a
-// caller that gives up.
+// Fairness and cancel safety are readyq.Queue's, whose doc argues each
+// in full. In short:
+//   - Items are handed out in the order they were first marked. Blocked
+//     Wait callers are served in FIFO order, and TryTake never takes
+//     items a blocked caller is owed.
+//   - A Wait, WaitAppend or Drain that returns ctx.Err() changed nothing.
+//     One whose context is already done when it starts returns ctx.Err()
+//     at once, even if items are queued. Items handed over just as the
+//     context ends are returned with a nil error, so none is lost.
 type Queue[T comparable] struct {
 	_ noCopy
 	s state[T] // everything the queue holds; its methods are the steps of the calls
@@ -362,18 +352,12 @@ func (q *Queue[T]) InFlight() int { return int(q.s.pub.inflight.Load()) }
 // is told. The other order could miss both.
 func (s *state[T]) publish() {
 	queued := s.lanes.queued()
-	store(&s.pub.queued, queued)
-	store(&s.pub.delayed, s.delays.n)
-	store(&s.pub.inflight, s.inflight)
-	store(&s.pub.disarmed, s.disarmed)
+	rq.Store(&s.pub.queued, queued)
+	rq.Store(&s.pub.delayed, s.delays.n)
+	rq.Store(&s.pub.inflight, s.inflight)
+	rq.Store(&s.pub.disarmed, s.disarmed)
 	hook(pointArmed)
 	s.pub.tell = queued > 0 && s.pub.armed.Load() != 0
-}
-
-func store(a *atomic.Int64, v int) {
-	if a.Load() != int64(v) {
-		a.Store(int64(v))
-	}
 }
 
 // Stats is a snapshot of a queue's state.
@@ -420,17 +404,7 @@ func (q *Queue[T]) Stats() Stats {
 func (q *Queue[T]) String() string { return q.Stats().String() }
 
 // String formats the snapshot.
-func (st Stats) String() string {
-	closed, delayed := "", ""
-	if st.Closed {
-		closed = " closed"
-	}
-	if st.Delayed != 0 {
-		delayed = fmt.Sprintf(" delayed=%d", st.Delayed)
-	}
-	return fmt.Sprintf("workqueue{queued=%d%s inflight=%d aside=%d disarmed=%d waiting=%d draining=%d%s}",
-		st.Queued, delayed, st.InFlight, st.Aside, st.Disarmed, st.Waiting, st.Draining, closed)
-}
+func (st Stats) String() string { return rq.Counts(st).Format("workqueue") }
 
 // noCopy lets go vet's copylocks check flag copies of a Queue.
 type noCopy struct{}

@@ -68,6 +68,34 @@ func newSignals(n int) []*signal.Signal {
 	return sigs
 }
 
+// fanIn starts one goroutine per signal of sigs, blocked in its Wait
+// (which reads it), that sends the signal's key to out. They end when
+// ctx does; join waits until all have.
+func fanIn(ctx context.Context, sigs []*signal.Signal) (out <-chan int, join func()) {
+	keys := make(chan int)
+	done := make(chan struct{})
+	for i, s := range sigs {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for {
+				if _, err := s.Wait(ctx); err != nil {
+					return
+				}
+				select {
+				case keys <- i:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	return keys, func() {
+		for range sigs {
+			<-done
+		}
+	}
+}
+
 // A prep makes a case's state off the clock (see bench).
 type prep = func() (func(*atomic.Bool) (tally, error), func(), error)
 
@@ -144,29 +172,8 @@ func pollFanInCase(n int) prep {
 	return func() (func(*atomic.Bool) (tally, error), func(), error) {
 		sigs := newSignals(n)
 		ctx, cancel := context.WithCancel(context.Background())
-		out := make(chan int)
-		done := make(chan struct{})
-		for i, s := range sigs {
-			go func() {
-				defer func() { done <- struct{}{} }()
-				for {
-					if _, err := s.Wait(ctx); err != nil {
-						return
-					}
-					select {
-					case out <- i:
-					case <-ctx.Done():
-						return
-					}
-				}
-			}()
-		}
-		free := func() {
-			cancel()
-			for range sigs {
-				<-done
-			}
-		}
+		out, join := fanIn(ctx, sigs)
+		free := func() { cancel(); join() }
 		run := func(stop *atomic.Bool) (tally, error) {
 			return roundRobin(n, stop, func(i int) error {
 				sigs[i].Add(1)
@@ -356,23 +363,7 @@ func fanInWaiter(n int) func() (crossWaiter, error) {
 	return func() (crossWaiter, error) {
 		sigs := newSignals(n)
 		ctx, cancel := context.WithCancel(context.Background())
-		out := make(chan int)
-		done := make(chan struct{})
-		for i, s := range sigs {
-			go func() {
-				defer func() { done <- struct{}{} }()
-				for {
-					if _, err := s.Wait(ctx); err != nil {
-						return
-					}
-					select {
-					case out <- i:
-					case <-ctx.Done():
-						return
-					}
-				}
-			}()
-		}
+		out, join := fanIn(ctx, sigs)
 		wait := func() (int, error) {
 			select {
 			case k := <-out:
@@ -381,12 +372,7 @@ func fanInWaiter(n int) func() (crossWaiter, error) {
 				return 0, errEnded
 			}
 		}
-		free := func() {
-			for range sigs {
-				<-done
-			}
-		}
 		return crossWaiter{n: n, write: func(i int) error { return sigs[i].Add(1) }, wait: wait,
-			read: func(int) error { return nil }, end: cancel, free: free}, nil
+			read: func(int) error { return nil }, end: cancel, free: join}, nil
 	}
 }

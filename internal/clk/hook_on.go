@@ -2,25 +2,15 @@
 
 package clk
 
-import "sync/atomic"
+import "github.com/evsync/evsync/internal/hooks"
 
-// hooked is the function a test registered, or nil (see SetHook).
-var hooked atomic.Pointer[func()]
+// hooked holds the function a test registered (internal/hooks).
+var hooked hooks.Site[hooks.One]
 
 // hookFired calls the registered function on the run's goroutine. It has
 // received the timer's fire and not yet claimed it.
-func hookFired() {
-	if f := hooked.Load(); f != nil {
-		(*f)()
-	}
-}
+func hookFired() { hooked.Run(0) }
 
 // SetHook registers f to run in the window hookFired marks, or none if f
 // is nil. It exists only in builds with the evsynchooks tag.
-func SetHook(f func()) {
-	if f == nil {
-		hooked.Store(nil)
-		return
-	}
-	hooked.Store(&f)
-}
+func SetHook(f func()) { hooked.SetFunc(f) }

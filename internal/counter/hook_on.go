@@ -2,59 +2,15 @@
 
 package counter
 
-import "sync/atomic"
+import "github.com/evsync/evsync/internal/hooks"
 
-// hooked is the function a test registered to run at every point, or nil
-// if none is (see SetHook).
-var hooked atomic.Pointer[func(Point)]
+// hooked holds the function a window test registered (internal/hooks).
+var hooked hooks.Site[point]
 
-// hook calls the registered function, if any, on the goroutine that
-// reached p. So in a build with the evsynchooks tag, a test can stop the
-// goroutine there.
-func hook(p point) {
-	if f := hooked.Load(); f != nil {
-		(*f)(p)
-	}
-}
+// hook calls the registered function on the caller's goroutine.
+func hook(p point) { hooked.Run(p) }
 
 // SetHook registers f to run at every point reached, or none if f is nil.
 // It exists only in builds with the evsynchooks tag, for window tests (see
 // the package gates).
-func SetHook(f func(Point)) {
-	if f == nil {
-		hooked.Store(nil)
-		return
-	}
-	hooked.Store(&f)
-}
-
-// Point names a window of the fast paths, the lone slot and the locked
-// sections (points.go).
-type Point = point
-
-// NPoints is the number of points. Every Point is below it.
-const NPoints = int(nPoints)
-
-// The points, for window tests.
-const (
-	PFastTake      = pFastTake
-	PWriteFast     = pWriteFast
-	PReadSlow      = pReadSlow
-	PSleep         = pSleep
-	PLonePublish   = pLonePublish
-	PLoneClaimed   = pLoneClaimed
-	PLoneReclaim   = pLoneReclaim
-	PWriterClaim   = pWriterClaim
-	PWriterClaimed = pWriterClaimed
-	PLock          = pLock
-	PPublish       = pPublish
-	PReadyLook     = pReadyLook
-	PTryDecide     = pTryDecide
-	PWriteRoom     = pWriteRoom
-	PSetLimit      = pSetLimit
-	PLook          = pLook
-	PLookAgain     = pLookAgain
-	PJudgeLocked   = pJudgeLocked
-	PLockWait      = pLockWait
-	PBarge         = pBarge
-)
+func SetHook(f func(Point)) { hooked.Set(f) }

@@ -3,7 +3,10 @@
 // same error in all of them and errors.Is holds across packages.
 package evserr
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 var (
 	// ErrWouldBlock is returned by non-blocking calls that could only
@@ -33,3 +36,12 @@ var (
 	// a poll set (epoll_ctl's ENOENT).
 	ErrNotFound = errors.New("evsync: not in the set")
 )
+
+// Invalid returns an error that says what was wrong with a call of the
+// package pkg, and matches ErrInvalid with errors.Is. It reads
+// "pkg: what: evsync: invalid argument", where what is format applied to
+// args. Only error paths call it, so a call that succeeds allocates
+// nothing for it.
+func Invalid(pkg, format string, args ...any) error {
+	return fmt.Errorf("%s: %s: %w", pkg, fmt.Sprintf(format, args...), ErrInvalid)
+}

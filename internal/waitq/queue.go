@@ -1,6 +1,11 @@
 package waitq
 
-import "sync/atomic"
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/evsync/evsync/internal/evserr"
+)
 
 // Result is how a wait ended.
 type Result uint8
@@ -296,6 +301,26 @@ func (q *Queue[P]) Finish(o Owner, w *Waiter[P], woke bool) (p P, r Result) {
 	p, r = w.P, w.verdict
 	q.recycle(w)
 	return p, r
+}
+
+// Await is the blocking tail of a call that waits with ctx for a
+// payload. w was pushed with ctx.Done() and the lock released. Await
+// sleeps on w and finishes it (Finish), then returns:
+//   - w's payload and nil when it was granted, also if ctx ended after
+//     the hand-over (a grant is never lost)
+//   - evserr.ErrClosed when the primitive was closed first
+//   - ctx.Err() when ctx ended first
+//
+// The payload of a call that failed is not to be used.
+func (q *Queue[P]) Await(ctx context.Context, o Owner, w *Waiter[P]) (P, error) {
+	p, r := q.Finish(o, w, w.Sleep())
+	switch r {
+	case Closed:
+		return p, evserr.ErrClosed
+	case Cancelled:
+		return p, ctx.Err()
+	}
+	return p, nil
 }
 
 // recycle clears w and, unless it is kept, gives it back to q's freed

@@ -18,7 +18,7 @@ const module = "github.com/evsync/evsync"
 var public = []string{"semaphore", "signal", "coalesce", "readyq", "workqueue", "poll", "clock", "model"}
 
 // production are the internal packages the public ones run on.
-var production = []string{"internal/clk", "internal/counter", "internal/evserr", "internal/rq", "internal/waitq", "internal/watch", "internal/window"}
+var production = []string{"internal/clk", "internal/counter", "internal/evserr", "internal/hooks", "internal/rq", "internal/waitq", "internal/watch", "internal/window"}
 
 // allowed reports whether a public package may depend on path.
 func allowed(path string) bool {
