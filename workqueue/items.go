@@ -164,7 +164,9 @@ func (s *state[T]) mark(item T, m Mode, o markOpts, tenant *path) bool {
 	}
 	raised := s.extras.raise(e, o.prio)
 	if p == queued && o.replace && o.after > 0 { // a later ready time replaces now
-		s.delayQueued(e, o.after)
+		s.lanes.unqueue(e, &s.extras)
+		s.schedule(e, s.cfg.clock.after(o.after), 0)
+		s.settle()
 		return false
 	}
 	switch p {
@@ -213,14 +215,6 @@ func (s *state[T]) retime(e int32, at int64, replace bool) {
 	if s.delays.n != n { // the timer's re-arm found items due: queued
 		s.settle()
 	}
-}
-
-// delayQueued takes the queued item e off its lane and delays it by
-// after, which is above 0 (AddOpts.Replace). Only with mu held.
-func (s *state[T]) delayQueued(e *entry[T], after time.Duration) {
-	s.lanes.unqueue(e, &s.extras)
-	s.schedule(e, s.cfg.clock.after(after), 0)
-	s.settle()
 }
 
 // keepAside gives the item e, in flight or disarmed, a kept-aside mark.

@@ -129,19 +129,6 @@ type take[T comparable] struct {
 	max int
 }
 
-// grant hands the blocked caller w up to its max queued items. Only with
-// mu held. The copy happens under the lock. It is bounded by max and by
-// what the granter itself just queued, since a caller only blocks while
-// nothing is queued. That is one item for an Add. It can be many for a
-// Done that puts back many kept-aside or level items. So a Done's grant
-// is the one hand-out whose copy is not O(1) under the lock (see the
-// package doc).
-func (s *state[T]) grant(w *waitq.Waiter[take[T]]) {
-	p := w.P
-	p.buf = s.takeLocked(p.buf, p.max)
-	s.waiters.Grant(w, p)
-}
-
 // takeLocked hands out up to max queued items, highest priority first,
 // appends them to buf and times them for the metrics. It copies under the
 // lock. Only with mu held.

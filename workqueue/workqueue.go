@@ -302,7 +302,14 @@ func (s *state[T]) settle() {
 		if w == nil {
 			break
 		}
-		s.grant(w)
+		// The copy is under the lock. A caller only blocks while nothing
+		// is queued, so it is bounded by max and by what the granter just
+		// queued: one item for an Add, maybe many for a Done that puts
+		// back kept-aside or level items. That Done's grant is the one
+		// hand-out whose copy is not O(1) under the lock (package doc).
+		p := w.P
+		p.buf = s.takeLocked(p.buf, p.max)
+		s.waiters.Grant(w, p)
 	}
 	if s.exhausted() {
 		s.waiters.RejectAll()
