@@ -186,6 +186,79 @@ func (ix *Index[T]) Find(s *Slab[T], item T) (*Entry[T], uint32) {
 	}
 }
 
+// FindOrAdd returns item's entry and false if the index holds it. Else
+// it takes a new entry from s (Alloc), stores item in it and in the index,
+// and returns it and true. The new entry holds item, its hash bits and its
+// slot, and is otherwise zero.
+//
+// It is Find and Add in one probe, which is Mark's path:
+//   - it hashes item once, with an integer word mixed in line;
+//   - it remembers the first dead place the search passes, and else the
+//     empty place that ends it, which is where Add's put would store the
+//     cell;
+//   - it grows a table exactly when Add would, and then puts the cell
+//     as Add does.
+//
+// So the cells end up where Find then Add would leave them.
+func (ix *Index[T]) FindOrAdd(s *Slab[T], item T) (*Entry[T], bool) {
+	if ix.dir == nil {
+		return ix.addFirst(s, item), true
+	}
+	var h uint32
+	if ix.kind == hashWord8 {
+		h = ix.mix(*(*uint64)(unsafe.Pointer(&item)))
+	} else {
+		h = ix.hash(item)
+	}
+	t := ix.table(h)
+	mask := len(t.cells) - 1
+	at := -1 // the first dead place passed
+	i := t.home(h)
+	for ; ; i = (i + 1) & mask {
+		c := t.cells[i]
+		if c == 0 {
+			break
+		}
+		if c == tomb {
+			if at < 0 {
+				at = i
+			}
+			continue
+		}
+		if uint32(c>>32) == h {
+			if e := s.Entry(cellSlot(c)); e.Item == item {
+				return e, false
+			}
+		}
+	}
+	e := s.Pop()
+	if e == nil {
+		e = s.alloc()
+	}
+	e.Item, e.Hash = item, h
+	if 4*(t.n+t.dead+1) > 3*len(t.cells) {
+		ix.grow(t, h)
+		ix.table(h).put(cell(h, e.ID))
+		return e, true
+	}
+	if at >= 0 {
+		i = at
+		t.dead--
+	}
+	t.cells[i] = cell(h, e.ID)
+	t.n++
+	return e, true
+}
+
+// addFirst is FindOrAdd into an index that has no tables yet.
+func (ix *Index[T]) addFirst(s *Slab[T], item T) *Entry[T] {
+	ix.init()
+	e := s.Alloc()
+	e.Item = item
+	ix.Add(e, ix.hash(item))
+	return e
+}
+
 // Add stores e, whose item the index does not hold, with the hash bits h
 // from find. It keeps them in e.
 func (ix *Index[T]) Add(e *Entry[T], h uint32) {

@@ -18,6 +18,19 @@ func (ix *Index[T]) Find(s *Slab[T], item T) (*Entry[T], uint32) {
 	return nil, 0
 }
 
+// FindOrAdd returns item's entry and false if the index holds it. Else
+// it takes a new entry from s, stores item in it and in the map, and
+// returns it and true, as index.go does.
+func (ix *Index[T]) FindOrAdd(s *Slab[T], item T) (*Entry[T], bool) {
+	if i, ok := ix.m[item]; ok {
+		return s.Entry(i), false
+	}
+	e := s.Alloc()
+	e.Item = item
+	ix.Add(e, 0)
+	return e, true
+}
+
 // add stores e, whose item the index does not hold, and keeps find's
 // hash bits h (0) in e, as index.go does.
 func (ix *Index[T]) Add(e *Entry[T], h uint32) {

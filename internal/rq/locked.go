@@ -86,11 +86,9 @@ func (l *Locked[T]) Mark(item T, m Mode) bool {
 	if l.closed {
 		return false
 	}
-	e, h := l.items.Find(&l.slab, item)
-	if e == nil {
-		e = l.slab.Alloc() // a recycled entry, or one in a new slot
-		e.Item, e.Mode = item, m
-		l.items.Add(e, h)
+	e, added := l.items.FindOrAdd(&l.slab, item) // a new item gets a recycled entry, or one in a new slot
+	if added {
+		e.Mode = m
 		l.enqueue(e)
 		return true
 	}
