@@ -132,7 +132,11 @@ func (l *Locked[T]) where(e *Entry[T]) Place {
 // grant would give, without the round trip through the list.
 func (l *Locked[T]) enqueue(e *Entry[T]) {
 	if l.list.Live == 0 && l.Waiters.Len() != 0 {
-		if w := l.Waiters.Front(); w != nil {
+		w := l.Waiters.Head() // a live head in line, else Front's loop
+		if w == nil {
+			w = l.Waiters.Front()
+		}
+		if w != nil {
 			e.State = InFlight
 			l.inflight++
 			p := w.P
