@@ -47,3 +47,24 @@ func TestMapIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestMapIndexFindOrAdd: the map twin's FindOrAdd finds a held item's
+// entry, and adds a new one in an entry that holds it.
+func TestMapIndexFindOrAdd(t *testing.T) {
+	var ix Index[string]
+	var s Slab[string]
+	a, added := ix.FindOrAdd(&s, "a")
+	if !added || a.Item != "a" {
+		t.Fatalf("FindOrAdd(a) into an empty index = %+v, %v", a, added)
+	}
+	b, added := ix.FindOrAdd(&s, "b")
+	if !added || b.ID == a.ID {
+		t.Fatalf("FindOrAdd(b) = slot %d, %v beside a's slot %d", b.ID, added, a.ID)
+	}
+	if e, added := ix.FindOrAdd(&s, "a"); added || e.ID != a.ID {
+		t.Fatalf("FindOrAdd(a) again = slot %d, %v, want %d, false", e.ID, added, a.ID)
+	}
+	if e, _ := ix.Find(&s, "b"); e == nil || e.ID != b.ID {
+		t.Fatalf("Find(b) after FindOrAdd = %v", e)
+	}
+}

@@ -30,6 +30,42 @@ func (x *indexed[T]) add(item T) int32 {
 	return e.ID
 }
 
+// findOrAdd is add through FindOrAdd, Mark's path: one probe.
+func (x *indexed[T]) findOrAdd(item T) int32 {
+	e, added := x.ix.FindOrAdd(&x.s, item)
+	if !added {
+		panic("FindOrAdd found an item the index does not hold")
+	}
+	return e.ID
+}
+
+// twin gives y x's seed, so that both hash alike. Both must be empty.
+func (x *indexed[T]) twin(y *indexed[T]) {
+	x.ix.init()
+	y.ix.init()
+	y.ix.seed, y.ix.k0, y.ix.k1 = x.ix.seed, x.ix.k0, x.ix.k1
+}
+
+// sameCells fails t unless x and y, driven alike, have the same tables
+// cell for cell, with the same counts.
+func (x *indexed[T]) sameCells(t fataler, y *indexed[T]) {
+	t.Helper()
+	if len(x.ix.dir) != len(y.ix.dir) {
+		t.Fatalf("directories of %d and %d entries", len(x.ix.dir), len(y.ix.dir))
+	}
+	for i, a := range x.ix.dir {
+		b := y.ix.dir[i]
+		if a.n != b.n || a.dead != b.dead || a.depth != b.depth || len(a.cells) != len(b.cells) {
+			t.Fatalf("entry %d: tables of %d/%d cells, %d/%d live, %d/%d dead", i, len(a.cells), len(b.cells), a.n, b.n, a.dead, b.dead)
+		}
+		for j, c := range a.cells {
+			if b.cells[j] != c {
+				t.Fatalf("entry %d, place %d: cell %#x after Find and Add, %#x after FindOrAdd", i, j, c, b.cells[j])
+			}
+		}
+	}
+}
+
 func (x *indexed[T]) find(item T) (int32, bool) {
 	e, _ := x.ix.Find(&x.s, item)
 	if e == nil {
@@ -133,7 +169,8 @@ func TestIndexModel(t *testing.T) {
 // for different k below 20,000 (or below 256: conv's type is that small).
 func testIndexModel[T comparable](t *testing.T, conv func(int) T) {
 	rapid.Check(t, func(t *rapid.T) {
-		var x indexed[T]
+		var x, y indexed[T] // y adds with FindOrAdd, and must end up as x
+		x.twin(&y)
 		want := map[T]int32{}
 		keys := rapid.SampledFrom([]int{16, 1000, 20000}).Draw(t, "keys")
 		if unsafe.Sizeof(conv(0)) == 1 {
@@ -151,21 +188,32 @@ func testIndexModel[T comparable](t *testing.T, conv func(int) T) {
 					switch {
 					case add && !ok:
 						want[conv(k)] = x.add(conv(k))
+						if got := y.findOrAdd(conv(k)); got != want[conv(k)] {
+							t.Fatalf("FindOrAdd(%v) took slot %d, Alloc %d", conv(k), got, want[conv(k)])
+						}
 					case !add && ok:
 						x.del(slot)
+						y.del(slot)
 						delete(want, conv(k))
 					}
 				}
 			} else {
 				k := conv(rapid.IntRange(0, keys-1).Draw(t, "key"))
 				if slot, ok := want[k]; ok {
+					if e, added := y.ix.FindOrAdd(&y.s, k); added || e.ID != slot {
+						t.Fatalf("FindOrAdd(%v) of a held item = slot %d, %v, want %d, false", k, e.ID, added, slot)
+					}
 					x.del(slot)
+					y.del(slot)
 					delete(want, k)
 				} else {
 					want[k] = x.add(k)
+					y.findOrAdd(k)
 				}
 			}
 			x.check(t, want)
+			y.check(t, want)
+			x.sameCells(t, &y)
 			for k := range min(16, 128-keys+128) {
 				if _, ok := want[conv(keys+k)]; !ok {
 					if slot, found := x.find(conv(keys + k)); found {
@@ -244,6 +292,58 @@ func TestIndexChurn(t *testing.T) {
 	}
 	if after != cells {
 		t.Fatalf("2,000 items churned: %d cells became %d", cells, after)
+	}
+}
+
+// TestFindOrAddReusesDeadPlace: FindOrAdd stores a new item's cell in
+// the first dead place its search passed, not at the empty place that
+// ended it, and counts one dead cell fewer.
+func TestFindOrAddReusesDeadPlace(t *testing.T) {
+	var x indexed[int]
+	for k := 0; ; k++ { // find three items in a row from one home
+		x.findOrAdd(k)
+		tb := x.ix.dir[0]
+		run := 0
+		for _, c := range tb.cells {
+			if c == 0 {
+				run = 0
+				continue
+			}
+			if run++; run == 3 {
+				break
+			}
+		}
+		if run == 3 {
+			break
+		}
+	}
+	tb := x.ix.dir[0]
+	at := -1 // a cell with live cells after it: its deletion leaves it dead
+	for i := range len(tb.cells) - 1 {
+		if tb.cells[i] != 0 && tb.cells[i+1] != 0 {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		t.Fatal("no two cells in a row")
+	}
+	x.del(cellSlot(tb.cells[at]))
+	if tb.cells[at] != tomb || tb.dead != 1 {
+		t.Fatalf("deletion before a live cell left %#x and %d dead", tb.cells[at], tb.dead)
+	}
+	// A new item whose home is the dead place: Find and Add would put it
+	// there, and not at the empty place after the live cell.
+	k := 1 << 20
+	for tb.home(x.ix.hash(k)) != at {
+		k++
+	}
+	slot := x.findOrAdd(k)
+	if tb.cells[at] != cell(x.ix.hash(k), slot) || tb.dead != 0 {
+		t.Fatalf("FindOrAdd left %#x at the dead place and %d dead", tb.cells[at], tb.dead)
+	}
+	if got, ok := x.find(k); !ok || got != slot {
+		t.Fatalf("find after FindOrAdd = %d, %v", got, ok)
 	}
 }
 

@@ -195,6 +195,38 @@ func TestFrontSettlesCancelledHeads(t *testing.T) {
 	}
 }
 
+// TestHead: Head returns the head waiter while its context is live, and
+// nil for an empty queue or a cancelled head, which it leaves queued for
+// Front to settle.
+func TestHead(t *testing.T) {
+	var q waitq.Queue[int]
+	if w := q.Head(); w != nil {
+		t.Fatal("Head of an empty queue returned a waiter")
+	}
+	cancelled := q.Push(closedChan(), 1)
+	live := q.Push(make(chan struct{}), 2)
+	if w := q.Head(); w != nil {
+		t.Fatalf("Head with a cancelled head = waiter %d, want nil", w.P)
+	}
+	if q.Len() != 2 || q.Woken() != nil {
+		t.Fatalf("Head settled a waiter: Len = %d", q.Len())
+	}
+	if q.Front() != live || q.Head() != live {
+		t.Fatal("after Front, Head is not the live waiter")
+	}
+	q.Remove(live)
+	forever := q.Push(nil, 3)
+	if q.Head() != forever {
+		t.Fatal("Head skipped a waiter without a context")
+	}
+	q.Remove(forever)
+	waitq.WakeAll(q.Woken())
+	var o lock
+	if _, r := q.Finish(&o, cancelled, cancelled.Sleep()); r != waitq.Cancelled {
+		t.Fatalf("cancelled head: %d, want Cancelled", r)
+	}
+}
+
 // TestFinish covers every way a wait ends.
 func TestFinish(t *testing.T) {
 	t.Run("closed", func(t *testing.T) {
