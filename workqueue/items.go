@@ -10,8 +10,9 @@ import (
 	"github.com/evsync/evsync/internal/watch"
 )
 
-// The core's types and constants (internal/rq), under the names this
-// package's code has always used.
+// The core's types and its entries' states (internal/rq), under the
+// names this package's code has always used. Its flags, modes and the
+// lanes' Listed go by their rq names.
 type (
 	entry[T comparable] = rq.Entry[T]
 	keptMark            = rq.KeptMark
@@ -28,9 +29,6 @@ const (
 	delayed  = rq.Delayed
 	idle     = rq.Idle
 	disarmed = rq.Disarmed
-	listed   = rq.Listed
-	removed  = rq.Removed
-	rearmed  = rq.Rearmed
 )
 
 // lookup returns the entry of item, or nil if the queue does not know it.
@@ -46,7 +44,7 @@ func (s *state[T]) lookup(item T) *entry[T] {
 // entry on a lane stores queued, and inFlight once handed out. Only with
 // mu held.
 func (s *state[T]) where(e *entry[T]) place {
-	if e.State != listed {
+	if e.State != rq.Listed {
 		return e.State
 	}
 	if e.Seq < s.lanes.list.Head {
@@ -156,7 +154,7 @@ func (s *state[T]) mark(item T, m Mode, o markOpts, tenant *path) bool {
 		s.extras.raise(e, o.prio)
 		s.admit(e, o.after)
 		return true
-	case e.Flags&removed != 0: // in flight and Removed, so known again, in mode m
+	case e.Flags&rq.Removed != 0: // in flight and Removed, so known again, in mode m
 		e.Mode, e.Flags = rq.Mode(m), 0
 		s.extras.fresh(e, o, tenant)
 		s.keepAside(e, o)
@@ -299,7 +297,7 @@ func (o *owner[T]) Unlock() {
 // because of a kept-aside mark. That is what keeps Wait waiting after
 // Close. It is whether e is marked, in the sense of doc.go's table.
 func returns[T comparable](e *entry[T]) bool {
-	return e.Mark.N != 0 && e.Flags&removed == 0 && (e.Mode != rq.OneShot || e.Flags&rearmed != 0)
+	return e.Mark.N != 0 && e.Flags&rq.Removed == 0 && (e.Mode != rq.OneShot || e.Flags&rq.Rearmed != 0)
 }
 
 // Done ends the hand-out of each item and returns how many of them were in
@@ -436,7 +434,7 @@ func (s *state[T]) decide(item T, e *entry[T], i uint64, still bool) {
 		s.pub.aside.Add(-1)
 	}
 	switch {
-	case e.Flags&removed != 0: // removed: forgotten
+	case e.Flags&rq.Removed != 0: // removed: forgotten
 		s.forget(item, e)
 	case back && s.discard && e.Mark.At > s.cfg.clock.now(): // marked, its time to come, delays dropped: forgotten
 		s.forget(item, e)
@@ -448,7 +446,7 @@ func (s *state[T]) decide(item T, e *entry[T], i uint64, still bool) {
 		s.putLater(e, e.Mark.N)
 	case e.Mode == rq.Level && !s.pub.closed.Load() && still: // level, still ready: queued
 		s.putLater(e, rq.LevelKey+i)
-	case e.Mode == rq.OneShot && e.Flags&rearmed != 0: // one-shot, re-armed: idle
+	case e.Mode == rq.OneShot && e.Flags&rq.Rearmed != 0: // one-shot, re-armed: idle
 		e.State, e.Flags = idle, 0
 	case e.Mode == rq.OneShot: // one-shot: disarmed
 		e.State, e.Flags = disarmed, 0 // with its mark, if any, until Rearm
@@ -525,13 +523,13 @@ func (q *Queue[T]) Remove(item T) bool {
 		s.arm()
 		s.forget(item, e)
 	case inFlight:
-		if e.Flags&removed != 0 {
+		if e.Flags&rq.Removed != 0 {
 			return false
 		}
 		if returns(e) {
 			s.pub.aside.Add(-1)
 		}
-		e.Flags = removed
+		e.Flags = rq.Removed
 		e.Mark = keptMark{}
 		if e.Retried { // gone from the queue, and so is its retry state
 			e.Retried = false
@@ -584,8 +582,8 @@ func (q *Queue[T]) Rearm(item T) bool {
 				s.enqueue(e)
 			}
 		}
-	case p == inFlight && e.Flags&(removed|rearmed) == 0:
-		e.Flags |= rearmed
+	case p == inFlight && e.Flags&(rq.Removed|rq.Rearmed) == 0:
+		e.Flags |= rq.Rearmed
 		if returns(e) {
 			s.pub.aside.Add(1)
 		}
