@@ -137,7 +137,7 @@ func (q *Queue[T]) TryTakeAppend(buf []T, max int) []T {
 		return buf
 	}
 	q.watch()
-	if q.pub.queued.Load() == 0 {
+	if q.pub.Queued.Load() == 0 {
 		return buf
 	}
 	l := q.lock()
@@ -217,7 +217,7 @@ func (q *Queue[T]) Drain(ctx context.Context) error {
 // cases apart.
 func (q *Queue[T]) Ready() <-chan struct{} {
 	q.watch()
-	if q.pub.queued.Load() != 0 {
+	if q.pub.Queued.Load() != 0 {
 		return waitq.ClosedChan()
 	}
 	l := q.lock()

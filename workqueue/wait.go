@@ -261,7 +261,7 @@ func (q *Queue[T]) Drain(ctx context.Context) error {
 // cases apart.
 func (q *Queue[T]) Ready() <-chan struct{} {
 	s := &q.s
-	if s.pub.queued.Load() != 0 {
+	if s.pub.Queued.Load() != 0 {
 		return waitq.ClosedChan()
 	}
 	s.mu.Lock()
