@@ -136,17 +136,10 @@ type Queue[T comparable] struct {
 	mu  sync.Mutex
 	sec rq.Locked[T] // the state mu guards, handed out by lock only
 	_   [64]byte
-	pub published // the counters observers read, on lines of their own
-}
-
-// published is what a Queue shows without its lock. It is written with
-// the lock held, once an observer has asked (watch).
-type published struct {
-	queued, inflight, disarmed, aside atomic.Int64
-	closed                            atomic.Bool
-
-	watchers watch.List   // the poll sets watching the queue (watch.go)
-	armed    atomic.Int32 // their registrations waiting for the next wakeup
+	// pub is what the queue shows without its lock, on lines of their
+	// own. It is written with the lock held, once an observer has asked
+	// (watch).
+	pub rq.Published
 }
 
 // New returns an empty edge-triggered queue, the same as the zero Queue.
@@ -179,7 +172,7 @@ func (q *Queue[T]) unlock(l *rq.Locked[T]) {
 	if q.watched.Load() {
 		q.publish(l) // before the load of armed: a set that arms, then polls, sees one or the other
 		hook(pointArmed)
-		if l.Queued() > 0 && q.pub.armed.Load() != 0 {
+		if l.Queued() > 0 && q.pub.Armed.Load() != 0 {
 			ev = watch.In // a poll set's armed registration wants the next section that leaves items queued (watch.go)
 		}
 	}
@@ -192,16 +185,16 @@ func (q *Queue[T]) unlock(l *rq.Locked[T]) {
 		waitq.WakeAll(d)
 	}
 	if ev != 0 {
-		q.pub.watchers.Wake(ev)
+		q.pub.Sets.Wake(ev)
 	}
 }
 
 // publish stores the counters that changed. Only with mu held.
 func (q *Queue[T]) publish(l *rq.Locked[T]) {
-	rq.Store(&q.pub.queued, l.Queued())
-	rq.Store(&q.pub.inflight, l.InFlight())
-	rq.Store(&q.pub.disarmed, l.Disarmed())
-	rq.Store(&q.pub.aside, l.Aside())
+	rq.Store(&q.pub.Queued, l.Queued())
+	rq.Store(&q.pub.InFlight, l.InFlight())
+	rq.Store(&q.pub.Disarmed, l.Disarmed())
+	rq.Store(&q.pub.Aside, l.Aside())
 }
 
 // watch starts the publishing of the counters, at the first call that
@@ -338,12 +331,12 @@ func (q *Queue[T]) Close() {
 	l := q.lock()
 	closing := l.Close()
 	if closing {
-		q.pub.closed.Store(true)
+		q.pub.Closed.Store(true)
 		l.Settle()
 	}
 	q.unlock(l)
-	if closing && q.pub.armed.Load() != 0 {
-		q.pub.watchers.Wake(watch.Hup)
+	if closing && q.pub.Armed.Load() != 0 {
+		q.pub.Sets.Wake(watch.Hup)
 	}
 }
 

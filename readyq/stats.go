@@ -20,28 +20,20 @@ type Stats struct {
 // mutually inconsistent under concurrent use.
 func (q *Queue[T]) Stats() Stats {
 	q.watch()
-	return Stats{
-		Queued:   int(q.pub.queued.Load()),
-		InFlight: int(q.pub.inflight.Load()),
-		Aside:    int(q.pub.aside.Load()),
-		Disarmed: int(q.pub.disarmed.Load()),
-		Waiting:  q.sec.Waiters.Len(),
-		Draining: q.sec.Drainers.Len(),
-		Closed:   q.pub.closed.Load(),
-	}
+	return statsOf(q.pub.Counts(q.sec.Waiters.Len(), q.sec.Drainers.Len()))
 }
 
 // Len returns the number of queued items (see Stats for its cost).
 func (q *Queue[T]) Len() int {
 	q.watch()
-	return int(q.pub.queued.Load())
+	return int(q.pub.Queued.Load())
 }
 
 // InFlight returns the number of items handed out and not yet Done (see
 // Stats for its cost).
 func (q *Queue[T]) InFlight() int {
 	q.watch()
-	return int(q.pub.inflight.Load())
+	return int(q.pub.InFlight.Load())
 }
 
 // String formats a Stats snapshot, such as
@@ -53,4 +45,10 @@ func (q *Queue[T]) String() string { return q.Stats().String() }
 func (st Stats) String() string {
 	return rq.Counts{Queued: st.Queued, InFlight: st.InFlight, Aside: st.Aside, Disarmed: st.Disarmed,
 		Waiting: st.Waiting, Draining: st.Draining, Closed: st.Closed}.Format("readyq")
+}
+
+// statsOf is c without Delayed, which a readyq queue does not have.
+func statsOf(c rq.Counts) Stats {
+	return Stats{Queued: c.Queued, InFlight: c.InFlight, Aside: c.Aside, Disarmed: c.Disarmed,
+		Waiting: c.Waiting, Draining: c.Draining, Closed: c.Closed}
 }

@@ -20,17 +20,10 @@ import (
 //   - nil and ErrClosed once the queue is closed and nothing is left to
 //     hand out (see Close)
 func (q *Queue[T]) Wait(ctx context.Context, max int) ([]T, error) {
-	switch {
-	case ctx == nil:
-		return nil, errs.WaitNilCtx
-	case max <= 0:
-		return nil, errs.BadMax("wait", max)
+	if err := errs.Check(ctx, max, errs.WaitNilCtx, "wait"); err != nil {
+		return nil, err
 	}
-	items, err := q.WaitAppend(ctx, nil, max)
-	if len(items) == 0 {
-		items = nil
-	}
-	return items, err
+	return rq.Handed(q.WaitAppend(ctx, nil, max))
 }
 
 // WaitAppend is Wait appending the items to buf. A consumer that passes
@@ -38,11 +31,8 @@ func (q *Queue[T]) Wait(ctx context.Context, max int) ([]T, error) {
 // large enough. On error it returns buf unchanged. Its errors for a nil
 // ctx and max ≤ 0 name the call "wait append".
 func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error) {
-	switch {
-	case ctx == nil:
-		return buf, errs.WaitAppendNilCtx
-	case max <= 0:
-		return buf, errs.BadMax("wait append", max)
+	if err := errs.Check(ctx, max, errs.WaitAppendNilCtx, "wait append"); err != nil {
+		return buf, err
 	}
 	if err := ctx.Err(); err != nil {
 		return buf, err
@@ -74,11 +64,8 @@ func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error
 //		... work on batch ...
 //	}
 func (q *Queue[T]) Next(ctx context.Context, done []T, max int) ([]T, error) {
-	switch {
-	case ctx == nil:
-		return done, errs.NextNilCtx
-	case max <= 0:
-		return done, errs.BadMax("next", max)
+	if err := errs.Check(ctx, max, errs.NextNilCtx, "next"); err != nil {
+		return done, err
 	}
 	if q.recheck != nil { // the recheck runs outside the lock
 		q.Done(done...)
@@ -123,11 +110,10 @@ func (q *Queue[T]) waitAndUnlock(l *rq.Locked[T], ctx context.Context, buf []T, 
 // waiting. It returns nil if nothing is queued or max ≤ 0. The items are
 // in flight until Done. On a closed queue it hands out what is left.
 func (q *Queue[T]) TryTake(max int) []T {
-	items := q.TryTakeAppend(nil, max)
-	if len(items) == 0 {
-		return nil
+	if items := q.TryTakeAppend(nil, max); len(items) > 0 {
+		return items
 	}
-	return items
+	return nil
 }
 
 // TryTakeAppend is TryTake appending the items to buf (see WaitAppend).
@@ -137,7 +123,7 @@ func (q *Queue[T]) TryTakeAppend(buf []T, max int) []T {
 		return buf
 	}
 	q.watch()
-	if q.pub.queued.Load() == 0 {
+	if q.pub.Queued.Load() == 0 {
 		return buf
 	}
 	l := q.lock()
@@ -165,9 +151,7 @@ func (q *Queue[T]) takeAndUnlock(l *rq.Locked[T], buf []T, max int) []T {
 	if copyHook != nil {
 		copyHook()
 	}
-	buf = arr.CopyOut(buf, lo, hi)
-	arr.Scans.Add(-1) // after the last read of the slots
-	return buf
+	return arr.CopyOutside(buf, lo, hi)
 }
 
 // copyHook, if set (tests only, see export_test.go), runs while a large
@@ -217,7 +201,7 @@ func (q *Queue[T]) Drain(ctx context.Context) error {
 // cases apart.
 func (q *Queue[T]) Ready() <-chan struct{} {
 	q.watch()
-	if q.pub.queued.Load() != 0 {
+	if q.pub.Queued.Load() != 0 {
 		return waitq.ClosedChan()
 	}
 	l := q.lock()

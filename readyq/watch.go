@@ -28,18 +28,18 @@ func (q *Queue[T]) pollSource() watch.Source { return source[T]{q} }
 type source[T comparable] struct{ q *Queue[T] }
 
 // Watchers returns the queue's watch list.
-func (s source[T]) Watchers() *watch.List { return &s.q.pub.watchers }
+func (s source[T]) Watchers() *watch.List { return &s.q.pub.Sets }
 
 // Arm makes the queue observed, then changes the count of armed
 // registrations by d.
 func (s source[T]) Arm(d int) {
 	s.q.watch()
-	watch.Count(&s.q.pub.armed, d, "readyq")
+	watch.Count(&s.q.pub.Armed, d, "readyq")
 }
 
 // Poll reads the published counts: In while items are queued, or once
 // closed with nothing aside; Hup once closed.
 func (s source[T]) Poll() watch.Events {
 	p := &s.q.pub
-	return watch.QueueEvents(p.closed.Load(), &p.queued, &p.aside)
+	return watch.QueueEvents(p.Closed.Load(), &p.Queued, &p.Aside)
 }

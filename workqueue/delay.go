@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/evsync/evsync/internal/clk"
+	"github.com/evsync/evsync/internal/rq"
 )
 
 // delays is a queue's delayed items and its timer. Only with mu held.
@@ -294,7 +295,7 @@ func (q *Queue[T]) Priority(item T) (int, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.lookup(item)
-	if e == nil || e.Flags&removed != 0 || e.Kept() {
+	if e == nil || e.Flags&rq.Removed != 0 || e.Kept() {
 		return 0, false
 	}
 	return s.extras.prio(e), true

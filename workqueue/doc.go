@@ -10,28 +10,21 @@
 //
 // # The epoll mapping
 //
-//	workqueue                     epoll (fs/eventpoll.c)
-//	Add(item)                     ep_poll_callback: item onto rdllist (once)
-//	Wait(ctx, max), TryTake(max)  epoll_wait: rdllist spliced onto txlist, up to maxevents
-//	an item in flight (until Done) an item on txlist during ep_send_events
-//	a mark kept aside             an arrival on ovflist during the scan
-//	Done(items...)                ep_done_scan: ovflist put back in arrival order,
-//	                              level-triggered items re-added at the tail
-//	Next(ctx, done, max)          Done(done...) and the next epoll_wait in one step
-//	Edge / Level / OneShot        EPOLLET / default (LT) / EPOLLONESHOT
-//	Config.Recheck                the re-poll of a level-triggered file
-//	Rearm(item)                   EPOLL_CTL_MOD of a one-shot item
-//	Remove(item)                  EPOLL_CTL_DEL
-//	Ready()                       poll on the epoll fd itself
-//	AddAfter, AddRateLimited      (no epoll counterpart: a mark with a ready time)
+// The calls workqueue shares with readyq map to epoll as package readyq's
+// table shows. In short:
+//   - Add is ep_poll_callback: the item goes onto the ready list, once.
+//   - Wait, TryTake and Next are epoll_wait: a splice of the list.
+//   - An item in flight is one on the txlist. A mark kept aside is an
+//     arrival on the ovflist.
+//   - Done is ep_done_scan: the marks kept aside go back in arrival order.
+//   - Edge, Level and OneShot are EPOLLET, the default and EPOLLONESHOT.
+//   - AddAfter and AddRateLimited have no epoll counterpart. They are
+//     marks with a ready time.
 //
-// The one difference is how long an item stays "on the txlist". Epoll's
-// scan ends when epoll_wait returns. A workqueue hand-out ends at Done, when
-// the consumer has finished with the item. That is what client-go's
-// workqueue calls processing. The queue keeps its guarantee, so an item
-// is never handed to two consumers at once and a mark made meanwhile is
-// never lost. It adds batch hand-outs, trigger modes, Remove,
-// cancellation, Close and Drain.
+// As in readyq, a hand-out lasts until Done, not until the Wait returns.
+// That is what client-go's workqueue calls processing. So an item is
+// never handed to two consumers at once, and a mark made meanwhile is
+// never lost.
 //
 // # Guarantees
 //

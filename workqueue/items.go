@@ -10,8 +10,9 @@ import (
 	"github.com/evsync/evsync/internal/watch"
 )
 
-// The core's types and constants (internal/rq), under the names this
-// package's code has always used.
+// The core's types and four of its entries' states (internal/rq), under
+// the names this package's code has always used. The rest (Idle, the
+// lanes' Listed, the flags and the modes) go by their rq names.
 type (
 	entry[T comparable] = rq.Entry[T]
 	keptMark            = rq.KeptMark
@@ -26,11 +27,7 @@ const (
 	queued   = rq.Queued
 	inFlight = rq.InFlight
 	delayed  = rq.Delayed
-	idle     = rq.Idle
 	disarmed = rq.Disarmed
-	listed   = rq.Listed
-	removed  = rq.Removed
-	rearmed  = rq.Rearmed
 )
 
 // lookup returns the entry of item, or nil if the queue does not know it.
@@ -46,7 +43,7 @@ func (s *state[T]) lookup(item T) *entry[T] {
 // entry on a lane stores queued, and inFlight once handed out. Only with
 // mu held.
 func (s *state[T]) where(e *entry[T]) place {
-	if e.State != listed {
+	if e.State != rq.Listed {
 		return e.State
 	}
 	if e.Seq < s.lanes.list.Head {
@@ -101,7 +98,7 @@ type markOpts struct {
 func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
 	s := &q.s
 	s.cfg.keys.Check(item)
-	if s.pub.closed.Load() { // refused: no retry to count (mark handles a Close that comes next)
+	if s.pub.Closed.Load() { // refused: no retry to count (mark handles a Close that comes next)
 		return false
 	}
 	var tenant path
@@ -129,12 +126,12 @@ func (s *state[T]) mark(item T, m Mode, o markOpts, tenant *path) bool {
 	if o.retried { // When counted a failure, so the limiter forgets it with the item
 		if e != nil {
 			e.Retried = true
-		} else if s.pub.closed.Load() {
+		} else if s.pub.Closed.Load() {
 			p := s.mail.posting()
 			p.forgot = append(p.forgot, item)
 		}
 	}
-	if s.pub.closed.Load() {
+	if s.pub.Closed.Load() {
 		return false
 	}
 	if e == nil {
@@ -152,11 +149,11 @@ func (s *state[T]) mark(item T, m Mode, o markOpts, tenant *path) bool {
 		s.extras.fresh(e, o, tenant)
 		s.admit(e, o.after)
 		return true
-	case p == idle:
+	case p == rq.Idle:
 		s.extras.raise(e, o.prio)
 		s.admit(e, o.after)
 		return true
-	case e.Flags&removed != 0: // in flight and Removed, so known again, in mode m
+	case e.Flags&rq.Removed != 0: // in flight and Removed, so known again, in mode m
 		e.Mode, e.Flags = rq.Mode(m), 0
 		s.extras.fresh(e, o, tenant)
 		s.keepAside(e, o)
@@ -225,7 +222,7 @@ func (s *state[T]) keepAside(e *entry[T], o markOpts) {
 		e.Mark.At, e.Mark.Seq = s.cfg.clock.after(o.after), s.delays.next()
 	}
 	if s.where(e) == inFlight && returns(e) {
-		s.pub.aside.Add(1)
+		s.pub.Aside.Add(1)
 	}
 }
 
@@ -272,7 +269,7 @@ func (s *state[T]) unlock() {
 	waitq.WakeAll(w)
 	waitq.WakeAll(d)
 	if tell { // before the metrics, whose hooks are the user's code
-		s.pub.watchers.Wake(watch.In)
+		s.pub.Sets.Wake(watch.In)
 	}
 	if p != nil {
 		s.cfg.deliver(p)
@@ -299,7 +296,7 @@ func (o *owner[T]) Unlock() {
 // because of a kept-aside mark. That is what keeps Wait waiting after
 // Close. It is whether e is marked, in the sense of doc.go's table.
 func returns[T comparable](e *entry[T]) bool {
-	return e.Mark.N != 0 && e.Flags&removed == 0 && (e.Mode != rq.OneShot || e.Flags&rearmed != 0)
+	return e.Mark.N != 0 && e.Flags&rq.Removed == 0 && (e.Mode != rq.OneShot || e.Flags&rq.Rearmed != 0)
 }
 
 // Done ends the hand-out of each item and returns how many of them were in
@@ -399,7 +396,7 @@ func repool(pooled *[]bool) {
 // later reports whether the in-flight item e has a kept-aside mark whose
 // ready time is still to come (before Close). Only with mu held.
 func (s *state[T]) later(e *entry[T]) bool {
-	return e.Mark.At != 0 && !s.pub.closed.Load() && e.Mark.At > s.cfg.clock.now()
+	return e.Mark.At != 0 && !s.pub.Closed.Load() && e.Mark.At > s.cfg.clock.now()
 }
 
 // finish is Done under the lock. Its ready[i] is the recheck of items[i],
@@ -433,10 +430,10 @@ func (s *state[T]) finish(items []T, ready []bool) int {
 func (s *state[T]) decide(item T, e *entry[T], i uint64, still bool) {
 	back := returns(e) // marked, in the table's sense
 	if back {
-		s.pub.aside.Add(-1)
+		s.pub.Aside.Add(-1)
 	}
 	switch {
-	case e.Flags&removed != 0: // removed: forgotten
+	case e.Flags&rq.Removed != 0: // removed: forgotten
 		s.forget(item, e)
 	case back && s.discard && e.Mark.At > s.cfg.clock.now(): // marked, its time to come, delays dropped: forgotten
 		s.forget(item, e)
@@ -446,10 +443,10 @@ func (s *state[T]) decide(item T, e *entry[T], i uint64, still bool) {
 		s.schedule(e, m.At, m.Seq)
 	case back && !s.later(e): // marked, due now: queued
 		s.putLater(e, e.Mark.N)
-	case e.Mode == rq.Level && !s.pub.closed.Load() && still: // level, still ready: queued
+	case e.Mode == rq.Level && !s.pub.Closed.Load() && still: // level, still ready: queued
 		s.putLater(e, rq.LevelKey+i)
-	case e.Mode == rq.OneShot && e.Flags&rearmed != 0: // one-shot, re-armed: idle
-		e.State, e.Flags = idle, 0
+	case e.Mode == rq.OneShot && e.Flags&rq.Rearmed != 0: // one-shot, re-armed: idle
+		e.State, e.Flags = rq.Idle, 0
 	case e.Mode == rq.OneShot: // one-shot: disarmed
 		e.State, e.Flags = disarmed, 0 // with its mark, if any, until Rearm
 		s.disarmed++
@@ -476,7 +473,7 @@ func (s *state[T]) drop(item T, e *entry[T]) {
 		s.extras.release(e.X)
 		e.X = 0
 	}
-	e.State, e.Flags, e.Mark = idle, 0, keptMark{}
+	e.State, e.Flags, e.Mark = rq.Idle, 0, keptMark{}
 }
 
 // putLater notes e for putBack, which queues the items Done puts back in
@@ -525,13 +522,13 @@ func (q *Queue[T]) Remove(item T) bool {
 		s.arm()
 		s.forget(item, e)
 	case inFlight:
-		if e.Flags&removed != 0 {
+		if e.Flags&rq.Removed != 0 {
 			return false
 		}
 		if returns(e) {
-			s.pub.aside.Add(-1)
+			s.pub.Aside.Add(-1)
 		}
-		e.Flags = removed
+		e.Flags = rq.Removed
 		e.Mark = keptMark{}
 		if e.Retried { // gone from the queue, and so is its retry state
 			e.Retried = false
@@ -541,7 +538,7 @@ func (q *Queue[T]) Remove(item T) bool {
 	case disarmed:
 		s.disarmed--
 		s.forget(item, e)
-	case idle:
+	case rq.Idle:
 		if e.Kept() { // not known: its entry is freed, and Remove reports so
 			s.forget(item, e)
 			return false
@@ -562,20 +559,20 @@ func (q *Queue[T]) Remove(item T) bool {
 func (q *Queue[T]) Rearm(item T) bool {
 	s := &q.s
 	s.cfg.keys.Check(item)
-	if s.pub.closed.Load() {
+	if s.pub.Closed.Load() {
 		return false
 	}
 	s.mu.Lock()
 	s.promote()
 	defer s.unlock()
 	e := s.lookup(item)
-	if e == nil || e.Mode != rq.OneShot || s.pub.closed.Load() {
+	if e == nil || e.Mode != rq.OneShot || s.pub.Closed.Load() {
 		return false
 	}
 	switch p := s.where(e); {
 	case p == disarmed:
 		s.disarmed--
-		e.State = idle
+		e.State = rq.Idle
 		if m := e.Mark; m.N != 0 {
 			e.Mark = keptMark{}
 			if m.At != 0 && m.At > s.cfg.clock.now() {
@@ -584,10 +581,10 @@ func (q *Queue[T]) Rearm(item T) bool {
 				s.enqueue(e)
 			}
 		}
-	case p == inFlight && e.Flags&(removed|rearmed) == 0:
-		e.Flags |= rearmed
+	case p == inFlight && e.Flags&(rq.Removed|rq.Rearmed) == 0:
+		e.Flags |= rq.Rearmed
 		if returns(e) {
-			s.pub.aside.Add(1)
+			s.pub.Aside.Add(1)
 		}
 	default:
 		return false

@@ -1,6 +1,10 @@
 package workqueue
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/evsync/evsync/internal/rq"
+)
 
 // A lane is a node of a level's tree of tenants (see FairShare). A leaf
 // is a tenant's FIFO of queued items. An inner node serves its children
@@ -92,12 +96,12 @@ func (s *state[T]) enqueue(e *entry[T]) {
 // lane of its priority and tenant. The extra parts xs hold e's, if any.
 func (l *lanes[T]) push(e *entry[T], xs *extras[T]) {
 	if e.X == 0 {
-		e.Seq, e.State = l.list.Push(e.Item), listed
+		e.Seq, e.State = l.list.Push(e.Item), rq.Listed
 		return
 	}
 	x := xs.at(e.X)
 	if !l.laned(x.prio) {
-		e.Seq, e.State = l.list.Push(e.Item), listed
+		e.Seq, e.State = l.list.Push(e.Item), rq.Listed
 		return
 	}
 	ln := l.leaf(x.prio, xs, e.X)

@@ -39,22 +39,22 @@ func (q *Queue[T]) pollSource() watch.Source { return &q.s.pub }
 // need not be told it is observed.
 
 // Watchers returns the queue's watch list.
-func (p *published) Watchers() *watch.List { return &p.watchers }
+func (p *published) Watchers() *watch.List { return &p.Sets }
 
 // Arm changes the count of armed registrations by d.
-func (p *published) Arm(d int) { watch.Count(&p.armed, d, "workqueue") }
+func (p *published) Arm(d int) { watch.Count(&p.Armed, d, "workqueue") }
 
 // Poll reads the published counters: In while items are queued, or once
 // closed with nothing aside; Hup once closed.
 func (p *published) Poll() watch.Events {
-	return watch.QueueEvents(p.closed.Load(), &p.queued, &p.aside)
+	return watch.QueueEvents(p.Closed.Load(), &p.Queued, &p.Aside)
 }
 
 // hangUp wakes the poll sets with Hup, after the unlock of the section
 // that closed the queue. That section stored closed first, so a set that
 // arms, then polls, sees it or is woken.
 func (s *state[T]) hangUp() {
-	if s.pub.armed.Load() != 0 {
-		s.pub.watchers.Wake(watch.Hup)
+	if s.pub.Armed.Load() != 0 {
+		s.pub.Sets.Wake(watch.Hup)
 	}
 }

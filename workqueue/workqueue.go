@@ -7,7 +7,6 @@ import (
 	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/rq"
 	"github.com/evsync/evsync/internal/waitq"
-	"github.com/evsync/evsync/internal/watch"
 	"github.com/evsync/evsync/readyq"
 )
 
@@ -135,16 +134,15 @@ type callers[T comparable] struct {
 // that observers read, and the closed flag of Add's fast refusal. The
 // observers are Len, InFlight, Stats, the fast paths of Ready and
 // TryTake, and the poll sets' Poll (watch.go). It is written only with mu
-// held, but for armed, which the poll sets change.
+// held, but for Armed, which the poll sets change.
 type published struct {
-	queued, inflight, disarmed, delayed atomic.Int64 // stored by publish
+	// Queued, InFlight and Disarmed are stored by publish. Aside, items in
+	// flight with a mark Done will queue, keeps Wait waiting after Close.
+	// Sets are the poll sets (watch.go).
+	rq.Published
 
-	aside  atomic.Int64 // in flight with a mark Done will queue (keeps Wait waiting after Close)
-	closed atomic.Bool
-
-	watchers watch.List   // the poll sets watching the queue (watch.go)
-	armed    atomic.Int32 // their registrations waiting for the next wakeup
-	tell     bool         // the last publish left items queued for an armed registration; only with mu held, for unlock
+	delayed atomic.Int64 // stored by publish
+	tell    bool         // the last publish left items queued for an armed registration; only with mu held, for unlock
 }
 
 // empty reports, from lock-free loads, that a TryTake has nothing to
@@ -161,9 +159,9 @@ func (p *published) empty(user bool) bool {
 	if user {
 		d := p.delayed.Load()
 		hook(pointLoaded)
-		return d == 0 && p.queued.Load() == 0
+		return d == 0 && p.Queued.Load() == 0
 	}
-	return p.queued.Load() == 0
+	return p.Queued.Load() == 0
 }
 
 // settings are a Queue's configuration, set by New and NewWithConfig and
@@ -244,11 +242,11 @@ func NewWithConfig[T comparable](c Config[T], opts ...Option) *Queue[T] {
 func (q *Queue[T]) Close() {
 	s := &q.s
 	s.mu.Lock()
-	closing := !s.pub.closed.Load()
+	closing := !s.pub.Closed.Load()
 	if closing {
 		s.dueAt(s.cfg.clock.now(), true) // before closed is seen without the lock: a refused Add
 		s.publish()                      // must not find the delayed items still uncounted
-		s.pub.closed.Store(true)
+		s.pub.Closed.Store(true)
 		s.settle()
 	}
 	s.unlock()
@@ -268,7 +266,7 @@ func (q *Queue[T]) CloseDiscardingDelays() int {
 	s := &q.s
 	s.mu.Lock()
 	s.promote() // an item due on a user's clock is queued, not forgotten
-	if s.pub.closed.Load() {
+	if s.pub.Closed.Load() {
 		s.unlock()
 		return 0
 	}
@@ -281,7 +279,7 @@ func (q *Queue[T]) CloseDiscardingDelays() int {
 	s.arm()
 	s.discard = true
 	s.publish() // before closed is seen without the lock, as in Close
-	s.pub.closed.Store(true)
+	s.pub.Closed.Store(true)
 	s.settle()
 	s.unlock()
 	s.hangUp()
@@ -326,7 +324,7 @@ func (s *state[T]) settle() {
 // exhausted reports whether a closed queue has nothing left to hand out.
 // That means nothing is queued, and no Done could queue an item again.
 func (s *state[T]) exhausted() bool {
-	return s.pub.closed.Load() && s.lanes.queued() == 0 && s.pub.aside.Load() == 0
+	return s.pub.Closed.Load() && s.lanes.queued() == 0 && s.pub.Aside.Load() == 0
 }
 
 // idle reports whether nothing is queued, delayed or in flight (Drain).
@@ -343,11 +341,11 @@ func (q *Queue[T]) Len() int {
 	if q.s.cfg.clock.user {
 		return q.Stats().Queued
 	}
-	return int(q.s.pub.queued.Load())
+	return int(q.s.pub.Queued.Load())
 }
 
 // InFlight returns the number of items handed out and not yet Done.
-func (q *Queue[T]) InFlight() int { return int(q.s.pub.inflight.Load()) }
+func (q *Queue[T]) InFlight() int { return int(q.s.pub.InFlight.Load()) }
 
 // publish stores the counters that changed. Only with mu held. Every
 // locked section that changes one calls it before its unlock (settle
@@ -359,24 +357,24 @@ func (q *Queue[T]) InFlight() int { return int(q.s.pub.inflight.Load()) }
 // is told. The other order could miss both.
 func (s *state[T]) publish() {
 	queued := s.lanes.queued()
-	rq.Store(&s.pub.queued, queued)
+	rq.Store(&s.pub.Queued, queued)
 	rq.Store(&s.pub.delayed, s.delays.n)
-	rq.Store(&s.pub.inflight, s.inflight)
-	rq.Store(&s.pub.disarmed, s.disarmed)
+	rq.Store(&s.pub.InFlight, s.inflight)
+	rq.Store(&s.pub.Disarmed, s.disarmed)
 	hook(pointArmed)
-	s.pub.tell = queued > 0 && s.pub.armed.Load() != 0
+	s.pub.tell = queued > 0 && s.pub.Armed.Load() != 0
 }
 
 // Stats is a snapshot of a queue's state.
 type Stats struct {
-	Queued   int  // items waiting to be handed out (Len)
-	Delayed  int  // items waiting for their ready time (AddAfter, AddRateLimited)
-	InFlight int  // items handed out, not yet Done
-	Aside    int  // in-flight items marked again, to be queued at Done
-	Disarmed int  // one-shot items waiting for Rearm
-	Waiting  int  // blocked Wait callers
-	Draining int  // blocked Drain callers
-	Closed   bool // Close has been called
+	Queued   int // items waiting to be handed out (Len)
+	Delayed  int // items waiting for their ready time (AddAfter, AddRateLimited)
+	InFlight int // items handed out, not yet Done
+	Aside    int // in-flight items marked again, to be queued at Done
+	Disarmed int // one-shot items waiting for Rearm
+
+	Waiting, Draining int  // blocked Wait and Drain callers
+	Closed            bool // Close has been called
 }
 
 // Stats returns a snapshot read with atomic loads only. On the wall clock
@@ -392,16 +390,9 @@ func (q *Queue[T]) Stats() Stats {
 		s.catchUp()
 		s.unlock()
 	}
-	return Stats{
-		Queued:   int(s.pub.queued.Load()),
-		Delayed:  int(s.pub.delayed.Load()),
-		InFlight: int(s.pub.inflight.Load()),
-		Aside:    int(s.pub.aside.Load()),
-		Disarmed: int(s.pub.disarmed.Load()),
-		Waiting:  s.waiters.Len(),
-		Draining: s.drainers.Len(),
-		Closed:   s.pub.closed.Load(),
-	}
+	c := s.pub.Counts(s.waiters.Len(), s.drainers.Len())
+	c.Delayed = int(s.pub.delayed.Load()) // after Queued, as before
+	return Stats(c)
 }
 
 // String formats a Stats snapshot, such as

@@ -148,3 +148,12 @@ func (a *Array[T]) CopyOut(buf []T, lo, hi int) []T {
 	clear(s)
 	return buf
 }
+
+// CopyOutside is CopyOut for a hand-out too large to copy under the
+// lock. The hand-out adds 1 to Scans before its unlock, and CopyOutside
+// runs after it, then takes the 1 off again.
+func (a *Array[T]) CopyOutside(buf []T, lo, hi int) []T {
+	buf = a.CopyOut(buf, lo, hi)
+	a.Scans.Add(-1) // after the last read of the slots
+	return buf
+}

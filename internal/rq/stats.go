@@ -3,7 +3,36 @@ package rq
 import (
 	"fmt"
 	"sync/atomic"
+
+	"github.com/evsync/evsync/internal/watch"
 )
+
+// Published are the counters a queue shows without its lock, and its
+// poll sets. readyq's Queue holds one, and workqueue's embeds one in its
+// own, which adds the delayed count. Only a queue's locked sections write
+// the counters, with Store, but for Aside's adds in workqueue (under the
+// lock too) and Armed, which the poll sets change.
+type Published struct {
+	Queued, InFlight, Disarmed, Aside atomic.Int64
+	Closed                            atomic.Bool
+
+	Sets  watch.List   // the poll sets watching the queue
+	Armed atomic.Int32 // their registrations waiting for the next wakeup
+}
+
+// Counts loads the counters one by one, Queued first, into Counts with
+// the given numbers of blocked Wait and Drain callers. Delayed stays 0.
+func (p *Published) Counts(waiting, draining int) Counts {
+	return Counts{
+		Queued:   int(p.Queued.Load()),
+		InFlight: int(p.InFlight.Load()),
+		Aside:    int(p.Aside.Load()),
+		Disarmed: int(p.Disarmed.Load()),
+		Waiting:  waiting,
+		Draining: draining,
+		Closed:   p.Closed.Load(),
+	}
+}
 
 // Counts are a queue's figures as its Stats show them. workqueue.Stats
 // has the same fields in the same order, so it converts to Counts;
