@@ -8,8 +8,9 @@ import (
 )
 
 // Wait waits until at least one item is queued, then hands out up to max
-// of them, oldest first, in one step. The items are in flight until Done.
-// It returns:
+// of them in one step. They come in the package doc's order: highest
+// priority first, the tenants in turn under fair share, and oldest first
+// within a tenant. The items are in flight until Done. It returns:
 //
 //   - the items and nil
 //   - nil and an error matching ErrInvalid at once if ctx is nil or
