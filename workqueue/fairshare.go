@@ -14,6 +14,10 @@ type path struct {
 	s [MaxDims]step
 }
 
+// noPath is the tenant of every item without fair share. Nothing writes
+// it: fresh reads its n, 0, and stops.
+var noPath path
+
 // pathOf sets p to item's tenant. It runs the user's functions, so
 // callers call it before the lock and before any change.
 func (c *settings[T]) pathOf(item T, p *path) {

@@ -101,14 +101,17 @@ func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
 	if s.pub.Closed.Load() { // refused: no retry to count (mark handles a Close that comes next)
 		return false
 	}
-	var tenant path
-	s.cfg.pathOf(item, &tenant) // first: if it panics, no retry is counted
+	tenant := &noPath // without fair share: nothing to zero or fill per add
+	if s.cfg.tenant != nil || s.cfg.share.Key != nil {
+		tenant = new(path)
+		s.cfg.pathOf(item, tenant) // first: if it panics, no retry is counted
+	}
 	if o.retried {
 		o.after = s.cfg.retryAfter(item, o.after)
 	}
 	s.mu.Lock()
 	s.promote()
-	ok := s.mark(item, m, o, &tenant)
+	ok := s.mark(item, m, o, tenant)
 	if ok {
 		if s.cfg.metrics != nil {
 			s.mail.posting().adds++
