@@ -184,7 +184,7 @@ func (s *state[T]) dueAt(now int64, all bool) {
 		if w.at > now && !all {
 			break
 		}
-		e := s.slab.Entry(w.e)
+		e := s.core.Slab.Entry(w.e)
 		s.delays.del(w.e)
 		s.enqueue(e)
 	}
@@ -294,7 +294,7 @@ func (q *Queue[T]) Priority(item T) (int, bool) {
 	s.cfg.keys.Check(item)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e := s.lookup(item)
+	e := s.core.Lookup(item)
 	if e == nil || e.Flags&rq.Removed != 0 || e.Kept() {
 		return 0, false
 	}

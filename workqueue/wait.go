@@ -91,7 +91,7 @@ func (q *Queue[T]) Next(ctx context.Context, done []T, max int) ([]T, error) {
 // waitAndUnlock is WaitAppend with mu held. It releases mu.
 func (q *Queue[T]) waitAndUnlock(ctx context.Context, buf []T, max int) ([]T, error) {
 	s := &q.s
-	if s.lanes.queued() > 0 {
+	if s.queued() > 0 {
 		return q.takeAndUnlock(buf, max), nil
 	}
 	if s.exhausted() {
@@ -102,20 +102,13 @@ func (q *Queue[T]) waitAndUnlock(ctx context.Context, buf []T, max int) ([]T, er
 		s.unlock()
 		return buf, err
 	}
-	w := s.waiters.Push(ctx.Done(), take[T]{buf, max})
+	w := s.core.Waiters.Push(ctx.Done(), rq.Take[T]{Buf: buf, Max: max})
 	s.unlock()
-	p, err := s.waiters.Await(ctx, (*owner[T])(s), w)
+	p, err := s.core.Waiters.Await(ctx, (*owner[T])(s), w)
 	if err != nil {
 		return buf, err
 	}
-	return p.buf, nil
-}
-
-// A take is a blocked Wait caller's payload. The granter appends up to max
-// items to buf under the lock, and the caller gets buf back after waking.
-type take[T comparable] struct {
-	buf []T
-	max int
+	return p.Buf, nil
 }
 
 // takeLocked hands out up to max queued items, highest priority first,
@@ -123,8 +116,8 @@ type take[T comparable] struct {
 // lock. Only with mu held.
 func (s *state[T]) takeLocked(buf []T, max int) []T {
 	start := len(buf)
-	buf = s.lanes.handOut(buf, max, &s.items, &s.slab, &s.extras)
-	s.inflight += len(buf) - start
+	buf = s.lanes.handOut(buf, max, &s.core.List, &s.core.Items, &s.core.Slab, &s.extras)
+	s.core.Lent(len(buf) - start)
 	if s.cfg.metrics != nil {
 		s.started(buf[start:])
 	}
@@ -167,14 +160,11 @@ func (q *Queue[T]) takeAndUnlock(buf []T, max int) []T {
 		s.unlock()
 		return buf
 	}
-	k := min(max, s.lanes.list.Live)
-	if k == 0 {
+	if s.core.List.Live == 0 {
 		s.unlock()
 		return buf
 	}
-	arr := s.lanes.list.Arr
-	lo, hi := s.lanes.list.Splice(k)
-	s.inflight += k
+	arr, lo, hi := s.core.Splice(max)
 	big := copyOutside && hi-lo > bigBatch
 	if !big {
 		buf = arr.CopyOut(buf, lo, hi)
@@ -222,7 +212,7 @@ func (q *Queue[T]) Drain(ctx context.Context) error {
 	idle := s.idle()
 	var w *waitq.Waiter[struct{}]
 	if !idle {
-		w = s.drainers.Push(ctx.Done(), struct{}{})
+		w = s.core.Drainers.Push(ctx.Done(), struct{}{})
 	}
 	if s.cfg.clock.user {
 		s.unlock() // wakes the callers that promote served
@@ -233,7 +223,7 @@ func (q *Queue[T]) Drain(ctx context.Context) error {
 		return nil
 	}
 	woke := w.Sleep()
-	if _, r := s.drainers.Finish((*owner[T])(s), w, woke); r == waitq.Cancelled {
+	if _, r := s.core.Drainers.Finish((*owner[T])(s), w, woke); r == waitq.Cancelled {
 		return ctx.Err()
 	}
 	return nil // drainers are only ever granted
@@ -253,7 +243,7 @@ func (q *Queue[T]) Ready() <-chan struct{} {
 	}
 	s.mu.Lock()
 	s.promote()
-	c := s.ready.Arm(s.readyNow())
+	c := s.core.Ready.Arm(s.readyNow())
 	if s.cfg.clock.user {
 		s.unlock() // wakes the callers that promote served
 	} else {
