@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
-	github.com/evsync/evsync v0.2.1-0.20261207142809-7722d86d7a5b
+	github.com/evsync/evsync v0.2.1-0.20261207160056-eed39cfcfb6c
 	go.uber.org/goleak v1.3.0
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
 	golang.org/x/sys v0.50.0
