@@ -1,8 +1,10 @@
 package anchor_test
 
 import (
+	"context"
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/evsync/evsync/internal/testsupport/anchor"
@@ -146,4 +148,65 @@ func TestPingPongStopReturnsTheWaitersError(t *testing.T) {
 	if err := pp.Stop(); !errors.Is(err, bad) {
 		t.Fatalf("Stop = %v, want %v", err, bad)
 	}
+}
+
+// TestPingPongTimesWriteToWake: on synctest's clock, a write that takes
+// 2µs and a Wait that returns 3µs after it receive give a latency of
+// exactly 5µs. The Read after the wake, 50µs, is not in it.
+func TestPingPongTimesWriteToWake(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ping := make(chan int)
+		p := anchor.Poller{N: 2,
+			Write: func(i int) error { time.Sleep(2 * time.Microsecond); ping <- i; return nil },
+			Wait: func() (int, error) {
+				k, ok := <-ping
+				if !ok {
+					return 0, anchor.ErrEnded
+				}
+				time.Sleep(3 * time.Microsecond)
+				return k, nil
+			},
+			Read: func(int) error { time.Sleep(50 * time.Microsecond); return nil },
+			End:  func() { close(ping) },
+			Free: func() {},
+		}
+		var wakes []time.Duration
+		pp := anchor.StartPingPong(p, func(d time.Duration) { wakes = append(wakes, d) })
+		for i := range 4 {
+			if err := pp.Round(i % 2); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := pp.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range wakes {
+			if d != 5*time.Microsecond {
+				t.Errorf("wake %d took %v, want 5µs", i, d)
+			}
+		}
+		if len(wakes) != 4 {
+			t.Errorf("%d wakes timed over 4 rounds", len(wakes))
+		}
+	})
+}
+
+// TestFanInEndsWithAKeyUnsent checks that a fan-in goroutine blocked in
+// its send to out, the key never received, ends with the context, so
+// join returns.
+func TestFanInEndsWithAKeyUnsent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sigs := anchor.NewSignals(2)
+		ctx, cancel := context.WithCancel(context.Background())
+		_, join := anchor.FanIn(ctx, sigs)
+		if err := sigs[1].Add(1); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait() // its goroutine has read it and blocks sending 1
+		if v := sigs[1].Take(); v != 0 {
+			t.Fatalf("signal 1 holds %d: its goroutine did not read it", v)
+		}
+		cancel()
+		join()
+	})
 }
