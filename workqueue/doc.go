@@ -32,15 +32,18 @@
 // over the items queued, delayed and in flight alike. What differs:
 //   - The order. Queued items go out by priority, highest first. Within
 //     a priority, fair share takes the tenants in turn. Within a tenant,
-//     or without fair share, they go in the order of their first mark.
+//     or without fair share, they go in the order they were queued. A
+//     delayed item is queued at its time, and a raised priority queues
+//     an item again at the tail.
 //   - A delayed item is in no queue until its time comes. It is still
 //     known: a mark of it adds no second copy.
 //   - A mark kept aside carries a ready time. Done delays the item if
 //     that time is still to come (row 3 below).
-//   - The copy of a batch. A queue with items on its lanes (priorities,
-//     fair share) or with Config.Metrics copies every batch under the
-//     lock. Otherwise a hand-out is readyq's O(1) splice, and a large
-//     batch is copied out after the unlock.
+//   - The hand-out. From the lanes of priorities and fair share it costs
+//     a hash lookup per item, under the lock. A queue with items on its
+//     lanes or with Config.Metrics copies every batch under the lock too.
+//     Otherwise a hand-out is readyq's: an O(1) splice, and a large batch
+//     copied out after the unlock.
 //
 // # Locking
 //
