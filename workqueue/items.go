@@ -141,11 +141,13 @@ func (s *state[T]) mark(item T, m Mode, o markOpts, tenant *path) bool {
 		return true
 	}
 	raised := s.extras.raise(e, o.prio)
-	if p == queued && o.replace && o.after > 0 { // a later ready time replaces now
-		s.lanes.unqueue(e, &s.extras, &s.core.List)
-		s.schedule(e, s.cfg.clock.after(o.after), 0)
-		s.settle()
-		return false
+	if p == queued && o.replace && o.after > 0 {
+		if at, later := s.cfg.clock.afterNow(o.after); later { // a later ready time replaces now; at the clock's end none is later
+			s.lanes.unqueue(e, &s.extras, &s.core.List)
+			s.schedule(e, at, 0)
+			s.settle()
+			return false
+		}
 	}
 	switch p {
 	case delayed:

@@ -11,6 +11,9 @@ import (
 // that have queued items by weighted round robin. Without fair share a
 // level's root is its one leaf. A node is in its parent's kids and ring
 // while it has queued items.
+//
+// The ring is circular and doubly linked through the children's next and
+// prev, so a child joins or leaves it in O(1), however many it has.
 type lane[T comparable] struct {
 	list   fifo[T]             // a leaf's queued items
 	live   int                 // queued items in its subtree
@@ -19,9 +22,10 @@ type lane[T comparable] struct {
 	up     *lane[T]            // its parent, or nil for a level's root
 	level  *level[T]           // its level
 	kids   map[string]*lane[T] // an inner node's children with queued items, by key
-	ring   []*lane[T]          // those children in round-robin order; empty for a lane
-	cur    int                 // the ring's next child
-	used   int                 // hand-outs ring[cur] has had in its current turn
+	cur    *lane[T]            // the ring's next child; nil for a lane, or with no child queued
+	used   int                 // hand-outs cur has had in its current turn
+	next   *lane[T]            // the child after it in its parent's ring (itself if alone)
+	prev   *lane[T]            // the child before it
 }
 
 // A level is the queued items of one priority, on a tree whose root it
@@ -187,8 +191,8 @@ func (l *lanes[T]) newLane(st *step, up *lane[T]) *lane[T] {
 }
 
 // keep keeps the lane c, which has just left its parent, for reuse if
-// there is room. Empty, it has no item and no child left. Its array,
-// map and ring keep their room.
+// there is room. Empty, it has no item and no child left. Its array and
+// map keep their room.
 func (l *lanes[T]) keep(c *lane[T]) {
 	if len(l.spare) < maxSpare {
 		c.key, c.up, c.level = "", nil, nil
@@ -241,7 +245,7 @@ func (l *lanes[T]) served(n *lane[T], k int) {
 			p.leave(n) // the cursor now names the next child
 			l.keep(n)
 		case p.used >= n.weight:
-			p.used, p.cur = 0, (p.cur+1)%len(p.ring)
+			p.used, p.cur = 0, p.cur.next
 		}
 		n = p
 	}
@@ -250,28 +254,33 @@ func (l *lanes[T]) served(n *lane[T], k int) {
 }
 
 // join puts the child c, which just got a queued item, into p's ring
-// just before the cursor: last in the current round.
+// just before the cursor: last in the current round. Alone, it has the
+// cursor. It takes O(1).
 func (p *lane[T]) join(c *lane[T]) {
-	p.ring = slices.Insert(p.ring, p.cur, c)
-	p.cur = (p.cur + 1) % len(p.ring)
+	n := p.cur
+	if n == nil {
+		c.next, c.prev, p.cur = c, c, c
+		return
+	}
+	c.next, c.prev = n, n.prev
+	n.prev.next = c
+	n.prev = c
 }
 
 // leave takes the child c, which has nothing queued left, out of p's
 // ring and kids. If c had the cursor, the next child has it, with a turn
-// of its own.
+// of its own. It takes O(1).
 func (p *lane[T]) leave(c *lane[T]) {
-	j := slices.Index(p.ring, c)
-	p.ring = slices.Delete(p.ring, j, j+1)
 	delete(p.kids, c.key)
-	switch {
-	case j < p.cur:
-		p.cur--
-	case j == p.cur:
-		p.used = 0
-		if p.cur == len(p.ring) {
-			p.cur = 0
+	if p.cur == c {
+		p.used, p.cur = 0, c.next
+		if c.next == c {
+			p.cur = nil
 		}
 	}
+	c.prev.next = c.next
+	c.next.prev = c.prev
+	c.next, c.prev = nil, nil
 }
 
 // byPrio orders levels by descending priority.
@@ -355,8 +364,8 @@ func (l *lanes[T]) takeLevel(lv *level[T], buf []T, max int, ix *index[T], sl *s
 func (l *lanes[T]) take(lv *level[T], buf []T, max int) []T {
 	for max > 0 && lv.live > 0 {
 		n, k := &lv.lane, max
-		for len(n.ring) > 0 { // an inner node: a lane's ring is empty
-			c := n.ring[n.cur]
+		for n.cur != nil { // an inner node: a lane has no cursor
+			c := n.cur
 			k = min(k, c.weight-n.used)
 			n = c
 		}
