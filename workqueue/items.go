@@ -103,25 +103,26 @@ func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
 // mark records a mark of item, whose tenant is tenant (see Add and
 // AddWith). Only with mu held.
 func (s *state[T]) mark(item T, m Mode, o markOpts, tenant *path) bool {
-	e, h := s.core.Items.Find(&s.core.Slab, item)
-	if o.retried { // When counted a failure, so the limiter forgets it with the item
-		if e != nil {
-			e.Retried = true
-		} else if s.core.Closed() {
-			p := s.mail.posting()
-			p.forgot = append(p.forgot, item)
+	if s.core.Closed() { // nothing is marked, but a retry is counted
+		if o.retried { // a failure counted: the limiter forgets it with the item
+			if e := s.core.Lookup(item); e != nil {
+				e.Retried = true
+			} else {
+				p := s.mail.posting()
+				p.forgot = append(p.forgot, item)
+			}
 		}
-	}
-	if s.core.Closed() {
 		return false
 	}
-	if e == nil {
-		e = s.core.Slab.Alloc() // a recycled entry, or one in a new slot
-		e.Item, e.Mode = item, rq.Mode(m)
-		s.core.Items.Add(e, h)
+	e, added := s.core.Items.FindOrAdd(&s.core.Slab, item) // a new item gets a recycled entry, or one in a new slot
+	if added {
+		e.Mode = rq.Mode(m)
 		s.extras.fresh(e, o, tenant)
 		s.admit(e, o.after)
 		return true
+	}
+	if o.retried { // a failure counted: the limiter forgets it with the item
+		e.Retried = true
 	}
 	p := s.core.Where(e)
 	switch {
