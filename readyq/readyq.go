@@ -247,9 +247,8 @@ func (o *owner[T]) Unlock() {
 // it.
 func (q *Queue[T]) Add(item T) bool {
 	q.keys.Check(item)
-	h := q.sec.Hash(item)
 	l := q.lock()
-	if !l.MarkHashed(item, h, rq.Mode(q.mode)) {
+	if !l.Mark(item, rq.Mode(q.mode)) {
 		q.mu.Unlock() // a mark that is not new changes nothing
 		return false
 	}

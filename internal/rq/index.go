@@ -6,7 +6,6 @@ import (
 	"hash/maphash"
 	"math/bits"
 	"reflect"
-	"sync/atomic"
 	"unsafe"
 )
 
@@ -68,74 +67,6 @@ type Index[T comparable] struct {
 	k0, k1  uint64 // the integer mix's keys, drawn from seed
 	seed    maphash.Seed
 	scratch []uint64 // clean's
-
-	shared atomic.Pointer[hashKeys] // the hash's keys, for Hash without the lock; copied above by init
-}
-
-// hashKeys are an index's hash function. They never change once made,
-// so Hash reads them without the lock.
-type hashKeys struct {
-	kind   hashKind
-	k0, k1 uint64
-	seed   maphash.Seed
-}
-
-// keys returns the index's hash keys, drawing them first if no call has.
-// Callers racing on a new index keep the first keys stored.
-func (ix *Index[T]) keys() *hashKeys {
-	if k := ix.shared.Load(); k != nil {
-		return k
-	}
-	k := &hashKeys{seed: maphash.MakeSeed()}
-	k.k0 = maphash.Comparable(k.seed, uint64(1))
-	k.k1 = maphash.Comparable(k.seed, uint64(2)) | 1
-	switch t := reflect.TypeFor[T](); t.Kind() {
-	case reflect.String:
-		k.kind = hashString
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		switch t.Size() {
-		case 8:
-			k.kind = hashWord8
-		case 4:
-			k.kind = hashWord4
-		case 2:
-			k.kind = hashWord2
-		case 1:
-			k.kind = hashWord1
-		}
-	}
-	if ix.shared.CompareAndSwap(nil, k) {
-		return k
-	}
-	return ix.shared.Load()
-}
-
-// Hash returns item's hash bits, as the index hashes it. It may be called
-// without the lock, so that FindOrAddHashed's caller hashes before it.
-func (ix *Index[T]) Hash(item T) uint32 {
-	k := ix.keys()
-	p := unsafe.Pointer(&item)
-	switch k.kind {
-	case hashWord8:
-		return mixWith(*(*uint64)(p), k.k0, k.k1)
-	case hashWord4:
-		return mixWith(uint64(*(*uint32)(p)), k.k0, k.k1)
-	case hashString:
-		return uint32(maphash.String(k.seed, *(*string)(p)) >> 32)
-	case hashWord2:
-		return mixWith(uint64(*(*uint16)(p)), k.k0, k.k1)
-	case hashWord1:
-		return mixWith(uint64(*(*uint8)(p)), k.k0, k.k1)
-	}
-	return uint32(maphash.Comparable(k.seed, item) >> 32)
-}
-
-// mixWith is mix with the keys k0 and k1.
-func mixWith(x, k0, k1 uint64) uint32 {
-	hi, lo := bits.Mul64(x^k0, k1)
-	hi, lo = bits.Mul64(hi^lo^k1, k0^0xe7037ed1a0b428db)
-	return uint32((hi ^ lo) >> 32)
 }
 
 // A table starts at minCells cells (a queue's first), and maxCells is
@@ -179,10 +110,27 @@ func cellSlot(c uint64) int32 { return int32(uint32(c)) - 1 }
 // home returns the first place in t of a cell with the hash bits h.
 func (t *table) home(h uint32) int { return int(h << t.depth >> t.shift) }
 
-// init takes the hash keys (keys) and makes the first table.
+// init draws the seed and picks the hash for T.
 func (ix *Index[T]) init() {
-	k := ix.keys()
-	ix.kind, ix.k0, ix.k1, ix.seed = k.kind, k.k0, k.k1, k.seed
+	ix.seed = maphash.MakeSeed()
+	ix.k0 = maphash.Comparable(ix.seed, uint64(1))
+	ix.k1 = maphash.Comparable(ix.seed, uint64(2)) | 1
+	switch t := reflect.TypeFor[T](); t.Kind() {
+	case reflect.String:
+		ix.kind = hashString
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		switch t.Size() {
+		case 8:
+			ix.kind = hashWord8
+		case 4:
+			ix.kind = hashWord4
+		case 2:
+			ix.kind = hashWord2
+		case 1:
+			ix.kind = hashWord1
+		}
+	}
 	ix.dir = []*table{newTable(minCells, 0)}
 }
 
@@ -205,7 +153,11 @@ func (ix *Index[T]) hash(item T) uint32 {
 }
 
 // mix hashes a word: two rounds of a 128-bit multiply, folded.
-func (ix *Index[T]) mix(x uint64) uint32 { return mixWith(x, ix.k0, ix.k1) }
+func (ix *Index[T]) mix(x uint64) uint32 {
+	hi, lo := bits.Mul64(x^ix.k0, ix.k1)
+	hi, lo = bits.Mul64(hi^lo^ix.k1, ix.k0^0xe7037ed1a0b428db)
+	return uint32((hi ^ lo) >> 32)
+}
 
 // table returns the table for hash bits h.
 func (ix *Index[T]) table(h uint32) *table {
@@ -257,15 +209,6 @@ func (ix *Index[T]) FindOrAdd(s *Slab[T], item T) (*Entry[T], bool) {
 		h = ix.mix(*(*uint64)(unsafe.Pointer(&item)))
 	} else {
 		h = ix.hash(item)
-	}
-	return ix.FindOrAddHashed(s, item, h)
-}
-
-// FindOrAddHashed is FindOrAdd with item's hash bits h from Hash,
-// computed before the lock.
-func (ix *Index[T]) FindOrAddHashed(s *Slab[T], item T, h uint32) (*Entry[T], bool) {
-	if ix.dir == nil {
-		return ix.addFirst(s, item), true
 	}
 	t := ix.table(h)
 	mask := len(t.cells) - 1

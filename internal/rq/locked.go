@@ -82,17 +82,11 @@ func byKey(a, b Requeue) int {
 //   - false once closed
 //
 // A false return means that nothing changed.
-func (l *Locked[T]) Mark(item T, m Mode) bool { return l.MarkHashed(item, l.items.Hash(item), m) }
-
-// Hash is the index's Hash, callable without the lock (prototype).
-func (l *Locked[T]) Hash(item T) uint32 { return l.items.Hash(item) }
-
-// MarkHashed is Mark with item's hash bits h from Hash (prototype).
-func (l *Locked[T]) MarkHashed(item T, h uint32, m Mode) bool {
+func (l *Locked[T]) Mark(item T, m Mode) bool {
 	if l.closed {
 		return false
 	}
-	e, added := l.items.FindOrAddHashed(&l.slab, item, h) // a new item gets a recycled entry, or one in a new slot
+	e, added := l.items.FindOrAdd(&l.slab, item) // a new item gets a recycled entry, or one in a new slot
 	if added {
 		e.Mode = m
 		l.enqueue(e)
