@@ -3,7 +3,7 @@ module github.com/evsync/evsync/bench
 go 1.26.0
 
 require (
-	github.com/evsync/evsync v0.2.1-0.20261207142809-7722d86d7a5b
+	github.com/evsync/evsync v0.2.1-0.20261207160056-eed39cfcfb6c
 	go.uber.org/goleak v1.3.0
 	k8s.io/client-go v0.37.2
 	sigs.k8s.io/controller-runtime v0.25.2

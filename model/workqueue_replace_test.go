@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -65,4 +66,23 @@ func TestWorkQueueReplaceRefusedAfterClose(t *testing.T) {
 	q.Close()
 	wantAdd(t, "Replace after Close", q.AddWith(1, replace(time.Hour)), false)
 	wantQueue(t, q, 1)
+}
+
+// At the clock's end every ready time has come. A Replace of a queued
+// item with a delay that passes the end sets its time to now: the item
+// stays where it is, as for a delay ≤ 0 (workqueue.AddOpts.Replace).
+func TestWorkQueueReplaceAtTheClocksEnd(t *testing.T) {
+	q := model.NewWorkQueue(model.Edge, nil)
+	q.Add(1)
+	q.AddAfter(0, math.MaxInt64)
+	q.Advance(math.MaxInt64 - 1)
+	wantQueue(t, q, 1)
+	q.Advance(time.Hour) // stops at the end
+	wantQueue(t, q, 1, 0)
+	for _, d := range []time.Duration{math.MaxInt64, time.Nanosecond} {
+		wantAdd(t, "Replace of queued 1 at the end", q.AddWith(1, replace(d)), false)
+		wantQueue(t, q, 1, 0)
+	}
+	wantAdd(t, "a new item delayed at the end", q.AddAfter(2, time.Hour), true)
+	wantQueue(t, q, 1, 0, 2)
 }

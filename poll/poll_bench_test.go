@@ -2,12 +2,14 @@ package poll_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"runtime"
 	"testing"
 	"time"
 
+	"github.com/evsync/evsync/internal/testsupport/anchor"
 	"github.com/evsync/evsync/internal/testsupport/fakeclock"
 	"github.com/evsync/evsync/poll"
 	"github.com/evsync/evsync/signal"
@@ -27,7 +29,7 @@ var waitSizes = []int{10, 1_000, 100_000}
 //   - fanin: one goroutine per signal, blocked in its Wait, sends the
 //     signal's key to one channel.
 //   - epoll: the kernel's epoll over n eventfds (Linux; fdlimit permitting),
-//     with write, epoll_wait and read (poll_bench_linux_test.go).
+//     with write, epoll_wait and read (anchor.NewEpollPoller).
 func BenchmarkWaitOneReady(b *testing.B) {
 	for _, n := range waitSizes {
 		b.Run(fmt.Sprintf("n=%d/impl=evsync", n), func(b *testing.B) { benchSet(b, n) })
@@ -133,29 +135,9 @@ func benchReflect(b *testing.B, n int) {
 func benchFanIn(b *testing.B, n int) {
 	sigs := signals(n)
 	ctx, cancel := context.WithCancel(context.Background())
-	out := make(chan int)
-	done := make(chan struct{})
-	for i, s := range sigs {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			for {
-				if _, err := s.Wait(ctx); err != nil {
-					return
-				}
-				select {
-				case out <- i:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
-	}
-	defer func() {
-		cancel()
-		for range sigs {
-			<-done
-		}
-	}()
+	out, join := anchor.FanIn(ctx, sigs)
+	defer join()
+	defer cancel()
 	b.ReportMetric(float64(runtime.NumGoroutine()), "goroutines")
 	b.ReportAllocs()
 	i, ops, cpu := 0, 0, startCPU()
@@ -163,6 +145,40 @@ func benchFanIn(b *testing.B, n int) {
 		sigs[i].Add(1)
 		if k := <-out; k != i {
 			b.Fatalf("got %d after a write to %d", k, i)
+		}
+		if i++; i == n {
+			i = 0
+		}
+		ops++
+	}
+	cpu.report(b, ops, "cpu-ns/op")
+}
+
+// benchEpoll is BenchmarkWaitOneReady's impl=epoll, anchor's epoll
+// Poller over n eventfds: an op is its Write, Wait and Read. It skips the
+// run where the system has no epoll or the process may not open the
+// files.
+func benchEpoll(b *testing.B, n int) {
+	skipFewFiles(b, n+1)
+	p, err := anchor.NewEpollPoller(n)
+	if errors.Is(err, errors.ErrUnsupported) {
+		b.Skip(err)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Free()
+	b.ReportAllocs()
+	i, ops, cpu := 0, 0, startCPU()
+	for b.Loop() {
+		if err := p.Write(i); err != nil {
+			b.Fatal(err)
+		}
+		if k, err := p.Wait(); err != nil || k != i {
+			b.Fatalf("Wait = %d, %v after a write to %d", k, err, i)
+		}
+		if err := p.Read(i); err != nil {
+			b.Fatal(err)
 		}
 		if i++; i == n {
 			i = 0

@@ -44,5 +44,5 @@ func Probes[T comparable](q *Queue[T]) bool { return q.keys.Probes() }
 func Entries[T comparable](q *Queue[T]) int {
 	l := q.lock()
 	defer q.mu.Unlock()
-	return l.Entries()
+	return l.Slab.Live() // kept ones included
 }

@@ -49,11 +49,12 @@ func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error
 // It returns done unchanged and an error matching ErrInvalid, having done
 // nothing, for a nil ctx or max ≤ 0 ("readyq: next: nil context"). Its
 // items are then still in flight, held by the caller, as WaitAppend
-// returns buf unchanged on error. A done context does not stop the Done. Finishing held items is not a wait, and skipping it
-// would strand them. So Next finishes them, then returns done[:0] and
-// ctx.Err() without taking anything. On any other error too, the Done has
-// taken effect and Next returns done[:0]. So the loop below ends once ctx
-// is done, even while items keep being queued.
+// returns buf unchanged on error. A done context does not stop the Done.
+// Finishing held items is not a wait, and skipping it would strand them.
+// So Next finishes them, then returns done[:0] and ctx.Err() without
+// taking anything. On any other error too, the Done has taken effect and
+// Next returns done[:0]. So the loop below ends once ctx is done, even
+// while items keep being queued.
 //
 //	var batch []T
 //	for {

@@ -55,14 +55,22 @@ func (c *timebase) userNow() int64 {
 }
 
 // after returns the ready time d from now, capped at the clock's end. A
-// delay so long that now+d would wrap waits for ever, until Close or a
-// sooner mark. Only with mu held.
+// delay so long that now+d would wrap waits until the clock's end, or
+// Close or a sooner mark. Only with mu held.
 func (c *timebase) after(d time.Duration) int64 {
+	at, _ := c.afterNow(d)
+	return at
+}
+
+// afterNow returns the ready time d from now, as after does, and whether
+// it is still to come. For d > 0 it is, except at the clock's end, where
+// every ready time has come. Only with mu held.
+func (c *timebase) afterNow(d time.Duration) (int64, bool) {
 	now := c.now()
 	if int64(d) > math.MaxInt64-now {
-		return math.MaxInt64
+		return math.MaxInt64, now < math.MaxInt64
 	}
-	return now + int64(d)
+	return now + int64(d), d > 0
 }
 
 // userZero is a user's clock's first reading, in the queue's time. It is

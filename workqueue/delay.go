@@ -63,6 +63,12 @@ type delays struct {
 // A d ≤ 0 is Add (as client-go's AddAfter does). Add of a delayed item
 // queues it at once and cancels its delay; Remove forgets it. Close
 // queues every delayed item at once, so none is lost (see Close).
+//
+// A ready time past the clock's end is the end. That is 2⁶³−1 ns after
+// the queue's first reading of the wall clock, and about 2⁶² ns after it
+// on a user's clock (WithClock). Such an item is not queued before the
+// clock gets there, or Close. Ready times at the end tie: they go in the
+// order they were set.
 func (q *Queue[T]) AddAfter(item T, d time.Duration) bool {
 	return q.add(item, q.s.cfg.mode, markOpts{after: d})
 }
@@ -83,7 +89,9 @@ type AddOpts struct {
 	// RateLimited) the item's, later or earlier, in one step, as
 	// time.Timer's Reset does. Without it the earliest ready time wins.
 	// It postpones an item already delayed, where Remove then AddAfter
-	// would let a worker take it in between.
+	// would let a worker take it in between. At the clock's end (see
+	// AddAfter) no ready time is later than now: a queued item stays
+	// where it is.
 	Replace bool
 }
 
@@ -102,7 +110,7 @@ type AddOpts struct {
 //   - delayed, d > 0: moves it to d from now, sooner or later: false;
 //   - delayed, d ≤ 0: queues it now, as Add does: true;
 //   - queued, d > 0: takes it off the queue and delays it by d: false;
-//   - queued, d ≤ 0: leaves it where it is: false;
+//   - queued, d ≤ 0, or at the clock's end: leaves it where it is: false;
 //   - in flight with a kept-aside mark: gives the mark the ready time d
 //     from now (due at once for d ≤ 0): false;
 //   - in flight without one: as without Replace (true);
@@ -184,7 +192,7 @@ func (s *state[T]) dueAt(now int64, all bool) {
 		if w.at > now && !all {
 			break
 		}
-		e := s.slab.Entry(w.e)
+		e := s.core.Slab.Entry(w.e)
 		s.delays.del(w.e)
 		s.enqueue(e)
 	}
@@ -294,7 +302,7 @@ func (q *Queue[T]) Priority(item T) (int, bool) {
 	s.cfg.keys.Check(item)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e := s.lookup(item)
+	e := s.core.Lookup(item)
 	if e == nil || e.Flags&rq.Removed != 0 || e.Kept() {
 		return 0, false
 	}

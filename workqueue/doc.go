@@ -28,43 +28,49 @@
 //
 // # Guarantees
 //
-// An item is queued at most once, and queued items are handed out in the
-// order of their first mark. A hand-out that a Wait, TryTake or Next
-// makes holds the lock for O(1) time. Only a walk over the holes that
-// Remove left, if any, adds to that. A batch is taken off the list by
-// moving one index. Batches of more than a few hundred items are copied
-// out after the lock is released, so producers never wait for a large
-// hand-out.
-//
-// The one exception is a Done that puts back many items while a caller is
-// blocked in Wait. It hands them to that caller, up to its max, under the
-// lock.
-//
-// An item marked while in flight is kept aside and queued again at its
-// Done. It is never lost and never handed to two consumers at once.
-// Remove wins over every later hand-out. A Wait that gives up loses
-// nothing (see Queue's cancel-safety paragraph).
+// The queue keeps package readyq's guarantees (its doc's Guarantees),
+// over the items queued, delayed and in flight alike. What differs:
+//   - The order. Queued items go out by priority, highest first. Within
+//     a priority, fair share takes the tenants in turn. Within a tenant,
+//     or without fair share, they go in the order they were queued. A
+//     delayed item is queued at its time, and a raised priority queues
+//     an item again at the tail.
+//   - A delayed item is in no queue until its time comes. It is still
+//     known: a mark of it adds no second copy.
+//   - A mark kept aside carries a ready time. Done delays the item if
+//     that time is still to come (row 3 below).
+//   - The hand-out. From the lanes of priorities and fair share it costs
+//     a hash lookup per item, under the lock. A queue with items on its
+//     lanes or with Config.Metrics copies every batch under the lock too.
+//     Otherwise a hand-out is readyq's: an O(1) splice, and a large batch
+//     copied out after the unlock.
 //
 // # Locking
 //
-// The evsync counters have fast paths that are single atomic operations.
-// Every workqueue call instead takes the queue's mutex, because
-// deduplication needs the item index. The section it locks is short and
-// bounded, such as a hash lookup or a few index moves. Waiting goes
-// through internal/waitq like everywhere else. Observers (Len, InFlight,
-// Stats, String) read atomics only.
+// The locking is readyq's (its doc's Locking): one mutex, taken by every
+// call that changes the queue, for a short and bounded section. What
+// differs:
+//   - More of the user's code runs before the lock: the tenant functions
+//     of Fairness and FairShare, and the rate limiter's When.
+//   - The metrics and the rate limiter's Forget run after the unlock.
+//   - An Add always goes through the queue. A blocked Wait caller gets
+//     the item from there, in the same locked section.
+//   - Every section that changes a counter publishes it. Observers (Len,
+//     InFlight, Stats, String) read atomics only, from the first call on.
+//   - On a user's clock (WithClock), each call's section first queues the
+//     delayed items whose time the clock has passed. While items are
+//     delayed, Len, Stats and String take the lock for that too.
 //
 // # Close and Drain
 //
-// Close refuses new marks. Consumers then drain what is queued, and what
-// Done still queues from marks kept aside before Close. They get
-// ErrClosed once nothing is left to hand out. A Wait on a closed queue
-// with nothing queued keeps waiting while some item in flight has a
-// kept-aside mark. That item's Done will queue it. The Wait returns
-// ErrClosed as soon as no Done can queue anything. So a consumer
-// must call Done for what it holds before it waits again, as the usual
-// loop does. Drain waits, on an open or closed queue, until nothing is
-// queued and nothing is in flight.
+// Close and Drain work as in readyq (its doc's Close and Drain). A
+// consumer must still call Done for what it holds before it waits again.
+// What differs:
+//   - Close ends every delay. It queues the delayed items at once, and a
+//     kept-aside mark's ready time no longer counts at Done (row 4).
+//   - CloseDiscardingDelays forgets the delayed items instead. Done then
+//     drops a kept-aside mark whose time is still to come (row 2).
+//   - Drain waits until nothing is queued, delayed or in flight.
 //
 // # A controller work queue
 //
@@ -119,25 +125,33 @@
 //	|           |-------- AddAfter, AddRateLimited ------------+
 //	|           |<---- Remove, CloseDiscardingDelays ------+   |
 //	| not known |                                          |   v
-//	|           |----- Add ---------> queued <----------- delayed
-//	|   idle    |<--- Remove -------   |  ^   timer, Add,    ^
-//	|           |                      |  |   Close          |
-//	|           |       Wait, TryTake, |  |                  |
-//	+-----------+                 Next |  | Done: rows 4, 5  |
-//	  ^    ^                           v  |                  |
+//	|           |----- Add ---------> queued <----------- delayed --+
+//	|   idle    |<--- Remove -------   | ^ |  timer, Add,  ^ ^ ^    |  Replace:
+//	|           |                      | | |  Close        | | +----+ a new time
+//	|           |                      | | +---- Replace --+ |
+//	|           |       Wait, TryTake, | |                   |
+//	+-----------+                 Next | | Done: rows 4, 5   |
+//	  ^    ^                           v |                   |
 //	  |    +----------------------- in flight ---------------+
 //	  |   Done: rows 1, 2, 6, 8     | ^  |     Done: row 3
-//	  |  Add, AddAfter: a mark      +-+  | Done: row 7
-//	  |  kept aside; Remove,             |
-//	  |  Rearm: flags (not places)       v
+//	  |  Add, AddAfter, AddWith:    +-+  | Done: row 7
+//	  |  a mark kept aside (with         |
+//	  |  Replace, a new time);           |
+//	  |  Remove, Rearm: flags            |
+//	  |  (not places)                    v
 //	  +-- Rearm: idle; Remove ------ disarmed
+//
+// AddWith marks as Add, AddAfter or AddRateLimited do, by its options.
+// Replace is AddWith with AddOpts.Replace and a delay above 0 (After, or
+// the rate limiter's with RateLimited). It delays a queued item, and
+// gives a delayed item or a kept-aside mark the new time.
 //
 // An idle item is one the queue does not know, except that it keeps its
 // mode. So a mark queues or delays it, as for a new item. A call for an
 // item in flight leaves it in flight until Done. It sets a property of
 // the item instead, which Done acts on.
 //
-//   - Add, AddAfter and AddRateLimited keep a mark aside for it.
+//   - Add, AddAfter, AddRateLimited and AddWith keep a mark aside for it.
 //   - Remove has Done forget it.
 //   - Rearm of a one-shot item has Done act on its mark.
 //
@@ -147,7 +161,8 @@
 // the two ready times. A mark with AddOpts.Replace is the one exception
 // to both. It sets a delayed item's ready time or a kept-aside mark's,
 // later or earlier. It takes a queued item back to delayed if its delay
-// is above 0.
+// is above 0. With a delay ≤ 0 it is an Add: it queues a delayed item,
+// makes a kept-aside mark due at once and leaves a queued item queued.
 //
 // Done sends an item in flight to the place of the first row that fits
 // it.

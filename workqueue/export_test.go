@@ -18,10 +18,7 @@ func SetCopyHook(f func()) { copyHook = f }
 func Slots[T comparable](q *Queue[T]) int {
 	q.s.mu.Lock()
 	defer q.s.mu.Unlock()
-	if q.s.lanes.list.Arr == nil {
-		return 0
-	}
-	return q.s.lanes.list.Arr.Len()
+	return q.s.core.Slots()
 }
 
 // Locked reports whether q's state lock is held, by anyone: a call that
@@ -43,5 +40,5 @@ func Probes[T comparable](q *Queue[T]) bool { return q.s.cfg.keys.Probes() }
 func Entries[T comparable](q *Queue[T]) int {
 	q.s.mu.Lock()
 	defer q.s.mu.Unlock()
-	return q.s.slab.Live()
+	return q.s.core.Slab.Live() // kept ones included
 }

@@ -6,7 +6,7 @@ package workqueue
 // with mu held.
 type extra[T comparable] struct {
 	prio int      // the highest priority of its marks since the queue last forgot it
-	lane *lane[T] // the lane it is queued on, or nil for lanes.list or not queued
+	lane *lane[T] // the lane it is queued on, or nil for the ready list or not queued
 
 	queuedAt, start int64 // for metrics, when it was queued and when handed out
 	prev, next      int32 // for metrics, the slots of its neighbours in the list of items in flight

@@ -15,6 +15,11 @@ import (
 //     round and leaves it at every op (a controller that keeps up);
 //   - shape=backlog: all 1024 keys queued, each handed out, Done, and
 //     added again at its tenant's tail (a controller behind).
+//
+// The shape=tenants rows have n tenants (10³, 10⁵) of one item each, all
+// queued: impl=one with key k its own tenant, impl=two with k%16 and k
+// as its dimensions. Each item handed out leaves its tenant's round, and
+// its add joins it again. So they measure join and leave on a round of n.
 func BenchmarkFairShare(b *testing.B) {
 	names := make([]string, 16)
 	for i := range names {
@@ -62,6 +67,42 @@ func BenchmarkFairShare(b *testing.B) {
 					if shape == "backlog" {
 						q.Add(buf[0])
 					}
+				}
+			})
+		}
+	}
+	for _, n := range []int{1_000, 100_000} {
+		keys := make([]string, n)
+		for i := range keys {
+			keys[i] = strconv.Itoa(i)
+		}
+		impls := []struct {
+			name string
+			c    workqueue.Config[int]
+		}{
+			{"one", workqueue.Config[int]{Fairness: func(k int) string { return keys[k] }}},
+			{"two", workqueue.Config[int]{FairShare: workqueue.FairShare[int]{
+				Dims: 2,
+				Key: func(k, dim int) string {
+					if dim == 0 {
+						return names[k%16]
+					}
+					return keys[k]
+				},
+			}}},
+		}
+		for _, impl := range impls {
+			b.Run("shape=tenants"+strconv.Itoa(n)+"/impl="+impl.name, func(b *testing.B) {
+				q := workqueue.NewWithConfig(impl.c)
+				for k := range n {
+					q.Add(k)
+				}
+				buf := make([]int, 0, 1)
+				b.ReportAllocs()
+				for b.Loop() {
+					buf = q.TryTakeAppend(buf[:0], 1)
+					q.Done(buf...)
+					q.Add(buf[0])
 				}
 			})
 		}

@@ -30,28 +30,6 @@ const (
 	disarmed = rq.Disarmed
 )
 
-// lookup returns the entry of item, or nil if the queue does not know it.
-func (s *state[T]) lookup(item T) *entry[T] {
-	e, _ := s.items.Find(&s.slab, item)
-	return e
-}
-
-// where returns the place of e, an entry the queue knows. An entry on
-// lanes.list stores listed. It is queued while its seq is at or past the
-// list's head, and in flight once a hand-out has moved the head past it.
-// So a hand-out of any size from lanes.list moves one index (internal/rq/fifo.go). An
-// entry on a lane stores queued, and inFlight once handed out. Only with
-// mu held.
-func (s *state[T]) where(e *entry[T]) place {
-	if e.State != rq.Listed {
-		return e.State
-	}
-	if e.Seq < s.lanes.list.Head {
-		return inFlight
-	}
-	return queued
-}
-
 // Add marks item ready and reports whether the mark is new. The mark is
 // in the queue's mode, or in the mode the item already has if the queue
 // knows it. Add returns:
@@ -127,14 +105,15 @@ func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
 }
 
 // still reports whether a section of add whose mark o returned false left
-// unlock nothing to do: no post, no poll set to tell, no caller woken, no
-// depth to measure. That makes the repeated Add of a queued item, the
-// commonest mark in a controller, a lookup between Lock and Unlock.
+// unlock nothing to do: no post, no forgotten item to bury, no poll set
+// to tell, no caller woken, no depth to measure. That makes the repeated
+// Add of a queued item, the commonest mark in a controller, a lookup
+// between Lock and Unlock.
 //
 // Every section that leaves unlock work ends with unlock. So nothing is
 // pending when add takes mu, and still needs only what add's own section
 // may have done. Of that, only these leave work (the rest changes fields
-// that no waiter, poll set or hook reads):
+// that no waiter, poll set or hook reads, and none forgets an item):
 //
 //   - promote on a user's clock, which may queue due items and settle;
 //   - a mark with a delay, which may move or queue a delayed item and
@@ -149,33 +128,33 @@ func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
 // with mu held.
 func (s *state[T]) still(o markOpts) bool {
 	return !s.cfg.clock.user && o.after <= 0 && !o.retried &&
-		(s.cfg.metrics == nil || s.cfg.gauge.still(s.lanes.list.Live))
+		(s.cfg.metrics == nil || s.cfg.gauge.still(s.core.List.Live))
 }
 
 // mark records a mark of item, whose tenant is tenant (see Add and
 // AddWith). Only with mu held.
 func (s *state[T]) mark(item T, m Mode, o markOpts, tenant *path) bool {
-	e, h := s.items.Find(&s.slab, item)
+	e, h := s.core.Items.Find(&s.core.Slab, item)
 	if o.retried { // When counted a failure, so the limiter forgets it with the item
 		if e != nil {
 			e.Retried = true
-		} else if s.pub.Closed.Load() {
+		} else if s.core.Closed() {
 			p := s.mail.posting()
 			p.forgot = append(p.forgot, item)
 		}
 	}
-	if s.pub.Closed.Load() {
+	if s.core.Closed() {
 		return false
 	}
 	if e == nil {
-		e = s.slab.Alloc() // a recycled entry, or one in a new slot
+		e = s.core.Slab.Alloc() // a recycled entry, or one in a new slot
 		e.Item, e.Mode = item, rq.Mode(m)
-		s.items.Add(e, h)
+		s.core.Items.Add(e, h)
 		s.extras.fresh(e, o, tenant)
 		s.admit(e, o.after)
 		return true
 	}
-	p := s.where(e)
+	p := s.core.Where(e)
 	switch {
 	case e.Kept(): // known again, in mode m, as if new
 		e.Mode = rq.Mode(m)
@@ -193,11 +172,13 @@ func (s *state[T]) mark(item T, m Mode, o markOpts, tenant *path) bool {
 		return true
 	}
 	raised := s.extras.raise(e, o.prio)
-	if p == queued && o.replace && o.after > 0 { // a later ready time replaces now
-		s.lanes.unqueue(e, &s.extras)
-		s.schedule(e, s.cfg.clock.after(o.after), 0)
-		s.settle()
-		return false
+	if p == queued && o.replace && o.after > 0 {
+		if at, later := s.cfg.clock.afterNow(o.after); later { // a later ready time replaces now; at the clock's end none is later
+			s.lanes.unqueue(e, &s.extras, &s.core.List)
+			s.schedule(e, at, 0)
+			s.settle()
+			return false
+		}
 	}
 	switch p {
 	case delayed:
@@ -211,7 +192,7 @@ func (s *state[T]) mark(item T, m Mode, o markOpts, tenant *path) bool {
 		return true
 	case queued:
 		if raised {
-			s.lanes.unqueue(e, &s.extras)
+			s.lanes.unqueue(e, &s.extras, &s.core.List)
 			s.enqueue(e)
 		}
 		return false
@@ -247,15 +228,12 @@ func (s *state[T]) retime(e int32, at int64, replace bool) {
 	}
 }
 
-// keepAside gives the item e, in flight or disarmed, a kept-aside mark.
+// keepAside gives the item e, in flight or disarmed, a kept-aside mark
+// with o's ready time.
 func (s *state[T]) keepAside(e *entry[T], o markOpts) {
-	s.marks++
-	e.Mark = keptMark{N: s.marks}
+	s.core.KeepAside(e)
 	if o.after > 0 {
 		e.Mark.At, e.Mark.Seq = s.cfg.clock.after(o.after), s.delays.next()
-	}
-	if s.where(e) == inFlight && returns(e) {
-		s.pub.Aside.Add(1)
 	}
 }
 
@@ -268,20 +246,22 @@ func (s *state[T]) admit(e *entry[T], after time.Duration) {
 	s.enqueue(e)
 }
 
-// forget deletes item and recycles its entry e. If AddRateLimited was
-// called for it, the limiter forgets it too, once the lock is released.
-// The argument item is e's item, which the caller has at hand. Only with
-// mu held.
-func (s *state[T]) forget(item T, e *entry[T]) {
-	s.items.Del(e)
-	if e.Retried {
-		p := s.mail.posting()
-		p.forgot = append(p.forgot, item)
+// bury settles what the core's steps forgot (rq.Locked.Gone): the
+// limiter forgets an item AddRateLimited was called for, once the lock
+// is released, and extra parts are recycled. Every locked section that
+// may forget an item ends with unlock, which calls it. Only with mu held.
+func (s *state[T]) bury() {
+	for _, g := range s.core.Gone {
+		if g.Retried {
+			p := s.mail.posting()
+			p.forgot = append(p.forgot, g.Item)
+		}
+		if g.X != 0 {
+			s.extras.release(g.X)
+		}
 	}
-	if e.X != 0 {
-		s.extras.release(e.X)
-	}
-	s.slab.Release(e)
+	clear(s.core.Gone) // keeps no item alive
+	s.core.Gone = s.core.Gone[:0]
 }
 
 // unlock releases mu. Then it wakes the callers settled meanwhile (see
@@ -290,14 +270,17 @@ func (s *state[T]) forget(item T, e *entry[T]) {
 // section that publishes ends with it. One that does not may release mu
 // alone.
 func (s *state[T]) unlock() {
-	if s.cfg.metrics != nil && s.cfg.gauge.measure(s.lanes.list.Live, &s.lanes) {
+	if s.cfg.metrics != nil && s.cfg.gauge.measure(s.core.List.Live, &s.lanes) {
 		s.mail.posting().depth = true
+	}
+	if len(s.core.Gone) != 0 {
+		s.bury()
 	}
 	tell := s.pub.tell
 	if tell {
 		s.pub.tell = false
 	}
-	w, d, p := s.waiters.Woken(), s.drainers.Woken(), s.mail.take()
+	w, d, p := s.core.Waiters.Woken(), s.core.Drainers.Woken(), s.mail.take()
 	s.mu.Unlock()
 	waitq.WakeAll(w)
 	waitq.WakeAll(d)
@@ -323,13 +306,6 @@ func (o *owner[T]) Unlock() {
 	s := (*state[T])(o)
 	s.settle()
 	s.unlock()
-}
-
-// returns reports whether Done will queue the in-flight item e again
-// because of a kept-aside mark. That is what keeps Wait waiting after
-// Close. It is whether e is marked, in the sense of doc.go's table.
-func returns[T comparable](e *entry[T]) bool {
-	return e.Mark.N != 0 && e.Flags&rq.Removed == 0 && (e.Mode != rq.OneShot || e.Flags&rq.Rearmed != 0)
 }
 
 // Done ends the hand-out of each item and returns how many of them were in
@@ -426,105 +402,41 @@ func repool(pooled *[]bool) {
 	}
 }
 
-// later reports whether the in-flight item e has a kept-aside mark whose
-// ready time is still to come (before Close). Only with mu held.
-func (s *state[T]) later(e *entry[T]) bool {
-	return e.Mark.At != 0 && !s.pub.Closed.Load() && e.Mark.At > s.cfg.clock.now()
-}
-
 // finish is Done under the lock. Its ready[i] is the recheck of items[i],
 // and ready is nil without a recheck function. Each item in flight goes
-// where decide sends it. A repeat of an item in the same call finds it no
-// longer in flight and is ignored.
+// where the core's Decide sends it, by the table in doc.go. A repeat of
+// an item in the same call finds it no longer in flight and is ignored.
+// Then the items Decide delayed go to the heaps, and those it queued
+// again to their lanes in order.
 func (s *state[T]) finish(items []T, ready []bool) int {
 	n := 0
-	s.requeue = s.requeue[:0]
 	for i, item := range items {
-		e := s.lookup(item)
-		if e == nil || s.where(e) != inFlight {
+		e := s.core.Ends(item)
+		if e == nil {
 			continue
 		}
 		n++
-		s.inflight--
 		if s.cfg.metrics != nil {
 			s.finished(e)
 		}
-		s.decide(item, e, uint64(i), ready == nil || ready[i])
+		var now int64 // read only for a mark with a ready time
+		if e.Mark.At != 0 {
+			now = s.cfg.clock.now()
+		}
+		s.core.Decide(e, uint64(i), ready == nil || ready[i], now)
 	}
-	s.putBack()
-	return n
-}
-
-// decide moves e, Done, to its next place by the first row of the table
-// in doc.go that fits it. It tests the rows in the same order. The
-// argument i is the item's index in Done's arguments. The argument still
-// is whether a level item is still ready. That is so if there is no
-// recheck function, or if it said so.
-func (s *state[T]) decide(item T, e *entry[T], i uint64, still bool) {
-	back := returns(e) // marked, in the table's sense
-	if back {
-		s.pub.Aside.Add(-1)
+	if len(s.core.Timed) != 0 {
+		for _, t := range s.core.Timed {
+			s.schedule(s.core.Slab.Entry(t.E), t.At, t.Seq)
+		}
+		s.core.Timed = s.core.Timed[:0]
 	}
-	switch {
-	case e.Flags&rq.Removed != 0: // removed: forgotten
-		s.forget(item, e)
-	case back && s.discard && e.Mark.At > s.cfg.clock.now(): // marked, its time to come, delays dropped: forgotten
-		s.forget(item, e)
-	case back && s.later(e) && (e.Mode != rq.Level || !still): // marked for later, unless level and still ready: delayed
-		m := e.Mark
-		e.Mark, e.Flags = keptMark{}, 0
-		s.schedule(e, m.At, m.Seq)
-	case back && !s.later(e): // marked, due now: queued
-		s.putLater(e, e.Mark.N)
-	case e.Mode == rq.Level && !s.pub.Closed.Load() && still: // level, still ready: queued
-		s.putLater(e, rq.LevelKey+i)
-	case e.Mode == rq.OneShot && e.Flags&rq.Rearmed != 0: // one-shot, re-armed: idle
-		e.State, e.Flags = rq.Idle, 0
-	case e.Mode == rq.OneShot: // one-shot: disarmed
-		e.State, e.Flags = disarmed, 0 // with its mark, if any, until Rearm
-		s.disarmed++
-	default: // anything else: forgotten
-		s.drop(item, e)
-	}
-}
-
-// drop forgets item, Done, or with Config.Keep keeps its entry e idle
-// for the item's next mark (rq's Locked.drop). A kept entry is the item
-// and its slot only: the limiter forgets the item's retries as for a
-// forgotten one, and its priority and tenant go. Only with mu held.
-func (s *state[T]) drop(item T, e *entry[T]) {
-	if !s.cfg.keep && !rq.KeepAll {
-		s.forget(item, e)
-		return
-	}
-	if e.Retried {
-		e.Retried = false
-		p := s.mail.posting()
-		p.forgot = append(p.forgot, item)
-	}
-	if e.X != 0 {
-		s.extras.release(e.X)
-		e.X = 0
-	}
-	e.State, e.Flags, e.Mark = rq.Idle, 0, keptMark{}
-}
-
-// putLater notes e for putBack, which queues the items Done puts back in
-// key order. Until then e stores queued, not inFlight.
-func (s *state[T]) putLater(e *entry[T], key uint64) {
-	s.requeue = append(s.requeue, rq.Requeue{Key: key, E: e.ID})
-	e.State, e.Flags = queued, 0
-}
-
-// putBack queues Done's re-queued items in order (see Done).
-func (s *state[T]) putBack() {
-	r := s.requeue
-	rq.SortRequeues(r)
-	for _, x := range r {
-		e := s.slab.Entry(x.E)
+	for _, r := range s.core.Requeued() {
+		e := s.core.Slab.Entry(r.E)
 		s.enqueue(e)
 		e.Mark = keptMark{}
 	}
+	return n
 }
 
 // Remove forgets item (EPOLL_CTL_DEL) and reports whether the queue knew
@@ -542,41 +454,20 @@ func (q *Queue[T]) Remove(item T) bool {
 	s.mu.Lock()
 	s.promote()
 	defer s.unlock()
-	e := s.lookup(item)
+	e := s.core.Lookup(item)
 	if e == nil {
 		return false
 	}
-	switch s.where(e) {
+	p := s.core.Where(e)
+	switch p { // off its lane or heap; the core does the rest
 	case queued:
-		s.lanes.unqueue(e, &s.extras)
-		s.forget(item, e)
+		s.lanes.unqueue(e, &s.extras, &s.core.List)
 	case delayed:
 		s.delays.del(e.ID)
 		s.arm()
-		s.forget(item, e)
-	case inFlight:
-		if e.Flags&rq.Removed != 0 {
-			return false
-		}
-		if returns(e) {
-			s.pub.Aside.Add(-1)
-		}
-		e.Flags = rq.Removed
-		e.Mark = keptMark{}
-		if e.Retried { // gone from the queue, and so is its retry state
-			e.Retried = false
-			p := s.mail.posting()
-			p.forgot = append(p.forgot, item)
-		}
-	case disarmed:
-		s.disarmed--
-		s.forget(item, e)
-	case rq.Idle:
-		if e.Kept() { // not known: its entry is freed, and Remove reports so
-			s.forget(item, e)
-			return false
-		}
-		s.forget(item, e)
+	}
+	if !s.core.Unknow(e, p) {
+		return false
 	}
 	s.settle()
 	return true
@@ -598,29 +489,20 @@ func (q *Queue[T]) Rearm(item T) bool {
 	s.mu.Lock()
 	s.promote()
 	defer s.unlock()
-	e := s.lookup(item)
-	if e == nil || e.Mode != rq.OneShot || s.pub.Closed.Load() {
+	if s.core.Closed() {
 		return false
 	}
-	switch p := s.where(e); {
-	case p == disarmed:
-		s.disarmed--
-		e.State = rq.Idle
-		if m := e.Mark; m.N != 0 {
-			e.Mark = keptMark{}
-			if m.At != 0 && m.At > s.cfg.clock.now() {
-				s.schedule(e, m.At, m.Seq)
-			} else {
-				s.enqueue(e)
-			}
-		}
-	case p == inFlight && e.Flags&(rq.Removed|rq.Rearmed) == 0:
-		e.Flags |= rq.Rearmed
-		if returns(e) {
-			s.pub.Aside.Add(1)
-		}
-	default:
+	e := s.core.Lookup(item)
+	m, ok := s.core.Rearms(e)
+	if !ok {
 		return false
+	}
+	if m.N != 0 { // disarmed and marked: queued, or delayed for its time
+		if m.At != 0 && m.At > s.cfg.clock.now() {
+			s.schedule(e, m.At, m.Seq)
+		} else {
+			s.enqueue(e)
+		}
 	}
 	s.settle()
 	return true

@@ -11,6 +11,9 @@ import (
 // that have queued items by weighted round robin. Without fair share a
 // level's root is its one leaf. A node is in its parent's kids and ring
 // while it has queued items.
+//
+// The ring is circular and doubly linked through the children's next and
+// prev, so a child joins or leaves it in O(1), however many it has.
 type lane[T comparable] struct {
 	list   fifo[T]             // a leaf's queued items
 	live   int                 // queued items in its subtree
@@ -19,9 +22,10 @@ type lane[T comparable] struct {
 	up     *lane[T]            // its parent, or nil for a level's root
 	level  *level[T]           // its level
 	kids   map[string]*lane[T] // an inner node's children with queued items, by key
-	ring   []*lane[T]          // those children in round-robin order; empty for a lane
-	cur    int                 // the ring's next child
-	used   int                 // hand-outs ring[cur] has had in its current turn
+	cur    *lane[T]            // the ring's next child; nil for a lane, or with no child queued
+	used   int                 // hand-outs cur has had in its current turn
+	next   *lane[T]            // the child after it in its parent's ring (itself if alone)
+	prev   *lane[T]            // the child before it
 }
 
 // A level is the queued items of one priority, on a tree whose root it
@@ -38,15 +42,15 @@ type level[T comparable] struct {
 // held.
 //
 // Priorities and fair share put queued items on lanes other than the
-// ready list l.list. There is one level per priority. Without fair share
-// its root is its one lane. With Config.Fairness or Config.FairShare the
+// ready list (the core's List). There is one level per priority. Without
+// fair share its root is its one lane. With Config.Fairness or Config.FairShare the
 // root is the root of a tree of tenants whose leaves are the lanes, one
-// per tenant (see FairShare). The list l.list is the lane of priority 0
+// per tenant (see FairShare). The ready list is the lane of priority 0
 // without fair share. So a queue that uses neither never looks at a
 // lane, and keeps its O(1) splice (see internal/rq/fifo.go).
 //
-// A hand-out takes the levels from the highest priority down, with l.list
-// in its place among them. Within a level the hand-out goes down the
+// A hand-out takes the levels from the highest priority down, with the
+// ready list in its place among them. Within a level the hand-out goes down the
 // tree. Each node serves the child at its ring's cursor, for a turn of
 // as many hand-outs in a row as the child's weight. Then the cursor moves
 // on. A node that gets its first queued item joins its parent's ring
@@ -59,7 +63,6 @@ type level[T comparable] struct {
 // and go. That costs a map lookup per item. So priorities and fair share
 // cost only the queues that use them.
 type lanes[T comparable] struct {
-	list   fifo[T] // the queued items of priority 0, without fair share (internal/rq/fifo.go)
 	levels []*level[T]
 	live   int       // queued items on all lanes
 	fair   bool      // Config.Fairness or Config.FairShare is set, so every item goes to a lane
@@ -76,8 +79,8 @@ type lanes[T comparable] struct {
 // queue keeps for reuse.
 const maxSpare = 64
 
-// onLane reports whether the queued item e is on a lane, not on l.list.
-// Its state is then queued, not listed (see where).
+// onLane reports whether the queued item e is on a lane, not on the ready list.
+// Its state is then queued, not listed (see rq.Locked.Where).
 func onLane[T comparable](e *entry[T]) bool { return e.State == queued }
 
 // laned reports whether an item of priority prio goes to a lane.
@@ -89,19 +92,20 @@ func (s *state[T]) enqueue(e *entry[T]) {
 	if s.cfg.metrics != nil {
 		s.extras.of(e).queuedAt = s.cfg.clock.now()
 	}
-	s.lanes.push(e, &s.extras)
+	s.lanes.push(e, &s.extras, &s.core.List)
 }
 
-// push queues e's item at the tail of its lane. That is l.list, or the
-// lane of its priority and tenant. The extra parts xs hold e's, if any.
-func (l *lanes[T]) push(e *entry[T], xs *extras[T]) {
+// push queues e's item at the tail of its lane. That is list, the ready
+// list, or the lane of its priority and tenant. The extra parts xs hold
+// e's, if any.
+func (l *lanes[T]) push(e *entry[T], xs *extras[T], list *fifo[T]) {
 	if e.X == 0 {
-		e.Seq, e.State = l.list.Push(e.Item), rq.Listed
+		e.Seq, e.State = list.Push(e.Item), rq.Listed
 		return
 	}
 	x := xs.at(e.X)
 	if !l.laned(x.prio) {
-		e.Seq, e.State = l.list.Push(e.Item), rq.Listed
+		e.Seq, e.State = list.Push(e.Item), rq.Listed
 		return
 	}
 	ln := l.leaf(x.prio, xs, e.X)
@@ -109,11 +113,11 @@ func (l *lanes[T]) push(e *entry[T], xs *extras[T]) {
 	l.fill(ln, 1)
 }
 
-// unqueue takes the queued item e off its lane (Remove, a raised
-// priority). The extra parts xs hold e's, if any.
-func (l *lanes[T]) unqueue(e *entry[T], xs *extras[T]) {
+// unqueue takes the queued item e off its lane, or off list, the ready
+// list (Remove, a raised priority). The extra parts xs hold e's, if any.
+func (l *lanes[T]) unqueue(e *entry[T], xs *extras[T], list *fifo[T]) {
 	if !onLane(e) {
-		l.list.Kill(e.Seq)
+		list.Kill(e.Seq)
 		return
 	}
 	x := xs.at(e.X)
@@ -122,9 +126,6 @@ func (l *lanes[T]) unqueue(e *entry[T], xs *extras[T]) {
 	x.lane = nil // its state is set by the enqueue or forget that follows
 	l.drain(ln, 1)
 }
-
-// queued is the number of queued items.
-func (l *lanes[T]) queued() int { return l.list.Live + l.live }
 
 // count changes the number of queued items on the lanes of lv by d. With
 // metrics it also notes lv for them, even once lv is dropped. The last
@@ -190,8 +191,8 @@ func (l *lanes[T]) newLane(st *step, up *lane[T]) *lane[T] {
 }
 
 // keep keeps the lane c, which has just left its parent, for reuse if
-// there is room. Empty, it has no item and no child left. Its array,
-// map and ring keep their room.
+// there is room. Empty, it has no item and no child left. Its array and
+// map keep their room.
 func (l *lanes[T]) keep(c *lane[T]) {
 	if len(l.spare) < maxSpare {
 		c.key, c.up, c.level = "", nil, nil
@@ -244,7 +245,7 @@ func (l *lanes[T]) served(n *lane[T], k int) {
 			p.leave(n) // the cursor now names the next child
 			l.keep(n)
 		case p.used >= n.weight:
-			p.used, p.cur = 0, (p.cur+1)%len(p.ring)
+			p.used, p.cur = 0, p.cur.next
 		}
 		n = p
 	}
@@ -253,28 +254,33 @@ func (l *lanes[T]) served(n *lane[T], k int) {
 }
 
 // join puts the child c, which just got a queued item, into p's ring
-// just before the cursor: last in the current round.
+// just before the cursor: last in the current round. Alone, it has the
+// cursor. It takes O(1).
 func (p *lane[T]) join(c *lane[T]) {
-	p.ring = slices.Insert(p.ring, p.cur, c)
-	p.cur = (p.cur + 1) % len(p.ring)
+	n := p.cur
+	if n == nil {
+		c.next, c.prev, p.cur = c, c, c
+		return
+	}
+	c.next, c.prev = n, n.prev
+	n.prev.next = c
+	n.prev = c
 }
 
 // leave takes the child c, which has nothing queued left, out of p's
 // ring and kids. If c had the cursor, the next child has it, with a turn
-// of its own.
+// of its own. It takes O(1).
 func (p *lane[T]) leave(c *lane[T]) {
-	j := slices.Index(p.ring, c)
-	p.ring = slices.Delete(p.ring, j, j+1)
 	delete(p.kids, c.key)
-	switch {
-	case j < p.cur:
-		p.cur--
-	case j == p.cur:
-		p.used = 0
-		if p.cur == len(p.ring) {
-			p.cur = 0
+	if p.cur == c {
+		p.used, p.cur = 0, c.next
+		if c.next == c {
+			p.cur = nil
 		}
 	}
+	c.prev.next = c.next
+	c.next.prev = c.prev
+	c.next, c.prev = nil, nil
 }
 
 // byPrio orders levels by descending priority.
@@ -301,24 +307,25 @@ func (l *lanes[T]) dropIfEmpty(lv *level[T]) {
 	}
 }
 
-// handOut takes up to max queued items, highest priority first, appends
-// them to buf and marks them in flight. The caller counts them. It copies
-// under the lock. It is the hand-out of queues that have items on lanes.
-// The index ix, the slab sl and the extra parts xs are the queue's.
-func (l *lanes[T]) handOut(buf []T, max int, ix *index[T], sl *slab[T], xs *extras[T]) []T {
+// handOut takes up to max queued items, highest priority first, with
+// list, the ready list, in priority 0's place, appends them to buf and
+// marks them in flight. The caller counts them. It copies under the lock.
+// It is the hand-out of queues that have items on lanes. The index ix,
+// the slab sl and the extra parts xs are the queue's.
+func (l *lanes[T]) handOut(buf []T, max int, list *fifo[T], ix *index[T], sl *slab[T], xs *extras[T]) []T {
 	start := len(buf)
 	n := 0
 	for n < max {
 		lv := l.first()
-		if lv == nil || (lv.prio < 0 && l.list.Live > 0) {
+		if lv == nil || (lv.prio < 0 && list.Live > 0) {
 			break
 		}
 		buf = l.takeLevel(lv, buf, max-n, ix, sl, xs)
 		n = len(buf) - start
 	}
-	if k := min(max-n, l.list.Live); k > 0 {
-		arr := l.list.Arr
-		lo, hi := l.list.Splice(k)
+	if k := min(max-n, list.Live); k > 0 {
+		arr := list.Arr
+		lo, hi := list.Splice(k)
 		buf = arr.CopyOut(buf, lo, hi)
 		n += k
 	}
@@ -357,8 +364,8 @@ func (l *lanes[T]) takeLevel(lv *level[T], buf []T, max int, ix *index[T], sl *s
 func (l *lanes[T]) take(lv *level[T], buf []T, max int) []T {
 	for max > 0 && lv.live > 0 {
 		n, k := &lv.lane, max
-		for len(n.ring) > 0 { // an inner node: a lane's ring is empty
-			c := n.ring[n.cur]
+		for n.cur != nil { // an inner node: a lane has no cursor
+			c := n.cur
 			k = min(k, c.weight-n.used)
 			n = c
 		}

@@ -59,7 +59,7 @@ func (q *Queue[T]) Running() (unfinished, longest time.Duration) {
 		return 0, 0
 	}
 	now := s.cfg.clock.now()
-	head := s.slab.Entry(r.head)
+	head := s.core.Slab.Entry(r.head)
 	return r.unfinished(now), since(now, s.extras.at(head.X).start)
 }
 
@@ -232,7 +232,7 @@ func (c *settings[T]) deliver(p *post[T]) {
 // while the takes ahead of it are reported, at most one call per
 // priority each.
 type gauge[T comparable] struct {
-	list    int         // lanes.list.Live as last noted
+	list    int         // the ready list's Live as last noted
 	touched []*level[T] // levels whose count changed since measure looked
 	noted   []prioDepth // the current section's changes
 
@@ -323,10 +323,10 @@ func (s *state[T]) started(items []T) {
 	now := s.cfg.clock.now()
 	p := s.mail.posting()
 	for _, item := range items {
-		e := s.lookup(item)
+		e := s.core.Lookup(item)
 		x := s.extras.of(e)
 		p.waited = append(p.waited, since(now, x.queuedAt))
-		s.running.add(&s.slab, &s.extras, e.ID, x, now)
+		s.running.add(&s.core.Slab, &s.extras, e.ID, x, now)
 	}
 }
 
@@ -338,5 +338,5 @@ func (s *state[T]) finished(e *entry[T]) {
 	x := s.extras.at(e.X)
 	p := s.mail.posting()
 	p.worked = append(p.worked, since(s.cfg.clock.now(), x.start))
-	s.running.remove(&s.slab, &s.extras, e.ID, x)
+	s.running.remove(&s.core.Slab, &s.extras, e.ID, x)
 }

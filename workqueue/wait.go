@@ -7,19 +7,14 @@ import (
 	"github.com/evsync/evsync/internal/waitq"
 )
 
-// Wait waits until at least one item is queued, then hands out up to max
-// of them in one step. They come in the package doc's order: highest
-// priority first, the tenants in turn under fair share, and oldest first
-// within a tenant. The items are in flight until Done. It returns:
-//
-//   - the items and nil
-//   - nil and an error matching ErrInvalid at once if ctx is nil or
-//     max ≤ 0, which says which ("workqueue: wait: max 0 is not above 0")
-//   - nil and ctx.Err() at once if ctx is already done, even if items are
-//     queued (TryTake takes them regardless), or when ctx ends while it
-//     waits
-//   - nil and ErrClosed once the queue is closed and nothing is left to
-//     hand out (see Close)
+// Wait is [readyq.Queue.Wait] in this package's order. It waits until at
+// least one item is queued, then hands out up to max of them in one step:
+// highest priority first, the tenants in turn under fair share, and
+// oldest first within a tenant. A delayed item is not queued until its
+// time comes. The items are in flight until Done. It returns what readyq's
+// Wait returns, in the same cases: the items and nil, or nil and an error
+// matching ErrInvalid ("workqueue: wait: max 0 is not above 0"),
+// ctx.Err() or ErrClosed (see Close).
 func (q *Queue[T]) Wait(ctx context.Context, max int) ([]T, error) {
 	if err := errs.Check(ctx, max, errs.WaitNilCtx, "wait"); err != nil {
 		return nil, err
@@ -27,10 +22,11 @@ func (q *Queue[T]) Wait(ctx context.Context, max int) ([]T, error) {
 	return rq.Handed(q.WaitAppend(ctx, nil, max))
 }
 
-// WaitAppend is Wait appending the items to buf. A consumer that passes
-// back its previous batch, as buf[:0], allocates nothing once buf is
-// large enough. On error it returns buf unchanged. Its errors for a nil
-// ctx and max ≤ 0 name the call "wait append".
+// WaitAppend is Wait appending the items to buf, as
+// [readyq.Queue.WaitAppend] is readyq's: buf comes back unchanged on
+// error, and a consumer that passes back its batch as buf[:0] allocates
+// nothing once buf is large enough. Its errors name the call "wait
+// append".
 func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error) {
 	s := &q.s
 	if err := errs.Check(ctx, max, errs.WaitAppendNilCtx, "wait append"); err != nil {
@@ -44,29 +40,14 @@ func (q *Queue[T]) WaitAppend(ctx context.Context, buf []T, max int) ([]T, error
 	return q.waitAndUnlock(ctx, buf, max)
 }
 
-// Next is the consumer loop's call. It is Done(done...) followed by
-// WaitAppend(ctx, done[:0], max), in one step where it can. One step
-// takes one lock round trip instead of two. With a recheck function, Next
-// makes the two calls. Items Done go to blocked Wait callers first, as
-// they would with the two calls.
-//
-// It returns done unchanged and an error matching ErrInvalid, having done
-// nothing, for a nil ctx or max ≤ 0 ("workqueue: next: nil context"). Its
-// items are then still in flight, held by the caller, as WaitAppend
-// returns buf unchanged on error. A done context does not stop the Done.
-// Finishing held items is not a wait, and skipping it would strand them. So Next finishes them, then
-// returns done[:0] and ctx.Err() without taking anything. On any other
-// error too, the Done has taken effect and Next returns done[:0]. So the
-// loop below ends once ctx is done, even while items keep being queued.
-//
-//	var batch []T
-//	for {
-//		batch, err = q.Next(ctx, batch, 64)
-//		if err != nil {
-//			return err
-//		}
-//		... work on batch ...
-//	}
+// Next is the consumer loop's call, as in readyq ([readyq.Queue.Next]
+// shows the loop). It is Done(done...) followed by WaitAppend(ctx,
+// done[:0], max), in one lock round trip where it can, and as the two
+// calls with a recheck function. Its outcomes are readyq's Next's. A bad
+// argument changes nothing and returns done unchanged ("workqueue: next:
+// nil context"). A done context still lets the Done take effect, then
+// returns done[:0] and ctx.Err(). The Done may delay an item again (the
+// package doc's row 3), not only queue it.
 func (q *Queue[T]) Next(ctx context.Context, done []T, max int) ([]T, error) {
 	s := &q.s
 	if err := errs.Check(ctx, max, errs.NextNilCtx, "next"); err != nil {
@@ -91,7 +72,7 @@ func (q *Queue[T]) Next(ctx context.Context, done []T, max int) ([]T, error) {
 // waitAndUnlock is WaitAppend with mu held. It releases mu.
 func (q *Queue[T]) waitAndUnlock(ctx context.Context, buf []T, max int) ([]T, error) {
 	s := &q.s
-	if s.lanes.queued() > 0 {
+	if s.queued() > 0 {
 		return q.takeAndUnlock(buf, max), nil
 	}
 	if s.exhausted() {
@@ -102,20 +83,13 @@ func (q *Queue[T]) waitAndUnlock(ctx context.Context, buf []T, max int) ([]T, er
 		s.unlock()
 		return buf, err
 	}
-	w := s.waiters.Push(ctx.Done(), take[T]{buf, max})
+	w := s.core.Waiters.Push(ctx.Done(), rq.Take[T]{Buf: buf, Max: max})
 	s.unlock()
-	p, err := s.waiters.Await(ctx, (*owner[T])(s), w)
+	p, err := s.core.Waiters.Await(ctx, (*owner[T])(s), w)
 	if err != nil {
 		return buf, err
 	}
-	return p.buf, nil
-}
-
-// A take is a blocked Wait caller's payload. The granter appends up to max
-// items to buf under the lock, and the caller gets buf back after waking.
-type take[T comparable] struct {
-	buf []T
-	max int
+	return p.Buf, nil
 }
 
 // takeLocked hands out up to max queued items, highest priority first,
@@ -123,17 +97,18 @@ type take[T comparable] struct {
 // lock. Only with mu held.
 func (s *state[T]) takeLocked(buf []T, max int) []T {
 	start := len(buf)
-	buf = s.lanes.handOut(buf, max, &s.items, &s.slab, &s.extras)
-	s.inflight += len(buf) - start
+	buf = s.lanes.handOut(buf, max, &s.core.List, &s.core.Items, &s.core.Slab, &s.extras)
+	s.core.Lent(len(buf) - start)
 	if s.cfg.metrics != nil {
 		s.started(buf[start:])
 	}
 	return buf
 }
 
-// TryTake hands out up to max queued items, oldest first, without
-// waiting. It returns nil if nothing is queued or max ≤ 0. The items are
-// in flight until Done. On a closed queue it hands out what is left.
+// TryTake is [readyq.Queue.TryTake] in Wait's order. It hands out up to
+// max queued items without waiting, nil if nothing is queued or max ≤ 0.
+// The items are in flight until Done. On a closed queue it hands out what
+// is left.
 func (q *Queue[T]) TryTake(max int) []T {
 	if items := q.TryTakeAppend(nil, max); len(items) > 0 {
 		return items
@@ -167,14 +142,11 @@ func (q *Queue[T]) takeAndUnlock(buf []T, max int) []T {
 		s.unlock()
 		return buf
 	}
-	k := min(max, s.lanes.list.Live)
-	if k == 0 {
+	if s.core.List.Live == 0 {
 		s.unlock()
 		return buf
 	}
-	arr := s.lanes.list.Arr
-	lo, hi := s.lanes.list.Splice(k)
-	s.inflight += k
+	arr, lo, hi := s.core.Splice(max)
 	big := copyOutside && hi-lo > bigBatch
 	if !big {
 		buf = arr.CopyOut(buf, lo, hi)
@@ -196,19 +168,12 @@ func (q *Queue[T]) takeAndUnlock(buf []T, max int) []T {
 // batch is copied out after the unlock.
 var copyHook func()
 
-// Drain waits until nothing is queued, delayed or in flight, on an open
-// or a closed queue. It returns:
-//
-//   - nil then
-//   - an error matching ErrInvalid at once for a nil ctx ("workqueue:
-//     drain: nil context")
-//   - ctx.Err() at once if ctx is already done, even on an idle queue, or
-//     when ctx ends first
-//
-// Items keep flowing meanwhile, since Drain only watches. On an open
-// queue it returns at the first moment the queue is idle, which producers
-// may end at once. A queue with level items and no recheck function, or
-// with queued items and no consumer, does not drain by itself.
+// Drain is [readyq.Queue.Drain] with delays: it waits until nothing is
+// queued, delayed or in flight, on an open or a closed queue. Its returns
+// are readyq's: nil then, an error matching ErrInvalid for a nil ctx
+// ("workqueue: drain: nil context"), or ctx.Err(). A delayed item keeps
+// an open queue from draining until its time comes and a consumer is done
+// with it. Close ends every delay (see Close).
 func (q *Queue[T]) Drain(ctx context.Context) error {
 	s := &q.s
 	if ctx == nil {
@@ -222,7 +187,7 @@ func (q *Queue[T]) Drain(ctx context.Context) error {
 	idle := s.idle()
 	var w *waitq.Waiter[struct{}]
 	if !idle {
-		w = s.drainers.Push(ctx.Done(), struct{}{})
+		w = s.core.Drainers.Push(ctx.Done(), struct{}{})
 	}
 	if s.cfg.clock.user {
 		s.unlock() // wakes the callers that promote served
@@ -233,19 +198,16 @@ func (q *Queue[T]) Drain(ctx context.Context) error {
 		return nil
 	}
 	woke := w.Sleep()
-	if _, r := s.drainers.Finish((*owner[T])(s), w, woke); r == waitq.Cancelled {
+	if _, r := s.core.Drainers.Finish((*owner[T])(s), w, woke); r == waitq.Cancelled {
 		return ctx.Err()
 	}
 	return nil // drainers are only ever granted
 }
 
-// Ready returns a channel that is closed once a Wait would not block
-// (epoll_wait's readiness). That is when an item is queued, or when the
-// queue is closed and nothing is left to hand out. Each call returns a
-// channel for the next such moment. A goroutine woken by it may find the
-// items taken by another consumer, and TryTake then returns nothing. Such
-// a goroutine calls Ready again. On a closed queue, Wait tells the two
-// cases apart.
+// Ready is [readyq.Queue.Ready]: it returns a channel that is closed once
+// a Wait would not block, for the next such moment. A delayed item counts
+// once the queue has queued it: at its time, or on a user's clock when
+// the clock fires the queue's timer or a call comes (see WithClock).
 func (q *Queue[T]) Ready() <-chan struct{} {
 	s := &q.s
 	if s.pub.Queued.Load() != 0 {
@@ -253,7 +215,7 @@ func (q *Queue[T]) Ready() <-chan struct{} {
 	}
 	s.mu.Lock()
 	s.promote()
-	c := s.ready.Arm(s.readyNow())
+	c := s.core.Ready.Arm(s.readyNow())
 	if s.cfg.clock.user {
 		s.unlock() // wakes the callers that promote served
 	} else {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/evsync/evsync/internal/evserr"
 	"github.com/evsync/evsync/internal/rq"
-	"github.com/evsync/evsync/internal/waitq"
 	"github.com/evsync/evsync/readyq"
 )
 
@@ -103,31 +102,21 @@ type Queue[T comparable] struct {
 type state[T comparable] struct {
 	mu sync.Mutex
 
-	items      index[T]     // every item the queue knows, mapped to its entry's slot
-	slab       slab[T]      // the entries (internal/rq/slab.go)
-	extras     extras[T]    // their extra parts (extras.go)
-	lanes      lanes[T]     // the queued items: the ready list and the lanes (lanes.go)
-	marks      uint64       // kept-aside marks so far, which number their arrivals
-	inflight   int          // items handed out, not yet Done
-	disarmed   int          // one-shot items waiting for Rearm
-	discard    bool         // closed by CloseDiscardingDelays, so marks still to come are dropped at Done
-	requeue    []rq.Requeue // Done's scratch space
-	callers[T]              // the blocked callers, which settle serves
-	delays     delays       // delayed items and the timer (delay.go)
+	// The ready list's state (internal/rq/locked.go): the index, the
+	// entries, the ready list, the counters, the blocked callers, and the
+	// steps of Done, Remove and Rearm. The parts below are the work
+	// queue's own.
+	core rq.Locked[T]
+
+	extras extras[T] // the entries' extra parts (extras.go)
+	lanes  lanes[T]  // the queued items on lanes: priorities and fair share (lanes.go)
+	delays delays    // delayed items and the timer (delay.go)
 
 	mail    mailbox[T] // what the current locked section leaves for after the unlock
 	running running[T] // the items in flight, with metrics
 
 	pub published   // what observers read without the lock
 	cfg settings[T] // the configuration, read without the lock
-}
-
-// callers are the calls that wait for a queue's state to change. It is
-// embedded in state, so that s.waiters is s.callers.waiters.
-type callers[T comparable] struct {
-	waiters  waitq.Queue[take[T]]  // blocked Wait callers
-	drainers waitq.Queue[struct{}] // blocked Drain callers
-	ready    waitq.Notifier        // Ready()
 }
 
 // published is what a Queue shows without its lock. It holds the counters
@@ -178,7 +167,6 @@ type settings[T comparable] struct {
 	lim     RateLimiter[T] // Config.RateLimiter, or the default made at first use
 	limOnce sync.Once
 	clock   timebase // WithClock's clock, or the wall clock (clock.go)
-	keep    bool     // Config.Keep: Done keeps the entries it would forget (drop)
 }
 
 // bigBatch is the largest hand-out copied under the lock. A larger one is
@@ -213,7 +201,8 @@ func NewWithConfig[T comparable](c Config[T], opts ...Option) *Queue[T] {
 	o := apply(opts)
 	q := new(Queue[T])
 	s := &q.s
-	s.cfg = settings[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, share: c.FairShare, lim: c.RateLimiter, metrics: c.Metrics, clock: timebaseOf(o.clock), keep: c.Keep}
+	s.cfg = settings[T]{mode: c.Mode, recheck: c.Recheck, tenant: c.Fairness, share: c.FairShare, lim: c.RateLimiter, metrics: c.Metrics, clock: timebaseOf(o.clock)}
+	s.core.Keep = c.Keep
 	s.cfg.share.Dims = dims
 	s.lanes.fair, s.extras.dims = dims > 0, dims
 	if c.Metrics != nil {
@@ -246,6 +235,7 @@ func (q *Queue[T]) Close() {
 	if closing {
 		s.dueAt(s.cfg.clock.now(), true) // before closed is seen without the lock: a refused Add
 		s.publish()                      // must not find the delayed items still uncounted
+		s.core.Close()
 		s.pub.Closed.Store(true)
 		s.settle()
 	}
@@ -272,12 +262,12 @@ func (q *Queue[T]) CloseDiscardingDelays() int {
 	}
 	n := s.delays.n
 	for w := s.delays.first(); w != nil; w = s.delays.first() {
-		e := s.slab.Entry(w.e)
+		e := s.core.Slab.Entry(w.e)
 		s.delays.del(w.e)
-		s.forget(e.Item, e)
+		s.core.Forget(e)
 	}
 	s.arm()
-	s.discard = true
+	s.core.CloseDiscarding()
 	s.publish() // before closed is seen without the lock, as in Close
 	s.pub.Closed.Store(true)
 	s.settle()
@@ -295,8 +285,8 @@ func (q *Queue[T]) CloseDiscardingDelays() int {
 //   - An armed Ready channel fires if a Wait would not block.
 //   - The counters are published.
 func (s *state[T]) settle() {
-	for s.lanes.queued() > 0 {
-		w := s.waiters.Front()
+	for s.queued() > 0 {
+		w := s.core.Waiters.Front()
 		if w == nil {
 			break
 		}
@@ -306,34 +296,37 @@ func (s *state[T]) settle() {
 		// back kept-aside or level items. That Done's grant is the one
 		// hand-out whose copy is not O(1) under the lock (package doc).
 		p := w.P
-		p.buf = s.takeLocked(p.buf, p.max)
-		s.waiters.Grant(w, p)
+		p.Buf = s.takeLocked(p.Buf, p.Max)
+		s.core.Waiters.Grant(w, p)
 	}
 	if s.exhausted() {
-		s.waiters.RejectAll()
+		s.core.Waiters.RejectAll()
 	}
 	if s.idle() {
-		for w := s.drainers.Front(); w != nil; w = s.drainers.Front() {
-			s.drainers.Grant(w, struct{}{})
+		for w := s.core.Drainers.Front(); w != nil; w = s.core.Drainers.Front() {
+			s.core.Drainers.Grant(w, struct{}{})
 		}
 	}
-	s.ready.Fire(s.readyNow())
+	s.core.Ready.Fire(s.readyNow())
 	s.publish()
 }
 
 // exhausted reports whether a closed queue has nothing left to hand out.
 // That means nothing is queued, and no Done could queue an item again.
 func (s *state[T]) exhausted() bool {
-	return s.pub.Closed.Load() && s.lanes.queued() == 0 && s.pub.Aside.Load() == 0
+	return s.core.Closed() && s.queued() == 0 && s.core.Aside() == 0
 }
 
 // idle reports whether nothing is queued, delayed or in flight (Drain).
 func (s *state[T]) idle() bool {
-	return s.lanes.queued() == 0 && s.inflight == 0 && s.delays.n == 0
+	return s.queued() == 0 && s.core.InFlight() == 0 && s.delays.n == 0
 }
 
 // readyNow reports whether a Wait would return at once.
-func (s *state[T]) readyNow() bool { return s.lanes.queued() > 0 || s.exhausted() }
+func (s *state[T]) readyNow() bool { return s.queued() > 0 || s.exhausted() }
+
+// queued is the number of queued items, on the ready list and the lanes.
+func (s *state[T]) queued() int { return s.core.List.Live + s.lanes.live }
 
 // Len returns the number of queued items. On a user's clock (WithClock)
 // that counts each delayed item whose time the clock has passed.
@@ -356,11 +349,12 @@ func (q *Queue[T]) InFlight() int { return int(q.s.pub.InFlight.Load()) }
 // comes after the stores: a set that arms, then polls, sees the items or
 // is told. The other order could miss both.
 func (s *state[T]) publish() {
-	queued := s.lanes.queued()
+	queued := s.queued()
 	rq.Store(&s.pub.Queued, queued)
 	rq.Store(&s.pub.delayed, s.delays.n)
-	rq.Store(&s.pub.InFlight, s.inflight)
-	rq.Store(&s.pub.Disarmed, s.disarmed)
+	rq.Store(&s.pub.InFlight, s.core.InFlight())
+	rq.Store(&s.pub.Disarmed, s.core.Disarmed())
+	rq.Store(&s.pub.Aside, s.core.Aside())
 	hook(pointArmed)
 	s.pub.tell = queued > 0 && s.pub.Armed.Load() != 0
 }
@@ -390,7 +384,7 @@ func (q *Queue[T]) Stats() Stats {
 		s.catchUp()
 		s.unlock()
 	}
-	c := s.pub.Counts(s.waiters.Len(), s.drainers.Len())
+	c := s.pub.Counts(s.core.Waiters.Len(), s.core.Drainers.Len())
 	c.Delayed = int(s.pub.delayed.Load()) // after Queued, as before
 	return Stats(c)
 }

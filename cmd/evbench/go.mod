@@ -4,10 +4,9 @@ go 1.26.0
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
-	github.com/evsync/evsync v0.2.1-0.20261207142809-7722d86d7a5b
+	github.com/evsync/evsync v0.2.1-0.20261207160056-eed39cfcfb6c
 	go.uber.org/goleak v1.3.0
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
-	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0
 	gonum.org/v1/plot v0.17.0
 	pgregory.net/rapid v1.3.0
@@ -23,6 +22,7 @@ require (
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	golang.org/x/image v0.46.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/evsync/evsync/internal/testsupport/anchor"
 	"github.com/evsync/evsync/poll"
-	"github.com/evsync/evsync/signal"
 )
 
 // pollSizes are the numbers of registered sources of the poll group.
@@ -60,42 +59,6 @@ func pollWorkloads() []workload {
 	return append(ws, crossWorkload(crossN), deadlineWorkload(deadlineN))
 }
 
-func newSignals(n int) []*signal.Signal {
-	sigs := make([]*signal.Signal, n)
-	for i := range sigs {
-		sigs[i] = signal.New(0)
-	}
-	return sigs
-}
-
-// fanIn starts one goroutine per signal of sigs, blocked in its Wait
-// (which reads it), that sends the signal's key to out. They end when
-// ctx does; join waits until all have.
-func fanIn(ctx context.Context, sigs []*signal.Signal) (out <-chan int, join func()) {
-	keys := make(chan int)
-	done := make(chan struct{})
-	for i, s := range sigs {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			for {
-				if _, err := s.Wait(ctx); err != nil {
-					return
-				}
-				select {
-				case keys <- i:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
-	}
-	return keys, func() {
-		for range sigs {
-			<-done
-		}
-	}
-}
-
 // A prep makes a case's state off the clock (see bench).
 type prep = func() (func(*atomic.Bool) (tally, error), func(), error)
 
@@ -119,7 +82,7 @@ func roundRobin(n int, stop *atomic.Bool, op func(i int) error) (tally, error) {
 // pollSetCase waits with a poll.Set over n edge-triggered signals.
 func pollSetCase(n int) prep {
 	return func() (func(*atomic.Bool) (tally, error), func(), error) {
-		sigs := newSignals(n)
+		sigs := anchor.NewSignals(n)
 		set := poll.New[int]()
 		for i, s := range sigs {
 			if err := set.Add(s, i, poll.In, poll.Edge); err != nil {
@@ -147,7 +110,7 @@ func pollSetCase(n int) prep {
 // channels, renewing the one that fired.
 func pollReflectCase(n int) prep {
 	return func() (func(*atomic.Bool) (tally, error), func(), error) {
-		sigs := newSignals(n)
+		sigs := anchor.NewSignals(n)
 		cases := make([]reflect.SelectCase, n)
 		for i, s := range sigs {
 			cases[i] = reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(s.Ready())}
@@ -170,9 +133,9 @@ func pollReflectCase(n int) prep {
 // the signal's key to one channel.
 func pollFanInCase(n int) prep {
 	return func() (func(*atomic.Bool) (tally, error), func(), error) {
-		sigs := newSignals(n)
+		sigs := anchor.NewSignals(n)
 		ctx, cancel := context.WithCancel(context.Background())
-		out, join := fanIn(ctx, sigs)
+		out, join := anchor.FanIn(ctx, sigs)
 		free := func() { cancel(); join() }
 		run := func(stop *atomic.Bool) (tally, error) {
 			return roundRobin(n, stop, func(i int) error {
@@ -184,6 +147,30 @@ func pollFanInCase(n int) prep {
 			})
 		}
 		return run, free, nil
+	}
+}
+
+// pollEpollCase waits with the kernel's epoll over n non-blocking,
+// edge-triggered eventfds (anchor.NewEpollPoller): write(2),
+// epoll_wait(2) with maxevents 1 and read(2) per op.
+func pollEpollCase(n int) prep {
+	return func() (func(*atomic.Bool) (tally, error), func(), error) {
+		p, err := anchor.NewEpollPoller(n)
+		if err != nil {
+			return nil, nil, err
+		}
+		run := func(stop *atomic.Bool) (tally, error) {
+			return roundRobin(n, stop, func(i int) error {
+				if err := p.Write(i); err != nil {
+					return err
+				}
+				if k, err := p.Wait(); err != nil || k != i {
+					return fmt.Errorf("epoll: Wait = %d, %v after a write to %d", k, err, i)
+				}
+				return p.Read(i)
+			})
+		}
+		return run, p.Free, nil
 	}
 }
 
@@ -211,168 +198,41 @@ func crossWorkload(n int) workload {
 		floorRow: crossFloor, floorOf: "a hand-shake over two channels with no source to find (the least a round trip between two goroutines costs)",
 		latency: true}
 	w.cases = []bench{
-		{impl: "evsync", prep: crossCase(pollSetWaiter(n))},
-		{impl: crossFloor, note: "one channel, no sources: the floor, not an alternative", ceiling: true, prep: crossCase(chanWaiter(n))},
-		{impl: crossFanIn, prep: crossCase(fanInWaiter(n))},
-		{impl: "epoll", note: "the kernel's, over eventfds", prep: crossCase(epollWaiter(n))},
+		{impl: "evsync", prep: crossCase(n, anchor.NewSetPoller)},
+		{impl: crossFloor, note: "one channel, no sources: the floor, not an alternative", ceiling: true,
+			prep: crossCase(n, func(n int) (anchor.Poller, error) { return anchor.NewChanPoller(n), nil })},
+		{impl: crossFanIn, prep: crossCase(n, anchor.NewFanInPoller)},
+		{impl: "epoll", note: "the kernel's, over eventfds", prep: crossCase(n, anchor.NewEpollPoller)},
 	}
 	return w
 }
 
-// A crossWaiter is the state of one way of waiting in the cross
-// workload, over n sources, made off the clock:
-//   - write(i) makes source i ready, on the writer's goroutine;
-//   - wait, on the waiter's, blocks until a source is ready and returns
-//     its key, or errEnded once end was called;
-//   - read(i), on the waiter's, reads source i, as a consumer does once
-//     it is told (nil if the wait read it);
-//   - end makes a blocked wait return errEnded;
-//   - free frees the state once the waiter is gone.
-type crossWaiter struct {
-	n     int
-	write func(i int) error
-	wait  func() (int, error)
-	read  func(i int) error
-	end   func()
-	free  func()
-}
-
-// errEnded is what a crossWaiter's wait returns once end was called.
-var errEnded = errors.New("ended")
-
-// crossCase runs the round trips over the waiter newWaiter makes: the
-// calling goroutine writes and a goroutine of its own waits.
-func crossCase(newWaiter func() (crossWaiter, error)) prep {
+// crossCase runs the round trips (anchor.PingPong) over n sources of the
+// Poller that newPoller makes off the clock: the calling goroutine writes
+// and a goroutine of the PingPong's waits.
+func crossCase(n int, newPoller func(n int) (anchor.Poller, error)) prep {
 	return func() (func(*atomic.Bool) (tally, error), func(), error) {
-		cw, err := newWaiter()
+		p, err := newPoller(n)
 		if err != nil {
 			return nil, nil, err
 		}
-		var once sync.Once
-		end := func() { once.Do(cw.end) }
-		run := func(stop *atomic.Bool) (tally, error) { return crossRounds(cw, end, stop) }
-		return run, func() { end(); cw.free() }, nil
+		run := func(stop *atomic.Bool) (tally, error) { return crossRounds(p, stop) }
+		return run, func() { p.End(); p.Free() }, nil
 	}
 }
 
-// crossRounds writes source i, round-robin, and waits for the waiter to
-// answer i, until stop. The writer stamps the time just before it writes;
-// the waiter records the time from the stamp to its wait's return, then
-// reads the source and answers. crossRounds calls end and returns once
-// the waiter's goroutine has.
-func crossRounds(cw crossWaiter, end func(), stop *atomic.Bool) (tally, error) {
+// crossRounds writes source i, round-robin, and waits for the waiting
+// goroutine to answer i, until stop. It records each wake's latency, from
+// just before the write to the return of the wait (anchor.StartPingPong).
+// It ends the Poller's wait and returns once that goroutine has.
+func crossRounds(p anchor.Poller, stop *atomic.Bool) (tally, error) {
 	n := tally{lat: newLatencies()}
-	base := time.Now()
-	var stamp atomic.Int64 // atomic: epoll's write-to-wake is no edge the race detector sees
-	answer := make(chan int)
-	waited := make(chan error, 1)
-	go func() {
-		defer close(answer)
-		for {
-			k, err := cw.wait()
-			if err == nil {
-				lat := time.Since(base) - time.Duration(stamp.Load())
-				// Only this goroutine records; the writer reads the
-				// histogram after this goroutine is done.
-				_ = n.lat.RecordValue(min(max(int64(lat), latLowest), latHighest))
-				err = cw.read(k)
-			}
-			if err != nil {
-				waited <- err
-				return
-			}
-			answer <- k
-		}
-	}()
-	t, err := roundRobin(cw.n, stop, func(i int) error {
-		stamp.Store(int64(time.Since(base)))
-		if err := cw.write(i); err != nil {
-			return err
-		}
-		if k, ok := <-answer; !ok || k != i {
-			return fmt.Errorf("the waiter answered %d (open %v) after a write to %d", k, ok, i)
-		}
-		return nil
+	// Only the waiting goroutine records; the histogram is read after
+	// Stop, which waits for that goroutine.
+	pp := anchor.StartPingPong(p, func(lat time.Duration) {
+		_ = n.lat.RecordValue(min(max(int64(lat), latLowest), latHighest))
 	})
-	end()
-	for range answer { // an answer to a write that failed, then the close
-	}
-	if werr := <-waited; !errors.Is(werr, errEnded) {
-		err = errors.Join(err, werr)
-	}
+	t, err := roundRobin(p.N, stop, pp.Round)
 	n.ops = t.ops
-	return n, err
-}
-
-// pollSetWaiter waits with a poll.Set over n edge-triggered signals, one
-// event at a time, and takes the signal it reports.
-func pollSetWaiter(n int) func() (crossWaiter, error) {
-	return func() (crossWaiter, error) {
-		sigs := newSignals(n)
-		set := poll.New[int]()
-		for i, s := range sigs {
-			if err := set.Add(s, i, poll.In, poll.Edge); err != nil {
-				set.Close()
-				return crossWaiter{}, err
-			}
-		}
-		ctx := context.Background()
-		buf := make([]poll.Event[int], 0, 1)
-		wait := func() (int, error) {
-			var err error
-			switch buf, err = set.Wait(ctx, buf[:0], 1); {
-			case errors.Is(err, poll.ErrClosed):
-				return 0, errEnded
-			case err != nil || len(buf) != 1:
-				return 0, fmt.Errorf("poll: Wait = %v, %v", buf, err)
-			}
-			return buf[0].Key, nil
-		}
-		read := func(i int) error {
-			if v := sigs[i].Take(); v != 1 {
-				return fmt.Errorf("poll: took %d from signal %d, want 1", v, i)
-			}
-			return nil
-		}
-		return crossWaiter{n: n, write: func(i int) error { return sigs[i].Add(1) },
-			wait: wait, read: read, end: set.Close, free: func() {}}, nil
-	}
-}
-
-// chanWaiter is the floor: the key goes over one unbuffered channel, which
-// is both the source and the wait.
-func chanWaiter(n int) func() (crossWaiter, error) {
-	return func() (crossWaiter, error) {
-		ping := make(chan int)
-		wait := func() (int, error) {
-			k, ok := <-ping
-			if !ok {
-				return 0, errEnded
-			}
-			return k, nil
-		}
-		return crossWaiter{n: n, write: func(i int) error { ping <- i; return nil }, wait: wait,
-			read: func(int) error { return nil }, end: func() { close(ping) }, free: func() {}}, nil
-	}
-}
-
-// fanInWaiter has one goroutine per signal, blocked in its Wait (which
-// reads it), send the signal's key to one channel, on which the waiter
-// waits.
-func fanInWaiter(n int) func() (crossWaiter, error) {
-	return func() (crossWaiter, error) {
-		sigs := newSignals(n)
-		ctx, cancel := context.WithCancel(context.Background())
-		out, join := fanIn(ctx, sigs)
-		wait := func() (int, error) {
-			select {
-			case k := <-out:
-				return k, nil
-			case <-ctx.Done():
-				return 0, errEnded
-			}
-		}
-		return crossWaiter{n: n, write: func(i int) error { return sigs[i].Add(1) }, wait: wait,
-			read: func(int) error { return nil }, end: cancel, free: join}, nil
-	}
+	return n, errors.Join(err, pp.Stop())
 }

@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/evsync/evsync/internal/testsupport/anchor"
 )
 
 // TestDefaultRunKeepsPollsHeadline: without -workloads, the run has every
@@ -144,24 +147,25 @@ func TestCrossRowsTimeTheWake(t *testing.T) {
 	}
 }
 
-// fakeCross is a crossWaiter over one channel in a synctest bubble: a
+// fakeCross is an anchor.Poller over one channel in a synctest bubble: a
 // write takes writeDelay before it sends, the wait takes wakeDelay after
 // it receives to return, and the read readDelay.
-func fakeCross(n int, writeDelay, wakeDelay, readDelay time.Duration, answer func(i int) int) crossWaiter {
+func fakeCross(n int, writeDelay, wakeDelay, readDelay time.Duration, answer func(i int) int) anchor.Poller {
 	ping := make(chan int)
-	return crossWaiter{n: n,
-		write: func(i int) error { time.Sleep(writeDelay); ping <- i; return nil },
-		wait: func() (int, error) {
+	var once sync.Once
+	return anchor.Poller{N: n,
+		Write: func(i int) error { time.Sleep(writeDelay); ping <- i; return nil },
+		Wait: func() (int, error) {
 			k, ok := <-ping
 			if !ok {
-				return 0, errEnded
+				return 0, anchor.ErrEnded
 			}
 			time.Sleep(wakeDelay)
 			return answer(k), nil
 		},
-		read: func(int) error { time.Sleep(readDelay); return nil },
-		end:  func() { close(ping) },
-		free: func() {},
+		Read: func(int) error { time.Sleep(readDelay); return nil },
+		End:  func() { once.Do(func() { close(ping) }) },
+		Free: func() {},
 	}
 }
 
@@ -175,7 +179,7 @@ func TestCrossLatencyIsWriteToWake(t *testing.T) {
 		var stop atomic.Bool
 		stop.Store(true) // one batch
 		cw := fakeCross(10, 2*time.Microsecond, 3*time.Microsecond, 50*time.Microsecond, func(i int) int { return i })
-		n, err := crossRounds(cw, cw.end, &stop)
+		n, err := crossRounds(cw, &stop)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,13 +199,13 @@ func TestCrossRoundsFailsAWrongAnswer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var stop atomic.Bool
 		cw := fakeCross(10, 0, 0, 0, func(i int) int { return (i + 1) % 10 })
-		if _, err := crossRounds(cw, cw.end, &stop); err == nil || !strings.Contains(err.Error(), "answered 1 (open true) after a write to 0") {
+		if _, err := crossRounds(cw, &stop); err == nil || !strings.Contains(err.Error(), "answered 1 (open true) after a write to 0") {
 			t.Errorf("a wrong answer: err %v", err)
 		}
 		broken := errors.New("broken wait")
 		cw = fakeCross(10, 0, 0, 0, func(i int) int { return i })
-		cw.read = func(int) error { return broken }
-		if _, err := crossRounds(cw, cw.end, &stop); !errors.Is(err, broken) {
+		cw.Read = func(int) error { return broken }
+		if _, err := crossRounds(cw, &stop); !errors.Is(err, broken) {
 			t.Errorf("a failed read: err %v, want it to carry %v", err, broken)
 		}
 	})

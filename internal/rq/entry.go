@@ -1,10 +1,11 @@
 // Package rq is the queues' core, which readyq and workqueue share. It
 // holds what a queue knows about each item (Entry), where it keeps the
 // entries (Slab), how it finds them (Index), its ready list (Fifo) and
-// the key check (Keys). Locked is the ready list's guarded state and its
-// steps, on which readyq runs; workqueue keeps a richer state of its own
-// over the same pieces. Everything here is used only with the
-// owning queue's lock held, unless its doc says otherwise.
+// the key check (Keys). Locked is a queue's guarded state and its
+// steps, with the decision table of Done: readyq runs on it alone, and
+// workqueue holds one and adds its lanes, delays and extra parts. Everything
+// here is used only with the owning queue's lock held, unless its doc
+// says otherwise.
 package rq
 
 // An Entry is what a queue knows about one item. It is kept by value in

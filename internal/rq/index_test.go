@@ -299,6 +299,22 @@ func TestIndexChurn(t *testing.T) {
 // the first dead place its search passed, not at the empty place that
 // ended it, and counts one dead cell fewer.
 func TestFindOrAddReusesDeadPlace(t *testing.T) {
+	// The hash seed is random. A set-up whose last add grows or splits the
+	// table has no dead place left to test, so it is tried again.
+	for range 100 {
+		if reusesDeadPlace(t) {
+			return
+		}
+	}
+	t.Fatal("every set-up grew the table")
+}
+
+// reusesDeadPlace sets up a dead place before a live cell, adds a new
+// item whose home it is, and checks that FindOrAdd put it there. It
+// reports false, having checked nothing, if that add grew or split the
+// table.
+func reusesDeadPlace(t *testing.T) bool {
+	t.Helper()
 	var x indexed[int]
 	for k := 0; ; k++ { // find three items in a row from one home
 		x.findOrAdd(k)
@@ -332,19 +348,24 @@ func TestFindOrAddReusesDeadPlace(t *testing.T) {
 	if tb.cells[at] != tomb || tb.dead != 1 {
 		t.Fatalf("deletion before a live cell left %#x and %d dead", tb.cells[at], tb.dead)
 	}
-	// A new item whose home is the dead place: Find and Add would put it
-	// there, and not at the empty place after the live cell.
+	// A new item whose home is the dead place, in the same table: Find
+	// and Add would put it there, and not at the empty place after the
+	// live cell.
 	k := 1 << 20
-	for tb.home(x.ix.hash(k)) != at {
+	for x.ix.table(x.ix.hash(k)) != tb || tb.home(x.ix.hash(k)) != at {
 		k++
 	}
 	slot := x.findOrAdd(k)
+	if x.ix.table(x.ix.hash(k)) != tb {
+		return false // grown or split: no dead place to look at
+	}
 	if tb.cells[at] != cell(x.ix.hash(k), slot) || tb.dead != 0 {
 		t.Fatalf("FindOrAdd left %#x at the dead place and %d dead", tb.cells[at], tb.dead)
 	}
 	if got, ok := x.find(k); !ok || got != slot {
 		t.Fatalf("find after FindOrAdd = %d, %v", got, ok)
 	}
+	return true
 }
 
 // cells returns the number of live cells in ix's tables, by their counts.

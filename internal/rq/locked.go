@@ -6,25 +6,50 @@ import (
 	"github.com/evsync/evsync/internal/waitq"
 )
 
-// Locked is the state a ready list's lock guards, and the steps that
-// change it. Every step is a method on *Locked, so a step runs only with
-// the state in hand, and only the owner's lock hands the state out (see
-// readyq's lock). The exceptions are the waitq calls that are made
-// without the lock by design: a waiter's Sleep and Finish.
+// Locked is the state a queue's lock guards, and the steps that change
+// it. readyq's Queue is a Locked, a lock and its waiters. workqueue's
+// state embeds the same Locked and adds the lanes, the delays, the extra
+// parts and the metrics. So both queues know an item in one index, with
+// one entry, and one decision table moves it at Done (decide).
+//
+// Every step is a method on *Locked, so a step runs only with the state
+// in hand, and only the owner's lock hands the state out. The exceptions
+// are the waitq calls that are made without the lock by design: a
+// waiter's Sleep and Finish.
+//
+// The work queue's parts show in an entry as fields the ready list
+// leaves zero (X, Retried, Mark.At). A step tests them with plain loads,
+// never through an interface or a func value. So the ready list's steps
+// make no indirect call, and the work queue's rows are never reached on
+// its paths. Where a step meets a part it does not hold (a lane, a heap,
+// an extra part, a retry), it leaves the entry to its owner in a list:
+// Timed, Gone.
 //
 // A step that changes nothing reports so (Mark, Remove and Rearm return
 // false), so that the owner's unlock can skip the publishing and the
 // wake-ups.
 type Locked[T comparable] struct {
-	items    Index[T] // every item the list knows, mapped to its entry's slot
-	slab     Slab[T]  // the entries
-	list     Fifo[T]  // the queued items
+	Items    Index[T] // every item the queue knows, mapped to its entry's slot
+	Slab     Slab[T]  // the entries
+	List     Fifo[T]  // the queued items that are on no lane (all of the ready list's)
 	marks    uint64   // kept-aside marks so far, which number their arrivals
 	inflight int      // items handed out, not yet Done
 	disarmed int      // one-shot items waiting for Rearm
 	aside    int      // items in flight with a mark Done will queue (keeps Wait waiting after Close)
 	closed   bool
-	requeue  []Requeue // Finish's scratch space
+	discard  bool      // closed dropping delays: marks still to come are forgotten at Done (the work queue's)
+	requeue  []Requeue // Done's items to queue again, for Requeued
+
+	// Timed are the slots of the entries Done delayed: marked for a ready
+	// time still to come (the work queue's). Their owner puts them in its
+	// heap, then empties Timed. Their state is already Delayed.
+	Timed []Timed
+
+	// Gone are the forgotten items whose owner keeps more of them than
+	// the entry: a retry count (Retried) or an extra part (X). The owner
+	// settles them, then empties Gone. The ready list's items never go
+	// there.
+	Gone []Gone[T]
 
 	// Keep is Config.Keep: Done keeps the entry of an item it would
 	// forget, idle, for the item's next mark (drop). Set before first use.
@@ -33,6 +58,22 @@ type Locked[T comparable] struct {
 	Waiters  waitq.Queue[Take[T]]  // blocked Wait callers
 	Drainers waitq.Queue[struct{}] // blocked Drain callers
 	Ready    waitq.Notifier        // the Ready channel
+}
+
+// A Timed is an entry Done delayed, with the time and tie-break number
+// of its kept-aside mark.
+type Timed struct {
+	E   int32
+	At  int64
+	Seq uint64
+}
+
+// A Gone is what a forgotten item leaves its owner to settle: its retry
+// state (the limiter forgets Item) and its extra part X (0 for none).
+type Gone[T comparable] struct {
+	Item    T
+	X       int32
+	Retried bool
 }
 
 // A Take is a blocked Wait caller's payload. The granter appends up to Max
@@ -86,13 +127,13 @@ func (l *Locked[T]) Mark(item T, m Mode) bool {
 	if l.closed {
 		return false
 	}
-	e, added := l.items.FindOrAdd(&l.slab, item) // a new item gets a recycled entry, or one in a new slot
+	e, added := l.Items.FindOrAdd(&l.Slab, item) // a new item gets a recycled entry, or one in a new slot
 	if added {
 		e.Mode = m
 		l.enqueue(e)
 		return true
 	}
-	switch l.where(e) {
+	switch l.Where(e) {
 	case Queued:
 		return false
 	case Idle:
@@ -108,19 +149,25 @@ func (l *Locked[T]) Mark(item T, m Mode) bool {
 	case e.Mark.N != 0:
 		return false // marked already: absorbed
 	}
-	l.keepAside(e)
+	l.KeepAside(e)
 	return true
 }
 
-// where returns the place of e. An entry on the list stores Listed. It is
+// Lookup returns the entry of item, or nil if the queue does not know it.
+func (l *Locked[T]) Lookup(item T) *Entry[T] {
+	e, _ := l.Items.Find(&l.Slab, item)
+	return e
+}
+
+// Where returns the place of e. An entry on List stores Listed. It is
 // queued while its Seq is at or past the list's head, and in flight once a
 // hand-out has moved the head past it. So a hand-out of any size moves one
-// index.
-func (l *Locked[T]) where(e *Entry[T]) Place {
+// index. An entry elsewhere (on a lane, in a heap) stores its place.
+func (l *Locked[T]) Where(e *Entry[T]) Place {
 	if e.State != Listed {
 		return e.State
 	}
-	if e.Seq < l.list.Head {
+	if e.Seq < l.List.Head {
 		return InFlight
 	}
 	return Queued
@@ -131,7 +178,7 @@ func (l *Locked[T]) where(e *Entry[T]) Place {
 // only blocks while nothing is queued, so that is the order a queue and a
 // grant would give, without the round trip through the list.
 func (l *Locked[T]) enqueue(e *Entry[T]) {
-	if l.list.Live == 0 && l.Waiters.Len() != 0 {
+	if l.List.Live == 0 && l.Waiters.Len() != 0 {
 		w := l.Waiters.Head() // a live head in line, else Front's loop
 		if w == nil {
 			w = l.Waiters.Front()
@@ -145,42 +192,52 @@ func (l *Locked[T]) enqueue(e *Entry[T]) {
 			return
 		}
 	}
-	e.Seq, e.State = l.list.Push(e.Item), Listed
+	e.Seq, e.State = l.List.Push(e.Item), Listed
 	l.Ready.Fire(true)
 }
 
-// keepAside gives e, in flight or disarmed, a kept-aside mark.
-func (l *Locked[T]) keepAside(e *Entry[T]) {
+// KeepAside gives e, in flight or disarmed, a kept-aside mark. Its ready
+// time, if any, is the caller's to set.
+func (l *Locked[T]) KeepAside(e *Entry[T]) {
 	l.marks++
-	e.Mark.N = l.marks
-	if l.where(e) == InFlight && l.returns(e) {
+	e.Mark = KeptMark{N: l.marks}
+	if l.Where(e) == InFlight && Returns(e) {
 		l.aside++
 	}
 }
 
-// returns reports whether Done will queue the in-flight item e again
-// because of a kept-aside mark. That is what keeps Wait waiting after
-// Close.
-func (l *Locked[T]) returns(e *Entry[T]) bool {
+// Returns reports whether Done will queue (or delay) the in-flight item e
+// again because of a kept-aside mark. That is what keeps Wait waiting
+// after Close. It is whether e is marked, in the sense of the packages'
+// tables.
+func Returns[T comparable](e *Entry[T]) bool {
 	return e.Mark.N != 0 && e.Flags&Removed == 0 && (e.Mode != OneShot || e.Flags&Rearmed != 0)
 }
 
-// forget deletes e's item and recycles e.
-func (l *Locked[T]) forget(e *Entry[T]) {
-	l.items.Del(e)
-	l.slab.Release(e)
+// Forget deletes e's item and recycles e. What the owner keeps besides
+// the entry goes to Gone.
+func (l *Locked[T]) Forget(e *Entry[T]) {
+	if e.Retried || e.X != 0 {
+		l.Gone = append(l.Gone, Gone[T]{e.Item, e.X, e.Retried})
+	}
+	l.Items.Del(e)
+	l.Slab.Release(e)
 }
 
-// Splice hands out up to max queued items, at least one of which must be
-// queued. They are in flight at once. It returns the array and the range
-// that holds them, for Array.CopyOut.
+// Splice hands out up to max items of List, at least one of which must
+// be queued. They are in flight at once. It returns the array and the
+// range that holds them, for Array.CopyOut.
 func (l *Locked[T]) Splice(max int) (arr *Array[T], lo, hi int) {
-	k := min(max, l.list.Live)
-	arr = l.list.Arr
-	lo, hi = l.list.Splice(k)
+	k := min(max, l.List.Live)
+	arr = l.List.Arr
+	lo, hi = l.List.Splice(k)
 	l.inflight += k
 	return arr, lo, hi
 }
+
+// Lent counts k items handed out from elsewhere than List (the work
+// queue's lanes), in flight from now on.
+func (l *Locked[T]) Lent(k int) { l.inflight += k }
 
 // Finish is Done's step and returns how many items were in flight. Its
 // ready[i] is the recheck of items[i], and ready is nil without a recheck
@@ -191,36 +248,65 @@ func (l *Locked[T]) Finish(items []T, ready []bool) int {
 	n := 0
 	l.requeue = l.requeue[:0]
 	for i, item := range items {
-		e, _ := l.items.Find(&l.slab, item)
-		if e == nil || l.where(e) != InFlight {
+		e := l.Ends(item)
+		if e == nil {
 			continue
 		}
 		n++
-		l.inflight--
-		l.decide(e, uint64(i), ready == nil || ready[i])
+		l.Decide(e, uint64(i), ready == nil || ready[i], 0)
 	}
-	SortRequeues(l.requeue)
-	for _, r := range l.requeue {
-		e := l.slab.Entry(r.E)
+	for _, r := range l.Requeued() {
+		e := l.Slab.Entry(r.E)
 		e.Mark = KeptMark{}
-		e.Seq, e.State = l.list.Push(e.Item), Listed
+		e.Seq, e.State = l.List.Push(e.Item), Listed
 	}
 	return n
 }
 
-// decide moves e, Done, to its next place by the first row of readyq's
-// table that fits it, testing the rows in the same order. The argument i
-// is the item's index in Done's arguments, and still is whether a level
-// item is still ready.
-func (l *Locked[T]) decide(e *Entry[T], i uint64, still bool) {
-	back := l.returns(e) // marked, in the table's sense
+// Ends ends the hand-out of item and returns its entry, or returns nil if
+// item is not in flight (unknown, never handed out, already Done).
+func (l *Locked[T]) Ends(item T) *Entry[T] {
+	e, _ := l.Items.Find(&l.Slab, item)
+	if e == nil || l.Where(e) != InFlight {
+		return nil
+	}
+	l.inflight--
+	return e
+}
+
+// Requeued returns the items the Decide calls since the last Requeued
+// sent back to the queue, sorted by key, for the owner to push. Each
+// stores Queued until then.
+func (l *Locked[T]) Requeued() []Requeue {
+	r := l.requeue
+	l.requeue = l.requeue[:0]
+	SortRequeues(r)
+	return r
+}
+
+// Decide moves e, Done, to its next place by the first row of the
+// packages' tables that fits it, testing the rows in the same order. The
+// argument i is the item's index in Done's arguments, and still is whether
+// a level item is still ready. The argument now is the queue's time if
+// e's mark has a ready time (Mark.At ≠ 0), and is not read otherwise.
+//
+// The rows of marks with a ready time are the work queue's. An entry of
+// the ready list never has one, so for it they are a test of Mark.At.
+func (l *Locked[T]) Decide(e *Entry[T], i uint64, still bool, now int64) {
+	back := Returns(e) // marked, in the table's sense
 	if back {
 		l.aside--
 	}
+	later := back && e.Mark.At > now && !l.closed // marked for a ready time to come
 	switch {
 	case e.Flags&Removed != 0: // removed: forgotten
-		l.forget(e)
-	case back: // marked: queued
+		l.Forget(e)
+	case back && l.discard && e.Mark.At > now: // marked, its time to come, delays dropped: forgotten
+		l.Forget(e)
+	case later && (e.Mode != Level || !still): // marked for later, unless level and still ready: delayed
+		l.Timed = append(l.Timed, Timed{e.ID, e.Mark.At, e.Mark.Seq})
+		e.State, e.Mark, e.Flags = Delayed, KeptMark{}, 0
+	case back && !later: // marked, due now: queued
 		l.putLater(e, e.Mark.N)
 	case e.Mode == Level && !l.closed && still: // level, still ready: queued
 		l.putLater(e, LevelKey+i)
@@ -238,16 +324,22 @@ func (l *Locked[T]) decide(e *Entry[T], i uint64, still bool) {
 // A kept entry saves the item's next mark an insertion into the index
 // and the slab, and this Done their deletion. Its mode is an edge or
 // level item's, which tells it from an armed one-shot item (Entry.Kept).
+// A kept entry is the item and its slot only: what the owner kept besides
+// goes to Gone, as for a forgotten item.
 func (l *Locked[T]) drop(e *Entry[T]) {
-	if l.Keep || KeepAll {
-		e.State, e.Flags = Idle, 0
+	if !l.Keep && !KeepAll {
+		l.Forget(e)
 		return
 	}
-	l.forget(e)
+	if e.Retried || e.X != 0 {
+		l.Gone = append(l.Gone, Gone[T]{e.Item, e.X, e.Retried})
+		e.Retried, e.X = false, 0
+	}
+	e.State, e.Flags, e.Mark = Idle, 0, KeptMark{}
 }
 
-// putLater notes e for Finish to queue in key order. Until then e stores
-// Queued, not InFlight.
+// putLater notes e for Requeued, which the owner queues in key order.
+// Until then e stores Queued, not InFlight.
 func (l *Locked[T]) putLater(e *Entry[T], key uint64) {
 	l.requeue = append(l.requeue, Requeue{key, e.ID})
 	e.State, e.Flags = Queued, 0
@@ -257,31 +349,49 @@ func (l *Locked[T]) putLater(e *Entry[T], key uint64) {
 // known. An item in flight stays so until its Done, which forgets it, and
 // its kept-aside mark is dropped.
 func (l *Locked[T]) Remove(item T) bool {
-	e, _ := l.items.Find(&l.slab, item)
+	e := l.Lookup(item)
 	if e == nil {
 		return false
 	}
-	switch l.where(e) {
-	case Queued:
-		l.list.Kill(e.Seq)
+	p := l.Where(e)
+	if p == Queued {
+		l.List.Kill(e.Seq)
+	}
+	return l.Unknow(e, p)
+}
+
+// Unknow is the rest of Remove's step for e, known at place p, once the
+// owner has taken a queued or delayed e off its list, lane or heap. It
+// reports whether the item was known.
+//
+//   - In flight, it is Removed, for its Done to forget it. Its kept-aside
+//     mark is dropped, and its retry state goes to Gone.
+//   - A kept entry (not known) is freed.
+//   - Anything else is forgotten.
+func (l *Locked[T]) Unknow(e *Entry[T], p Place) bool {
+	switch p {
 	case InFlight:
 		if e.Flags&Removed != 0 {
 			return false
 		}
-		if l.returns(e) {
+		if Returns(e) {
 			l.aside--
 		}
 		e.Flags, e.Mark = Removed, KeptMark{}
+		if e.Retried { // gone from the queue, and so is its retry state
+			l.Gone = append(l.Gone, Gone[T]{Item: e.Item, Retried: true})
+			e.Retried = false
+		}
 		return true
 	case Disarmed:
 		l.disarmed--
 	case Idle:
 		if e.Kept() { // not known: its entry is freed, and Remove reports so
-			l.forget(e)
+			l.Forget(e)
 			return false
 		}
 	}
-	l.forget(e)
+	l.Forget(e)
 	return true
 }
 
@@ -292,27 +402,36 @@ func (l *Locked[T]) Rearm(item T) bool {
 	if l.closed {
 		return false
 	}
-	e, _ := l.items.Find(&l.slab, item)
-	if e == nil || e.Mode != OneShot {
-		return false
+	e := l.Lookup(item)
+	m, ok := l.Rearms(e)
+	if m.N != 0 {
+		l.enqueue(e)
 	}
-	switch p := l.where(e); {
+	return ok
+}
+
+// Rearms is Rearm's step for e, nil if not known. It re-arms e if it is
+// one-shot and disarmed, or in flight and not yet re-armed, and reports
+// whether it did. For a disarmed e with a kept-aside mark it returns the
+// mark, now taken off e, for the owner to queue e (or delay it, for a
+// mark with a ready time); e is then idle.
+func (l *Locked[T]) Rearms(e *Entry[T]) (m KeptMark, ok bool) {
+	if e == nil || e.Mode != OneShot {
+		return KeptMark{}, false
+	}
+	switch p := l.Where(e); {
 	case p == Disarmed:
 		l.disarmed--
-		e.State = Idle
-		if e.Mark.N != 0 {
-			e.Mark = KeptMark{}
-			l.enqueue(e)
-		}
+		m, e.State, e.Mark = e.Mark, Idle, KeptMark{}
 	case p == InFlight && e.Flags&(Removed|Rearmed) == 0:
 		e.Flags |= Rearmed
-		if l.returns(e) {
+		if Returns(e) {
 			l.aside++
 		}
 	default:
-		return false
+		return KeptMark{}, false
 	}
-	return true
+	return m, true
 }
 
 // Close is Close's step. It reports whether the list was open.
@@ -322,6 +441,13 @@ func (l *Locked[T]) Close() bool {
 	}
 	l.closed = true
 	return true
+}
+
+// CloseDiscarding is Close's step for a queue that drops delays: marks
+// whose time is still to come are then forgotten at Done.
+func (l *Locked[T]) CloseDiscarding() bool {
+	l.discard = !l.closed
+	return l.Close()
 }
 
 // Settle serves blocked callers after a change that may have unblocked
@@ -334,7 +460,7 @@ func (l *Locked[T]) Close() bool {
 //   - An armed Ready channel fires if a Wait would not block.
 func (l *Locked[T]) Settle() {
 	if l.Waiters.Len() != 0 {
-		for l.list.Live > 0 {
+		for l.List.Live > 0 {
 			w := l.Waiters.Front()
 			if w == nil {
 				break
@@ -360,16 +486,16 @@ func (l *Locked[T]) Settle() {
 
 // Exhausted reports whether a closed list has nothing left to hand out:
 // nothing is queued, and no Done could queue an item again.
-func (l *Locked[T]) Exhausted() bool { return l.closed && l.list.Live == 0 && l.aside == 0 }
+func (l *Locked[T]) Exhausted() bool { return l.closed && l.List.Live == 0 && l.aside == 0 }
 
 // Idle reports whether nothing is queued or in flight (Drain).
-func (l *Locked[T]) Idle() bool { return l.list.Live == 0 && l.inflight == 0 }
+func (l *Locked[T]) Idle() bool { return l.List.Live == 0 && l.inflight == 0 }
 
 // ReadyNow reports whether a Wait would return at once.
-func (l *Locked[T]) ReadyNow() bool { return l.list.Live > 0 || l.Exhausted() }
+func (l *Locked[T]) ReadyNow() bool { return l.List.Live > 0 || l.Exhausted() }
 
 // Queued returns the number of queued items.
-func (l *Locked[T]) Queued() int { return l.list.Live }
+func (l *Locked[T]) Queued() int { return l.List.Live }
 
 // InFlight returns the number of items handed out and not yet Done.
 func (l *Locked[T]) InFlight() int { return l.inflight }
@@ -383,15 +509,11 @@ func (l *Locked[T]) Aside() int { return l.aside }
 // Closed reports whether Close was called.
 func (l *Locked[T]) Closed() bool { return l.closed }
 
-// Entries returns the number of entries the list holds, kept ones
-// included, for tests.
-func (l *Locked[T]) Entries() int { return l.slab.Live() }
-
 // Slots returns the size of the list's array, for tests (0 before the
 // first item).
 func (l *Locked[T]) Slots() int {
-	if l.list.Arr == nil {
+	if l.List.Arr == nil {
 		return 0
 	}
-	return l.list.Arr.Len()
+	return l.List.Arr.Len()
 }

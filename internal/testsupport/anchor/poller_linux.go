@@ -1,27 +1,21 @@
-//go:build linux
-
-package poll_test
+package anchor
 
 import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"testing"
 
 	"golang.org/x/sys/unix"
 )
 
-// crossEpoll is BenchmarkCrossWake's impl=epoll: n non-blocking,
-// edge-triggered eventfds in an epoll instance, and one more, key n, that
-// ends the wait. It skips the run if the process may not open them all.
-func crossEpoll(b *testing.B, n int) crossWaiter {
-	var lim unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil || lim.Cur < uint64(n)+64 {
-		b.Skipf("RLIMIT_NOFILE is %d: too few files for %d eventfds", lim.Cur, n)
-	}
+// NewEpollPoller waits with the kernel's epoll over n non-blocking,
+// edge-triggered eventfds: Write is write(2), Wait is epoll_wait(2) with
+// maxevents 1, Read is read(2). One more eventfd, key n, is End's: a
+// write to it makes Wait return ErrEnded. Free closes them all.
+func NewEpollPoller(n int) (Poller, error) {
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
-		b.Fatal(err)
+		return Poller{}, fmt.Errorf("anchor: epoll_create1: %w", err)
 	}
 	fds := make([]int, 0, n+1)
 	free := func() {
@@ -34,13 +28,13 @@ func crossEpoll(b *testing.B, n int) crossWaiter {
 		fd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
 		if err != nil {
 			free()
-			b.Fatal(err)
+			return Poller{}, fmt.Errorf("anchor: eventfd %d of %d: %w", i, n+1, err)
 		}
 		fds = append(fds, fd)
 		ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLET, Fd: int32(i)}
 		if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 			free()
-			b.Fatal(err)
+			return Poller{}, fmt.Errorf("anchor: epoll_ctl of eventfd %d: %w", i, err)
 		}
 	}
 	one := binary.NativeEndian.AppendUint64(nil, 1)
@@ -56,9 +50,9 @@ func crossEpoll(b *testing.B, n int) crossWaiter {
 		}
 		switch {
 		case err != nil || k != 1:
-			return 0, fmt.Errorf("epoll_wait = %d, %v", k, err)
+			return 0, fmt.Errorf("anchor: epoll_wait = %d, %v", k, err)
 		case int(events[0].Fd) == n:
-			return 0, errEnded
+			return 0, ErrEnded
 		}
 		return int(events[0].Fd), nil
 	}
@@ -68,5 +62,5 @@ func crossEpoll(b *testing.B, n int) crossWaiter {
 		return err
 	}
 	end := func() { _ = write(n) }
-	return crossWaiter{n: n, write: write, wait: wait, read: read, end: end, free: free}
+	return Poller{N: n, Write: write, Wait: wait, Read: read, End: end, Free: free}, nil
 }
