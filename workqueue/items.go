@@ -16,7 +16,6 @@ import (
 type (
 	entry[T comparable] = rq.Entry[T]
 	keptMark            = rq.KeptMark
-	place               = rq.Place
 	index[T comparable] = rq.Index[T]
 	slab[T comparable]  = rq.Slab[T]
 	fifo[T comparable]  = rq.Fifo[T]
@@ -90,6 +89,10 @@ func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
 	s.mu.Lock()
 	s.promote()
 	ok := s.mark(item, m, o, tenant)
+	if !ok && s.still(o) {
+		s.mu.Unlock() // a mark that is not new and changed nothing: unlock would find nothing to do
+		return false
+	}
 	if ok {
 		if s.cfg.metrics != nil {
 			s.mail.posting().adds++
@@ -98,6 +101,33 @@ func (q *Queue[T]) add(item T, m Mode, o markOpts) bool {
 	}
 	s.unlock()
 	return ok
+}
+
+// still reports whether a section of add whose mark o returned false left
+// unlock nothing to do: no post, no forgotten item to bury, no poll set
+// to tell, no caller woken, no depth to measure. That makes the repeated
+// Add of a queued item, the commonest mark in a controller, a lookup
+// between Lock and Unlock.
+//
+// Every section that leaves unlock work ends with unlock. So nothing is
+// pending when add takes mu, and still needs only what add's own section
+// may have done. Of that, only these leave work (the rest changes fields
+// that no waiter, poll set or hook reads, and none forgets an item):
+//
+//   - promote on a user's clock, which may queue due items and settle;
+//   - a mark with a delay, which may move or queue a delayed item and
+//     settle (mark's replace and retime cases);
+//   - a retried mark after Close, which posts the item for the limiter
+//     to forget;
+//   - a mark that raises a queued item's priority, which moves it to
+//     another lane: a depth for the metrics to report.
+//
+// The first three are ruled out by the clock and o, the last by the
+// gauge. A false mark queues nothing new, so no caller can be served. Only
+// with mu held.
+func (s *state[T]) still(o markOpts) bool {
+	return !s.cfg.clock.user && o.after <= 0 && !o.retried &&
+		(s.cfg.metrics == nil || s.cfg.gauge.still(s.core.List.Live))
 }
 
 // mark records a mark of item, whose tenant is tenant (see Add and

@@ -249,6 +249,11 @@ type gauge[T comparable] struct {
 // A prioDepth is the number n of queued items of priority prio.
 type prioDepth struct{ prio, n int }
 
+// still reports whether measure would note nothing: the ready list
+// holds list items as last noted, and no level changed. Only with mu
+// held.
+func (g *gauge[T]) still(list int) bool { return list == g.list && len(g.touched) == 0 }
+
 // measure notes the depths that changed for the metrics before the
 // unlock, and writes them to the box. The ready list holds list items,
 // and the lanes l the others. It reports whether it wrote any, for
