@@ -10,7 +10,7 @@ import (
 // it. readyq's Queue is a Locked, a lock and its waiters. workqueue's
 // state embeds the same Locked and adds the lanes, the delays, the extra
 // parts and the metrics. So both queues know an item in one index, with
-// one entry, and one decision table moves it at Done (decide).
+// one entry, and one decision table moves it at Done (Decide).
 //
 // Every step is a method on *Locked, so a step runs only with the state
 // in hand, and only the owner's lock hands the state out. The exceptions
