@@ -8,7 +8,7 @@ import (
 
 // Locked is the state a queue's lock guards, and the steps that change
 // it. readyq's Queue is a Locked, a lock and its waiters. workqueue's
-// state embeds the same Locked and adds the lanes, the delays, the extra
+// state holds the same Locked and adds the lanes, the delays, the extra
 // parts and the metrics. So both queues know an item in one index, with
 // one entry, and one decision table moves it at Done (Decide).
 //
