@@ -2,7 +2,6 @@ package workqueue_test
 
 import (
 	"slices"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -46,33 +45,16 @@ func TestDuplicateAddOnUserClockServesTheDueItems(t *testing.T) {
 	})
 }
 
-// forgetLog is a rate limiter with no delay that records its Forget
-// calls. Its When runs onWhen first, if set.
-type forgetLog struct {
+// whenHook is the recording limiter (sched_test.go) with no delay,
+// whose When runs onWhen first.
+type whenHook struct {
+	*limiter
 	onWhen func()
-	mu     sync.Mutex
-	forgot []int
 }
 
-func (l *forgetLog) When(int) time.Duration {
-	if l.onWhen != nil {
-		l.onWhen()
-	}
-	return 0
-}
-
-func (l *forgetLog) NumRequeues(int) int { return 0 }
-
-func (l *forgetLog) Forget(item int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.forgot = append(l.forgot, item)
-}
-
-func (l *forgetLog) calls() []int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]int(nil), l.forgot...)
+func (l *whenHook) When(k int) time.Duration {
+	l.onWhen()
+	return l.limiter.When(k)
 }
 
 // TestRetryClosedMeanwhileIsForgottenBeforeItReturns: an AddRateLimited
@@ -81,13 +63,13 @@ func (l *forgetLog) calls() []int {
 // limiter forgets it before the call returns, and not at some later
 // call's unlock.
 func TestRetryClosedMeanwhileIsForgottenBeforeItReturns(t *testing.T) {
-	lim := &forgetLog{}
+	lim := &whenHook{limiter: newLimiter(0)}
 	q := workqueue.NewWithConfig(workqueue.Config[int]{RateLimiter: lim})
 	lim.onWhen = q.Close // between Add's look at closed and its lock
 	if q.AddRateLimited(7) {
 		t.Fatal("AddRateLimited after Close reported true")
 	}
-	wantItems(t, "Forget calls", lim.calls(), 7)
+	wantItems(t, "Forget calls", lim.forgotten(), 7)
 }
 
 // TestDuplicateAddThatRaisesReportsTheDepths: an Add of a queued item

@@ -214,6 +214,12 @@ func (l *limiter) NumRequeues(k int) int {
 	return l.failures[k]
 }
 
+func (l *limiter) forgotten() []int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]int(nil), l.forgot...)
+}
+
 func (l *limiter) keeps() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
